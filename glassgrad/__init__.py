@@ -1,0 +1,50 @@
+"""glassgrad: a PyTorch-compatible reverse-mode autograd engine on NumPy that you can see through.
+
+Use it as ``import glassgrad as torch``.
+"""
+from . import dtypes as _dtypes
+from ._tensor import Size, Tensor
+from ._printing import get_printoptions, set_printoptions
+from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
+                     half, int, int8, int16, int32, int64, long, promote_types, result_type,
+                     set_default_dtype, short, uint8)
+from ._creation import (Generator, arange, as_tensor, default_generator, empty, empty_like, eye,
+                        from_numpy, full, full_like, initial_seed, linspace, manual_seed, ones,
+                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
+                        seed, tensor, zeros, zeros_like)
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import autograd
+from .ops.pointwise import (abs, add, clamp, cos, div, eq, exp, ge, gt, le, log, logical_and,
+                            logical_or, lt, mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid,
+                            sign, sin, sqrt, sub, tanh, where)
+from .ops.reduce import mean, sum
+from .ops.linalg import bmm, dot, matmul, mm, mv
+from .ops.shape import (clone, expand_as, permute, reshape, select, squeeze, t, transpose, unbind,
+                        unsqueeze)
+
+clip = clamp
+true_divide = divide = div
+multiply = mul
+subtract = sub
+negative = neg
+absolute = abs
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def detach(input):
+    return input.detach()
+
+
+__version__ = "0.1.0"

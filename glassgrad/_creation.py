@@ -1,0 +1,231 @@
+"""Factory functions: tensor, from_numpy, zeros, ones, arange, rand, ... and the generator."""
+import builtins
+
+from . import dtypes
+from ._tensor import Tensor
+from .backend import ndarray, xp
+
+_DEFAULT_SEED = 67280421310721     # torch's default seed; the stream itself is NumPy's
+
+
+class Generator:
+    def __init__(self, device="cpu"):
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed):
+        self._seed = builtins.int(seed)
+        self._rng = xp.random.Generator(xp.random.PCG64(self._seed))
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def seed():
+    s = builtins.int(xp.random.SeedSequence().entropy % (2 ** 63))
+    default_generator.manual_seed(s)
+    return s
+
+
+def _new(data, dtype, requires_grad):
+    """A leaf tensor from an array (cast to ``dtype`` when given)."""
+    if dtype is not None and data.dtype != dtype.np:
+        data = data.astype(dtype.np)
+    t = Tensor._make(data)
+    if requires_grad:
+        if data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t._requires_grad = True
+    return t
+
+
+def _from_data(data):
+    """An array for Python data, with torch's dtype inference (floats -> default dtype)."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, ndarray):
+        dtypes.from_numpy_dtype(data.dtype)
+        return data
+    if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
+        data = _nested_tolist(data)
+    try:
+        arr = xp.asarray(data)
+    except ValueError as e:
+        raise ValueError(f"expected sequence of equal-length lists: {e}") from None
+    if arr.dtype.kind == "f" and not isinstance(data, xp.generic):
+        arr = arr.astype(dtypes.get_default_dtype().np)
+    elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
+        arr = arr.astype(xp.int64)
+    elif arr.dtype.kind not in "biuf":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def _flat(data):
+    for d in data:
+        if isinstance(d, (list, tuple)):
+            yield from _flat(d)
+        else:
+            yield d
+
+
+def _nested_tolist(data):
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_nested_tolist(d) for d in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    arr = _from_data(data)
+    arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
+    return _new(arr, None, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, ndarray):
+        return _new(data, dtype, False)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(ndarray_):
+    if not isinstance(ndarray_, ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray_).__name__})")
+    dtypes.from_numpy_dtype(ndarray_.dtype)
+    return Tensor._make(ndarray_)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(builtins.int(s) for s in size)
+
+
+def _dtype(dtype):
+    return dtypes.get_default_dtype() if dtype is None else dtype
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _new(xp.zeros(_size(size), _dtype(dtype).np), None, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _new(xp.ones(_size(size), _dtype(dtype).np), None, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):
+    return _new(xp.empty(_size(size), _dtype(dtype).np), None, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _new(xp.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
+
+
+def _like(input, dtype):
+    return input.dtype if dtype is None else dtype
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _new(xp.zeros(input.shape, _like(input, dtype).np), None, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _new(xp.ones(input.shape, _like(input, dtype).np), None, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    return _new(xp.empty(input.shape, _like(input, dtype).np), None, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return _new(xp.full(input.shape, fill_value, _like(input, dtype).np), None, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = dtypes.result_type(start, end, step)
+        dtype = dtypes.int64 if dtype.category < 2 else dtypes.get_default_dtype()
+    n = builtins.max(0, -(-(end - start) // step) if isinstance(end - start, builtins.int)
+                     and isinstance(step, builtins.int) else
+                     builtins.int(xp.ceil((end - start) / step)))
+    data = (start + xp.arange(n, dtype=xp.float64) * step) if dtype.is_floating_point else \
+        xp.arange(start, start + n * step, step)[:n]
+    return _new(data.astype(dtype.np), None, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype(dtype)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    work = dtype.np if dtype.is_floating_point else xp.float64
+    idx = xp.arange(steps)
+    if steps > 1:
+        step = (work.type(end) - work.type(start)) / work.type(steps - 1)
+        half = steps // 2
+        data = xp.where(idx < half, work.type(start) + step * idx.astype(work),
+                        work.type(end) - step * (steps - 1 - idx).astype(work))
+    else:
+        data = xp.full(steps, start, work)
+    return _new(data.astype(dtype.np), None, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _new(xp.eye(n, n if m is None else m, dtype=_dtype(dtype).np), None, requires_grad)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype(dtype)
+    return _new(_rng(generator).random(_size(size)).astype(dtype.np), None, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    dtype = _dtype(dtype)
+    return _new(_rng(generator).standard_normal(_size(size)).astype(dtype.np), None,
+                requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    if size is None:            # torch.randint(high, size)
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    data = _rng(generator).integers(low, high, _size((size,)))
+    return _new(data.astype((dtype or dtypes.int64).np), None, requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False):
+    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False):
+    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False):
+    return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)

@@ -1,0 +1,370 @@
+"""Tensor: an array plus autograd state. Math lives in ops/; the methods here delegate."""
+import warnings
+import weakref
+
+from . import dtypes
+from ._printing import tensor_repr
+from .autograd.grad_mode import state
+from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
+from .backend import ndarray, xp
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class _HookState:
+    """Rarely used per-tensor autograd state, created on first use."""
+    __slots__ = ("backward_hooks", "post_accumulate_grad_hooks", "accumulator", "retains_grad")
+
+    def __init__(self):
+        self.backward_hooks = self.post_accumulate_grad_hooks = self.accumulator = None
+        self.retains_grad = False
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information.")
+
+
+class Tensor:
+    __slots__ = ("_data", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
+                 "_requires_grad", "_inference", "_hook_state", "__weakref__")
+    __hash__ = object.__hash__
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
+        t = object.__new__(cls)
+        t._data = data
+        t._grad = None
+        t.grad_fn = grad_fn
+        t._output_nr = 0
+        t._version_counter = VersionCounter() if counter is None else counter
+        t._base = None
+        t._requires_grad = requires_grad
+        t._inference = state.inference
+        t._hook_state = None
+        return t
+
+    def __new__(cls, *args, **kwargs):
+        from ._creation import tensor, empty
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=dtypes.get_default_dtype())
+        return empty(*args)
+
+    # -- metadata ----------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return dtypes._FROM_NP[self._data.dtype]
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        s = tuple(st // self._data.itemsize for st in self._data.strides)
+        return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_inference(self):
+        return self._inference
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def _version(self):
+        return self._version_counter.version
+
+    def _is_view(self):
+        return self._base is not None
+
+    # -- autograd state ----------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad or self.grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        if requires_grad and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        hs = self._hook_state
+        return hs is not None and hs.retains_grad
+
+    def _hooks(self):
+        if self._hook_state is None:
+            self._hook_state = _HookState()
+        return self._hook_state
+
+    def _grad_accumulator(self):
+        """The leaf's AccumulateGrad node, shared by every op that uses the leaf."""
+        hs = self._hooks()
+        node = hs.accumulator and hs.accumulator()
+        if node is None:
+            node = AccumulateGrad(self)
+            hs.accumulator = weakref.ref(node)
+        return node
+
+    def _gradient_edge(self):
+        if self.grad_fn is not None:
+            return (self.grad_fn, self._output_nr)
+        return (self._grad_accumulator(), 0)
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            hs = self._hooks()
+            if hs.backward_hooks is None:
+                hs.backward_hooks = {}
+            return add_hook(hs.backward_hooks, hook)
+        return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        hs = self._hooks()
+        if hs.post_accumulate_grad_hooks is None:
+            hs.post_accumulate_grad_hooks = {}
+        return add_hook(hs.post_accumulate_grad_hooks, hook)
+
+    def retain_grad(self):
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self.retains_grad:
+            return
+        self._hooks().retains_grad = True
+        node = self.grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        t = Tensor._make(self._data, counter=self._version_counter)
+        t._inference = self._inference
+        return t
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
+                               "using DistributedDataParallel (DDP) for training, and "
+                               "gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these "
+                               "gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                               "the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data
+
+    # -- conversions -------------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __repr__(self, *, tensor_contents=None):
+        return tensor_repr(self._data, self.dtype.name,
+                           grad_fn_name=None if self.grad_fn is None else self.grad_fn.name(),
+                           requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
+                           default_dtype_name=dtypes.get_default_dtype().name,
+                           tensor_contents=tensor_contents)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def __reduce_ex__(self, protocol):
+        from ._creation import tensor
+        return (tensor, (self._data.copy(),), None)
+
+
+def _wrap_dim(dim, ndim):
+    """A dim in [-ndim, ndim) made non-negative, with PyTorch's error otherwise."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+def _to_array(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, ndarray):
+        return data
+    return xp.asarray(data)
+
+
+def _to(self, *args, **kwargs):
+    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a not in ("cpu", None) and str(a) != "cpu":
+            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
+    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
+        return self.clone()
+    return self if dtype is None else _shape.to_dtype(self, dtype)
+
+
+def _install_methods():
+    from . import ops
+    for name, fn in ops.methods().items():
+        setattr(Tensor, name, fn)
+    Tensor.to = _to
+    Tensor.type_as = lambda self, other: _to(self, other.dtype)
+    for name, d in (("float", dtypes.float32), ("double", dtypes.float64),
+                    ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                    ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
+                    ("bool", dtypes.bool)):
+        setattr(Tensor, name, lambda self, _d=d: _shape.to_dtype(self, _d))
+    Tensor.cpu = lambda self: self
+
+
+from .ops import shape as _shape  # noqa: E402  (ops need Tensor defined first)
+
+_install_methods()

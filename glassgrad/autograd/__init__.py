@@ -1,0 +1,98 @@
+"""glassgrad.autograd: backward() and grad() on top of the engine."""
+from .engine import run_backward
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
+                        set_grad_enabled)
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _make_grads(outputs, grads):
+    from .._creation import ones_like
+    from .._tensor import Tensor
+    if grads is None:
+        grads = (None,) * len(outputs)
+    grads = _as_tuple(grads)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    out = []
+    for i, (o, g) in enumerate(zip(outputs, grads)):
+        if isinstance(g, Tensor):
+            if g.shape != o.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"{g.shape} and output[{i}] has a shape of {o.shape}.")
+            out.append(g if g.dtype is o.dtype else g.to(o.dtype))
+        elif g is None:
+            if o.requires_grad:
+                if o.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not o.is_floating_point():
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {o.dtype}")
+                out.append(ones_like(o))
+            else:
+                out.append(None)
+        else:
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+    return out
+
+
+def _roots(outputs):
+    roots = []
+    for i, o in enumerate(outputs):
+        if not o.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        roots.append(o._gradient_edge())
+    return roots
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    tensors = _as_tuple(tensors)
+    grads = _make_grads(tensors, grad_tensors if grad_variables is None else grad_variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        for t in inputs:
+            if t.grad_fn is not None:
+                t.retain_grad()
+        targets = [t._gradient_edge() for t in inputs]
+    run_backward(_roots(tensors), grads, retain_graph, create_graph, targets, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    from .._creation import zeros_like
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
+                         "True, but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    grads = _make_grads(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    targets = [t._gradient_edge() for t in inputs]
+    result = run_backward(_roots(outputs), grads, retain_graph, create_graph, targets,
+                          accumulate=False)
+    for i, g in enumerate(result):
+        if g is None:
+            if materialize_grads:
+                result[i] = zeros_like(inputs[i])
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+    return tuple(result)

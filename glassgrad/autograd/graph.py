@@ -1,0 +1,188 @@
+"""The graph's pieces: Node, AccumulateGrad, SavedTensor, VersionCounter, hook handles.
+
+No reference cycles: a node points back (to the nodes that made its inputs) and to the input
+tensors it saved, never to its own outputs; an output it saves is kept as bare data and
+re-wrapped on unpack. A graph is freed by reference counting as soon as its last user drops it.
+"""
+import itertools
+import re
+
+_sequence = itertools.count()
+_hook_ids = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detach()es; bumped by every in-place op."""
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+
+class RemovableHandle:
+    __slots__ = ("hooks", "id")
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+        self.id = next(_hook_ids)
+
+    def remove(self):
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(hooks, fn):
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
+
+
+def short_name(node):
+    """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+class SavedTensor:
+    """A tensor kept for backward, with the version it had when saved."""
+    __slots__ = ("tensor", "data", "counter", "version")
+
+    def __init__(self, tensor, is_output):
+        self.counter = tensor._version_counter
+        self.version = self.counter.version
+        if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
+            self.tensor, self.data = None, tensor._data
+        else:
+            self.tensor, self.data = tensor, None
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a "
+                "clone to get a normal tensor and use it in autograd.")
+
+    def unpack(self, node):
+        if self.counter.version != self.version:
+            raise RuntimeError(self._modified_message(node))
+        if self.tensor is not None:
+            return self.tensor
+        from .._tensor import Tensor
+        return Tensor._make(self.data, True, node, self.counter)
+
+    def _modified_message(self, node):
+        t = self.tensor
+        if t is None:
+            shape, type_name, which = self.data.shape, self._type_name(self.data), (
+                f", which is output 0 of {short_name(node)}")
+        else:
+            shape, type_name = t._data.shape, self._type_name(t._data)
+            which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)}"
+                     if t.grad_fn is not None else "")
+        return ("one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [torch.{type_name} [{', '.join(map(str, shape))}]]{which}, "
+                f"is at version {self.counter.version}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+    @staticmethod
+    def _type_name(data):
+        from ..dtypes import from_numpy_dtype
+        return from_numpy_dtype(data.dtype).tensor_type
+
+
+class Node:
+    """A backward function. Subclasses are named like PyTorch's (MulBackward0, AccumulateGrad)."""
+    __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retain_grad_hooks", "_input_metadata", "_metadata", "__weakref__")
+
+    def __init__(self, next_functions=(), input_metadata=()):
+        self.next_functions = next_functions
+        self._input_metadata = input_metadata    # (shape, dtype) of each forward output
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
+        self._retain_grad_hooks = self._metadata = None
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def requires_grad(self):
+        return True
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after the node; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before the node; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _tensor_hooks(self):
+        """{output_nr: {id: hook}} of the tensors this node produced."""
+        return self._tensor_pre_hooks
+
+    def apply(self, grads):
+        """grads: one gradient per forward output -> one per entry of next_functions."""
+        raise NotImplementedError
+
+    def release(self):
+        """Free saved buffers (after a backward without retain_graph)."""
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds incoming gradients into ``variable.grad``."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__((), ((variable.shape, variable.dtype),))
+        self.variable = variable
+        self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
+
+    def apply(self, grads):
+        from .._tensor import Tensor
+        from .grad_mode import state
+        var, grad = self.variable, grads[0]
+        if var._grad is None:
+            # the new .grad must not alias anything the user holds, unless it carries a graph
+            var._grad = grad if state.grad else Tensor._make(grad._data.copy())
+        elif state.grad:    # create_graph: out of place, so the sum stays differentiable
+            var._grad = var._grad + grad
+        else:
+            var._grad._data += grad._data
+            var._grad._version_counter.version += 1
+        hs = var._hook_state
+        if hs is not None and hs.post_accumulate_grad_hooks:
+            for hook in tuple(hs.post_accumulate_grad_hooks.values()):
+                hook(var)
+        return ()
+
+    def _tensor_hooks(self):
+        hs = self.variable._hook_state
+        return {0: hs.backward_hooks} if hs is not None and hs.backward_hooks else None

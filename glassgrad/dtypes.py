@@ -1,0 +1,116 @@
+"""dtype objects and PyTorch's type-promotion rules (``torch.result_type``)."""
+import builtins as _builtins
+
+from .backend import xp
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "category",
+                 "tensor_type")
+
+    def __init__(self, name, np_dtype, tensor_type):
+        self.name = name
+        self.np = xp.dtype(np_dtype)
+        kind = self.np.kind
+        self.category = _BOOL if kind == "b" else _FLOAT if kind == "f" else _INT
+        self.is_floating_point = self.category == _FLOAT
+        self.is_signed = kind in "if"
+        self.itemsize = self.np.itemsize
+        self.tensor_type = tensor_type
+
+    @property
+    def is_complex(self):
+        return False
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+float16 = dtype("float16", xp.float16, "HalfTensor")
+float32 = dtype("float32", xp.float32, "FloatTensor")
+float64 = dtype("float64", xp.float64, "DoubleTensor")
+int8 = dtype("int8", xp.int8, "CharTensor")
+int16 = dtype("int16", xp.int16, "ShortTensor")
+int32 = dtype("int32", xp.int32, "IntTensor")
+int64 = dtype("int64", xp.int64, "LongTensor")
+uint8 = dtype("uint8", xp.uint8, "ByteTensor")
+bool = dtype("bool", xp.bool_, "BoolTensor")  # noqa: A001 - torch's name
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_FROM_NP = {d.np: d for d in ALL}
+
+_default = [float32]
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def from_numpy_dtype(np_dtype):
+    """The glassgrad dtype of a NumPy dtype; TypeError for the ones torch cannot hold."""
+    try:
+        return _FROM_NP[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{xp.dtype(np_dtype).name}. The only "
+            "supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
+
+
+def promote_types(a, b):
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == _FLOAT:
+        return a if a.itemsize > b.itemsize else b
+    return _FROM_NP[xp.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(value):
+    """The dtype torch gives a Python number (a 'wrapped number')."""
+    if isinstance(value, _builtins.bool):
+        return bool
+    if isinstance(value, _builtins.int):
+        return int64
+    return _default[0]
+
+
+def _combine(higher, lower):
+    # c10's combine_categories: a higher-priority operand group keeps its dtype unless a lower
+    # group brings a higher category (e.g. an int tensor times a Python float).
+    if higher is None:
+        return lower
+    if lower is None or higher.category == _FLOAT:
+        return higher
+    if higher is bool or lower.category == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands):
+    """torch.result_type for tensors and Python numbers (any number of operands)."""
+    dim_r = zero_r = wrapped_r = None
+    for op in operands:
+        d = getattr(op, "dtype", None)
+        if d is None:
+            d = scalar_dtype(op)
+            wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
+        elif op.ndim == 0:
+            zero_r = d if zero_r is None else promote_types(zero_r, d)
+        else:
+            dim_r = d if dim_r is None else promote_types(dim_r, d)
+    return _combine(dim_r, _combine(zero_r, wrapped_r))

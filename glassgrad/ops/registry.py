@@ -1,0 +1,261 @@
+"""defop(): the one place that runs an op, records its node, saves what its formulas need,
+shares storage for views and rewires history for in-place variants.
+
+An op is one row: a forward on arrays, and for each differentiable input a backward formula
+written with glassgrad ops. A formula's parameter names are its save list:
+  grad            the incoming gradient
+  result          the op's output (saved without its grad_fn: no reference cycle)
+  <input name>    an input tensor (a Python number in a tensor slot is kept as is)
+  <input>_sym_sizes, <attr>   metadata kept by value (never freed)
+Only formulas of inputs that need grad are consulted, so only their names are saved.
+"""
+import inspect
+
+from .. import dtypes
+from .._tensor import Tensor
+from ..autograd.grad_mode import state
+from ..autograd.graph import FREED_MESSAGE, Node, SavedTensor
+from ..backend import ndarray, xp
+
+_FREED = object()
+
+
+class _Scalar:
+    """A Python number that sat in a tensor slot (PyTorch wraps it as a 0-d tensor)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class OpNode(Node):
+    """Backward node of a defop row; one subclass per row, named like PyTorch's."""
+    __slots__ = ("_attrs", "_tensors")
+    op = None
+
+    def apply(self, grads):
+        grad = grads[0]
+        out = []
+        for (formula, names), (edge, _) in zip(self.op.formulas, self.next_functions):
+            if formula is None or edge is None:     # this input needs no gradient
+                out.append(None)
+            else:
+                out.append(formula(grad, *[self._value(n) for n in names]))
+        return out
+
+    def _value(self, name):
+        attrs = self._attrs
+        if name in attrs:
+            return attrs[name]
+        if self._tensors is None:
+            raise RuntimeError(FREED_MESSAGE)
+        v = self._tensors[name]
+        return v.value if type(v) is _Scalar else v.unpack(self)
+
+    def release(self):
+        if self._tensors:
+            self._tensors = None
+
+    def __getattr__(self, name):
+        key = name[7:] if name.startswith("_saved_") else None
+        if key not in self.op.saved_names:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        if key in self._attrs:
+            return self._attrs[key]
+        if self._tensors is None:
+            raise RuntimeError(FREED_MESSAGE)
+        v = self._tensors.get(key)
+        if type(v) is _Scalar:
+            from .._creation import tensor
+            return tensor(v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
+        return None if v is None else v.unpack(self)
+
+
+def _formula_names(fn):
+    names = tuple(inspect.signature(fn).parameters)
+    assert names[0] == "grad", fn
+    return names[1:]
+
+
+class OpDef:
+    """One row of the op table."""
+
+    def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote):
+        self.name = node_name
+        self.promote = promote
+        self.forward = forward
+        self.inputs = inputs
+        self.dtype_rule = dtype_rule
+        self.view = view
+        grads = grads or {}
+        self.formulas = tuple(
+            (grads[i], _formula_names(grads[i])) if i in grads else (None, ())
+            for i in inputs)
+        self.differentiable = bool(grads)
+        self.saved_names = {n for _, names in self.formulas for n in names}
+        self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+
+    # -- forward -----------------------------------------------------------------------------
+    def prepare(self, values, attrs):
+        """Arrays (or Python numbers) for the forward, and the result dtype."""
+        rule = self.dtype_rule
+        if rule == "same":
+            return [v._data if isinstance(v, Tensor) else v for v in values], None
+        _check_operands(self.name, values)
+        if callable(rule):
+            want = rule(values, attrs)
+        else:
+            want = dtypes.result_type(
+                *(values if self.promote is None else [values[i] for i in self.promote]))
+        if rule == "float" and not want.is_floating_point:
+            want = dtypes.get_default_dtype()
+        npd = want.np
+        arrays = [v._data.astype(npd, copy=False)
+                  if isinstance(v, Tensor) and (self.promote is None or i in self.promote)
+                  else getattr(v, "_data", v) for i, v in enumerate(values)]
+        if len(values) > 1:
+            shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
+            if len(shapes) > 1 and any(s != shapes[0] for s in shapes):
+                broadcast_shapes(*shapes)
+        return arrays, (dtypes.bool if rule == "bool" else want)
+
+    def __call__(self, *values, **attrs):
+        arrays, want = self.prepare(values, attrs)
+        out = self.forward(*arrays, **attrs)
+        if type(out) is not ndarray or (want is not None and out.dtype != want.np):
+            out = xp.asarray(out, dtype=None if want is None else want.np)
+        return self.record(values, attrs, out)
+
+    # -- graph -------------------------------------------------------------------------------
+    def record(self, values, attrs, out, base=None):
+        """Wrap ``out`` as the op's result, recording a node when an input needs grad."""
+        result = Tensor._make(out)
+        if self.view:
+            src = values[0]
+            result._version_counter = src._version_counter
+            result._base = src if src._base is None else src._base
+            result._inference = src._inference
+        if state.inference:
+            result._inference = True
+        if not (state.grad and self.differentiable) or out.dtype.kind != "f":
+            return result
+        needs = [isinstance(v, Tensor) and v.requires_grad for v in values]
+        if True not in needs:
+            return result
+        self.attach(result, values, attrs, needs)
+        return result
+
+    def attach(self, result, values, attrs, needs, saved_self=None):
+        """Make a node for ``result`` and save what the needed formulas use."""
+        node = self.node_cls(
+            tuple(v._gradient_edge() if need else (None, 0) for v, need in zip(values, needs)),
+            ((result.shape, result.dtype),))
+        node._attrs = kept = {}
+        node._tensors = tensors = {}
+        for (formula, names), need in zip(self.formulas, needs):
+            if not need:
+                continue
+            for n in names:
+                if n in kept or n in tensors:
+                    continue
+                if n in attrs:
+                    kept[n] = attrs[n]
+                elif n == "result":
+                    tensors[n] = SavedTensor(result, True)
+                elif n.endswith("_sym_sizes"):
+                    kept[n] = values[self.inputs.index(n[:-10])].shape
+                else:
+                    v = saved_self if (n == "self" and saved_self is not None) else \
+                        values[self.inputs.index(n)]
+                    tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
+        result.grad_fn = node
+        result._output_nr = 0
+        return node
+
+
+def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
+          promote=None):
+    """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
+    default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
+    (values, attrs) -> dtype; promote: the
+    indices of the inputs that take part in promotion (default: all)."""
+    return OpDef(node_name, forward, inputs, grads, dtype, view, promote)
+
+
+_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+                 "bool": "Bool"}
+
+
+def check_inplace(self):
+    """PyTorch's refusals for writing into ``self`` while grad mode records."""
+    if self._inference and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                           "more details.")
+    if not state.grad:
+        return
+    if self.grad_fn is None and self._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = self._base
+    if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def apply_inplace(op, self, values, attrs):
+    """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history."""
+    check_inplace(self)
+    arrays, want = op.prepare(values, attrs)
+    if want is not None and want.category > self.dtype.category:
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
+    needs = None
+    if state.grad and op.differentiable:
+        needs = [isinstance(v, Tensor) and v.requires_grad for v in values]
+        if True not in needs:
+            needs = None
+        elif self._base is not None:
+            raise RuntimeError("glassgrad: in-place operations on views that require grad are "
+                               "not supported yet (views and in-place rebase land with the "
+                               "views issue)")
+    saved_self = None
+    if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
+        from .shape import clone     # the formula needs self's old value: keep a copy
+        saved_self = clone(self)
+    out = op.forward(*arrays, **attrs)
+    out_shape = xp.shape(out)
+    if out_shape != self._data.shape and broadcast_shapes(out_shape, self._data.shape) != \
+            self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                           f"broadcast shape {list(broadcast_shapes(out_shape, self._data.shape))}")
+    xp.copyto(self._data, out, casting="unsafe")
+    self._version_counter.version += 1
+    if needs:
+        op.attach(self, values, attrs, needs, saved_self)
+    return self
+
+
+def _check_operands(name, values):
+    for i, v in enumerate(values):
+        if not isinstance(v, (Tensor, int, float)):
+            raise TypeError(f"{name}: expected a Tensor or a number as argument {i}, "
+                            f"got {type(v).__name__}")
+
+
+def broadcast_shapes(*shapes):
+    """The broadcast shape, with PyTorch's error when shapes do not match."""
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for s in shapes:
+        for i, size in enumerate(s, ndim - len(s)):
+            if size != 1 and out[i] != size:
+                if out[i] != 1:
+                    a, b = out[i], size
+                    raise RuntimeError(
+                        f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                        f"non-singleton dimension {i}")
+                out[i] = size
+    return tuple(out)
