@@ -1,0 +1,33 @@
+"""The seed programs (tests/seeds/*.py) print exactly what PyTorch prints."""
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+SEEDS = sorted((pathlib.Path(__file__).parent / "seeds").glob("*.py"))
+
+
+def run(program, module):
+    code = f"import {module} as torch\n" + program
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return re.sub(r"0x[0-9a-f]+", "0x?", proc.stdout)
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda p: p.stem)
+def test_seed_prints_what_torch_prints(seed):
+    program = seed.read_text()
+    expected = run(program, "torch")
+    assert expected.strip(), "the seed printed nothing under torch"
+    assert run(program, "glassgrad") == expected
+
+
+def test_demo_runs_the_seeds():
+    proc = subprocess.run([sys.executable, "-m", "glassgrad.demo"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "which is output 0 of Add, is at version 1; expected version 0" in proc.stdout
+    assert "tensor(27.)" in proc.stdout and "4.5000" in proc.stdout
