@@ -51,26 +51,79 @@ def _new(data, dtype, requires_grad):
     return t
 
 
-def _from_data(data):
-    """An array for Python data, with torch's dtype inference (floats -> default dtype)."""
+def _from_data(data, dtype=None):
+    """An array for Python data, with torch's dtype inference (floats -> default dtype).
+
+    dtype: the requested dtype; Python numbers headed for an integer dtype are range-checked
+    like torch's checked conversion."""
     if isinstance(data, Tensor):
         return data._data
-    if isinstance(data, ndarray):
+    if isinstance(data, (ndarray, xp.generic)):     # NumPy arrays and scalars keep their dtype
         dtypes.from_numpy_dtype(data.dtype)
-        return data
+        return xp.asarray(data)
     if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
         data = _nested_tolist(data)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if isinstance(data, (list, tuple)):
+        _check_lengths(data, _sizes(data), 0)
     try:
         arr = xp.asarray(data)
     except ValueError as e:
         raise ValueError(f"expected sequence of equal-length lists: {e}") from None
-    if arr.dtype.kind == "f" and not isinstance(data, xp.generic):
+    if arr.dtype.kind in "US":
+        raise ValueError(f"too many dimensions '{arr.dtype.type.__name__.rstrip('_')}'")
+    if dtype is not None and not dtype.is_floating_point and dtype is not dtypes.bool:
+        _check_overflow(arr, dtype)
+    if arr.dtype.kind == "f":
         arr = arr.astype(dtypes.get_default_dtype().np)
     elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
         arr = arr.astype(xp.int64)
     elif arr.dtype.kind not in "biuf":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
+
+
+def _is_sequence(d):
+    return isinstance(d, (list, tuple)) or (isinstance(d, ndarray) and d.ndim > 0)
+
+
+def _sizes(data):
+    """The shape torch infers from the first element at each depth."""
+    sizes = []
+    while _is_sequence(data):
+        sizes.append(len(data))
+        if not len(data):
+            break
+        data = data[0]
+    return sizes
+
+
+def _check_lengths(data, sizes, dim):
+    if dim == len(sizes):
+        return
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} "
+                         f"(got {len(data)})")
+    for d in data:
+        _check_lengths(d, sizes, dim + 1)
+
+
+def _check_overflow(arr, dtype):
+    """c10::checked_convert of Python numbers to an integer dtype (unsigned types also take
+    negative integers down to -max, which wrap)."""
+    if arr.size == 0 or arr.dtype.kind not in "biuf":
+        return
+    info = xp.iinfo(dtype.np)
+    if arr.dtype.kind == "f":     # NaN and inf overflow too: integers have neither
+        bad = bool(xp.isnan(arr).any()) or arr.min() < info.min or arr.max() > info.max
+    else:
+        lo = info.min if info.min < 0 else -builtins.int(info.max)
+        bad = builtins.int(arr.min()) < lo or builtins.int(arr.max()) > info.max
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _flat(data):
@@ -90,7 +143,7 @@ def _nested_tolist(data):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    arr = _from_data(data)
+    arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)
 
@@ -99,6 +152,7 @@ def as_tensor(data, dtype=None, device=None):
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, ndarray):
+        dtypes.from_numpy_dtype(data.dtype)
         return _new(data, dtype, False)
     return tensor(data, dtype=dtype)
 
@@ -163,6 +217,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = dtypes.result_type(start, end, step)
         dtype = dtypes.int64 if dtype.category < 2 else dtypes.get_default_dtype()
@@ -178,7 +234,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     dtype = _dtype(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    work = dtype.np if dtype.is_floating_point else xp.float64
+    work = dtype.np if dtype.is_floating_point else xp.dtype(xp.float64)
     idx = xp.arange(steps)
     if steps > 1:
         step = (work.type(end) - work.type(start)) / work.type(steps - 1)
@@ -198,13 +254,21 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
+def _float_only(dtype, kernel):
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtype.tensor_type[:-len('Tensor')]}'")
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _dtype(dtype)
+    _float_only(dtype, "check_uniform_bounds")
     return _new(_rng(generator).random(_size(size)).astype(dtype.np), None, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dtype = _dtype(dtype)
+    _float_only(dtype, "normal_kernel_cpu")
     return _new(_rng(generator).standard_normal(_size(size)).astype(dtype.np), None,
                 requires_grad)
 

@@ -16,8 +16,6 @@ def _make_grads(outputs, grads):
     if grads is None:
         grads = (None,) * len(outputs)
     grads = _as_tuple(grads)
-    if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if isinstance(g, Tensor):
@@ -38,6 +36,8 @@ def _make_grads(outputs, grads):
         else:
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
+    if len(out) != len(outputs):    # extra gradients are ignored, as torch's zip does
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(out)} gradients")
     return out
 
 
@@ -61,7 +61,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
             if t.grad_fn is not None:
                 t.retain_grad()
@@ -78,6 +78,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _make_grads(outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph

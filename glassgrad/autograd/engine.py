@@ -8,7 +8,7 @@ from .grad_mode import state
 def _graph(roots):
     """Every node reachable from ``roots``, with the number of edges that point at it."""
     deps = {}
-    stack = [n for n in roots]
+    stack = list(roots)
     seen = set(stack)
     while stack:
         node = stack.pop()
@@ -112,7 +112,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
     targets: (node, nr) edges of ``inputs``. With accumulate=False their gradients are captured
     and returned instead of accumulated (autograd.grad); with accumulate=True only they receive.
     """
-    root_nodes = [n for n, _ in roots]
+    root_nodes = list(dict.fromkeys(n for n, _ in roots))   # one node may hold several roots
     deps, _ = _graph(root_nodes)
     needed = captures = None
     if targets is not None:
@@ -134,8 +134,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             heapq.heappush(heap, (-node._sequence_nr, tick, node))
             tick += 1
     captured = [None] * len(targets) if captures is not None else None
-    prev = state.grad
-    state.grad = create_graph
+    prev = state.grad_enabled
+    state.grad_enabled = create_graph
     try:
         while heap:
             node = heapq.heappop(heap)[2]
@@ -163,5 +163,5 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                     heapq.heappush(heap, (-nxt._sequence_nr, tick, nxt))
                     tick += 1
     finally:
-        state.grad = prev
+        state.grad_enabled = prev
     return captured

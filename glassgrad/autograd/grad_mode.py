@@ -1,18 +1,31 @@
-"""Grad mode: one thread-local flag, read in one place (``is_grad_enabled``)."""
+"""Grad mode: thread-local flags, read in one place (``is_grad_enabled``).
+
+``state.grad_enabled`` is the user's flag (what ``is_grad_enabled`` reports); ``state.grad`` is
+whether ops record history, which inference mode switches off even under ``enable_grad`` (as
+torch's InferenceMode excludes the autograd dispatch keys).
+"""
 import functools
 import threading
 
 
 class _State(threading.local):
-    grad = True
+    grad_enabled = True
     inference = False
+
+    @property
+    def grad(self):
+        return self.grad_enabled and not self.inference
+
+    @grad.setter
+    def grad(self, flag):
+        self.grad_enabled = flag
 
 
 state = _State()
 
 
 def is_grad_enabled():
-    return state.grad
+    return state.grad_enabled
 
 
 def is_inference_mode_enabled():
@@ -33,53 +46,71 @@ class _Mode:
         return type(self)()
 
 
-class no_grad(_Mode):
+class _NoParamMode(_Mode):
+    """Usable as ``@no_grad()`` and as a bare ``@no_grad``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamMode):
     def __enter__(self):
-        self.prev = state.grad
-        state.grad = False
+        self.prev = state.grad_enabled
+        state.grad_enabled = False
 
     def __exit__(self, *exc):
-        state.grad = self.prev
+        state.grad_enabled = self.prev
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoParamMode):
     def __enter__(self):
-        self.prev = state.grad
-        state.grad = True
+        self.prev = state.grad_enabled
+        state.grad_enabled = True
 
     def __exit__(self, *exc):
-        state.grad = self.prev
+        state.grad_enabled = self.prev
 
 
 class set_grad_enabled(_Mode):
     """Sets grad mode at construction (usable as a plain call) and restores it on exit."""
 
     def __init__(self, mode):
-        self.prev = state.grad
+        self.prev = state.grad_enabled
         self.mode = bool(mode)
-        state.grad = self.mode
+        state.grad_enabled = self.mode
+
+    def __call__(self, fn):
+        state.grad_enabled = self.prev     # as a decorator, it only applies inside calls
+        return super().__call__(fn)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        state.grad = self.prev
+        state.grad_enabled = self.prev
 
     def clone(self):
         return type(self)(self.mode)
 
 
 class inference_mode(_Mode):
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)      # bare @inference_mode
+
     def __init__(self, mode=True):
         self.mode = bool(mode)
 
     def __enter__(self):
-        self.prev = (state.grad, state.inference)
+        self.prev = (state.grad_enabled, state.inference)
         # like torch's InferenceMode guard, inference_mode(False) turns grad mode on
-        state.grad, state.inference = not self.mode, self.mode
+        state.grad_enabled, state.inference = not self.mode, self.mode
 
     def __exit__(self, *exc):
-        state.grad, state.inference = self.prev
+        state.grad_enabled, state.inference = self.prev
 
     def clone(self):
         return type(self)(self.mode)

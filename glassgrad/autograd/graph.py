@@ -67,8 +67,10 @@ class SavedTensor:
             self.tensor, self.data = tensor, None
         if tensor._inference:
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make a "
-                "clone to get a normal tensor and use it in autograd.")
+                "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                "created in inference mode in computation tracked by autograd. To work around "
+                "this, you can make a clone to get a normal tensor and use it in autograd, or use "
+                "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
     def unpack(self, node):
         if self.counter.version != self.version:
@@ -82,13 +84,13 @@ class SavedTensor:
         t = self.tensor
         if t is None:
             shape, type_name, which = self.data.shape, self._type_name(self.data), (
-                f", which is output 0 of {short_name(node)}")
+                f", which is output 0 of {short_name(node)},")
         else:
             shape, type_name = t._data.shape, self._type_name(t._data)
-            which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)}"
+            which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)},"
                      if t.grad_fn is not None else "")
         return ("one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{type_name} [{', '.join(map(str, shape))}]]{which}, "
+                f"inplace operation: [torch.{type_name} [{', '.join(map(str, shape))}]]{which} "
                 f"is at version {self.counter.version}; expected version {self.version} instead. "
                 "Hint: enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
@@ -153,7 +155,7 @@ class Node:
         """Free saved buffers (after a backward without retain_graph)."""
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 class AccumulateGrad(Node):
@@ -164,6 +166,9 @@ class AccumulateGrad(Node):
         super().__init__((), ((variable.shape, variable.dtype),))
         self.variable = variable
         self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads):
         from .._tensor import Tensor

@@ -1,13 +1,7 @@
 """Matrix products: mm, mv, dot, bmm and matmul composed from them as ATen does."""
 from ..backend import xp
-from .registry import defop
+from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, defop
 from .shape import _squeeze_result, _unsafe_view_of, contiguous, expand, reshape, transpose
-
-_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int8": "signed char",
-              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
-              "bool": "bool"}
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 _mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same",
             grads={"self": lambda grad, mat2: grad.mm(mat2.t()),
@@ -48,7 +42,10 @@ def mv(input, vec):
     if input.shape[1] != vec.shape[0]:
         (a, b), (c,) = input.shape, vec.shape
         raise RuntimeError(f"size mismatch, got input ({a}), mat ({a}x{b}), vec ({c})")
-    _same_dtype(input, vec)
+    if input.dtype is not vec.dtype:     # torch runs mv as addmv(out, self, vec)
+        m, v = _TYPE_NAMES[input.dtype.name], _TYPE_NAMES[vec.dtype.name]
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and "
+                           f"{v}")
     return _mv(input, vec)
 
 
@@ -76,7 +73,9 @@ def bmm(input, mat2):
     if mat2.shape[:2] != (b, k):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {k}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
-    _same_dtype(input, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_TYPE_NAMES[input.dtype.name]} but found "
+                           f"{_TYPE_NAMES[mat2.dtype.name]}")
     return _bmm(input, mat2)
 
 
@@ -106,8 +105,10 @@ def matmul(input, other):
         return dot(input, other)
     if d1 == 2 and d2 == 1:
         return mv(input, other)
-    if d1 == 1 and d2 == 2:
-        return _squeeze_result(mm(input.unsqueeze(0), other), dim=0)
+    if d1 == 1 and d2 == 2:     # ATen squeezes the fresh mm result in place: one version bump
+        out = _squeeze_result(mm(input.unsqueeze(0), other), dim=0)
+        out._version_counter.version += 1
+        return out
     if d1 == 2 and d2 == 2:
         return mm(input, other)
     if _should_fold(input, other):

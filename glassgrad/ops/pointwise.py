@@ -1,8 +1,11 @@
 """Pointwise ops: arithmetic, unary math, comparisons, clamp, where, fill."""
+import builtins
+
 from .. import dtypes
 from .._creation import zeros_like
+from .._tensor import Tensor
 from ..backend import xp
-from .registry import apply_inplace, defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 
 def _pow_dtype(values, attrs):
@@ -17,6 +20,11 @@ _sub = defop("SubBackward0", lambda self, other, alpha: xp.subtract(self, other)
              else xp.subtract(self, xp.multiply(other, alpha)), ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha})
+_rsub_tensor = defop(
+    "RsubBackward0", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
+    else xp.subtract(other, xp.multiply(self, alpha)), ("self", "other"),
+    grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
+           "other": lambda grad: grad})
 _rsub = defop("RsubBackward1", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
               else xp.subtract(other, xp.multiply(self, alpha)), ("self",),
               dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
@@ -66,18 +74,47 @@ _pow_scalar_base = defop("PowBackward2", lambda exponent, self: _pow_forward(sel
                          dtype=_pow_dtype)
 
 
+def _check_alpha(input, other, alpha):
+    if type(alpha) is int:
+        return
+    want = dtypes.result_type(input, other)
+    if isinstance(alpha, builtins.bool) and want is not dtypes.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, builtins.float) and not want.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def _is_bool(v):
+    return v.dtype is dtypes.bool if isinstance(v, Tensor) else isinstance(v, builtins.bool)
+
+
+def _check_sub(input, other):
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def add(input, other, *, alpha=1):
+    _check_alpha(input, other, alpha)
     return _add(input, other, alpha=alpha)
 
 
 def sub(input, other, *, alpha=1):
+    _check_sub(input, other)
+    _check_alpha(input, other, alpha)
     return _sub(input, other, alpha=alpha)
 
 
 def rsub(input, other, *, alpha=1):
-    from .._tensor import Tensor
+    _check_sub(input, other)
+    _check_alpha(input, other, alpha)
     if isinstance(other, Tensor):
-        return _sub(other, input, alpha=alpha)
+        return _rsub_tensor(input, other, alpha=alpha)
     return _rsub(input, other=other, alpha=alpha)
 
 
@@ -90,9 +127,10 @@ def div(input, other):
 
 
 def pow(input, exponent):
-    from .._tensor import Tensor
     if not isinstance(exponent, Tensor):
         return _pow_scalar(input, exponent=exponent)
+    if _is_bool(input) and exponent.dtype is dtypes.bool:
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if not isinstance(input, Tensor):
         return _pow_scalar_base(exponent, self=input)
     return _pow_tensor(input, exponent)
@@ -104,9 +142,23 @@ def _unary(node_name, forward, grad, dtype="float"):
     return lambda input: op(input)
 
 
-neg = _unary("NegBackward0", xp.negative, lambda grad: -grad, dtype="promote")
-abs = _unary("AbsBackward0", xp.abs, lambda grad, self: grad * self.sign(), dtype="promote")
-sign = _unary("SignBackward0", xp.sign, lambda grad: zeros_like(grad), dtype="promote")
+def _no_bool(forward, error, message):
+    def checked(a):
+        if a.dtype == xp.bool_:
+            raise error(message)
+        return forward(a)
+    return checked
+
+
+neg = _unary("NegBackward0", _no_bool(
+    xp.negative, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
+    "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+    lambda grad: -grad, dtype="promote")
+abs = _unary("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
+                                      '"abs_cpu" not implemented for \'Bool\''),
+             lambda grad, self: grad * self.sign(), dtype="promote")
+sign = _unary("SignBackward0", lambda a: a.copy() if a.dtype == xp.bool_ else xp.sign(a),
+              lambda grad: zeros_like(grad), dtype="promote")
 exp = _unary("ExpBackward0", xp.exp, lambda grad, result: grad * result)
 log = _unary("LogBackward0", xp.log, lambda grad, self: grad / self)
 sqrt = _unary("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result))
@@ -117,8 +169,17 @@ sigmoid = _unary("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
                  lambda grad, result: grad * (1 - result) * result)
 reciprocal = _unary("ReciprocalBackward0", lambda a: 1 / a,
                     lambda grad, result: -grad * (result * result))
-relu = _unary("ReluBackward0", lambda a: xp.maximum(a, 0),
-              lambda grad, result: where(result <= 0, 0, grad), dtype="promote")
+_threshold_backward = defop(
+    "ThresholdBackwardBackward0",
+    lambda grad_output, self, threshold: xp.where(self <= threshold, 0, grad_output),
+    ("grad_output", "self"), grads={
+        "grad_output": lambda grad, self, threshold: _threshold_backward(grad, self,
+                                                                         threshold=threshold),
+        "self": lambda grad: zeros_like(grad)})
+relu = _unary("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
+                                        "Boolean inputs not supported for relu"),
+              lambda grad, result: _threshold_backward(grad, result, threshold=0),
+              dtype="promote")
 
 
 # -- comparisons, where, clamp ---------------------------------------------------------------
@@ -165,7 +226,11 @@ def _clamp_grad(grad, self, min, max):
     return where(inside, grad, 0)
 
 
-_clamp = defop("ClampBackward1", _clamp_forward, grads={"self": _clamp_grad})
+def _clamp_dtype(values, attrs):
+    return dtypes.result_type(*values, *(v for v in (attrs["min"], attrs["max"]) if v is not None))
+
+
+_clamp = defop("ClampBackward1", _clamp_forward, grads={"self": _clamp_grad}, dtype=_clamp_dtype)
 
 
 def clamp(input, min=None, max=None):
@@ -189,7 +254,6 @@ def zero_(self):
 
 
 def fill_(self, value):
-    from .._tensor import Tensor
     if isinstance(value, Tensor):
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
@@ -199,6 +263,10 @@ def fill_(self, value):
 
 
 def copy_(self, src, non_blocking=False):
+    shape = broadcast_shapes(self.shape, src.shape)
+    if shape != self.shape:
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}")
     return apply_inplace(_copy, self, (self, src), {})
 
 
@@ -219,4 +287,8 @@ def div_(self, other):
 
 
 def clamp_(self, min=None, max=None):
+    want = _clamp_dtype((self,), {"min": min, "max": max})
+    if want.category > self.dtype.category:     # the Scalar overload names C++ types
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the desired "
+                           f"output type {_C10_NAMES[self.dtype.name]}")
     return apply_inplace(_clamp, self, (self,), {"min": min, "max": max})

@@ -7,7 +7,8 @@ written with glassgrad ops. A formula's parameter names are its save list:
   result          the op's output (saved without its grad_fn: no reference cycle)
   <input name>    an input tensor (a Python number in a tensor slot is kept as is)
   <input>_sym_sizes, <attr>   metadata kept by value (never freed)
-Only formulas of inputs that need grad are consulted, so only their names are saved.
+Only formulas of inputs that need grad are consulted, so only their names are saved (but
+``result``, as in PyTorch, whenever any formula of the op uses it).
 """
 import inspect
 
@@ -110,8 +111,7 @@ class OpDef:
         if rule == "float" and not want.is_floating_point:
             want = dtypes.get_default_dtype()
         npd = want.np
-        arrays = [v._data.astype(npd, copy=False)
-                  if isinstance(v, Tensor) and (self.promote is None or i in self.promote)
+        arrays = [_operand(v, npd) if self.promote is None or i in self.promote
                   else getattr(v, "_data", v) for i, v in enumerate(values)]
         if len(values) > 1:
             shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
@@ -119,7 +119,7 @@ class OpDef:
                 broadcast_shapes(*shapes)
         return arrays, (dtypes.bool if rule == "bool" else want)
 
-    def __call__(self, *values, **attrs):
+    def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
         arrays, want = self.prepare(values, attrs)
         out = self.forward(*arrays, **attrs)
         if type(out) is not ndarray or (want is not None and out.dtype != want.np):
@@ -153,8 +153,8 @@ class OpDef:
         node._attrs = kept = {}
         node._tensors = tensors = {}
         for (formula, names), need in zip(self.formulas, needs):
-            if not need:
-                continue
+            if not need:    # like PyTorch: inputs only for formulas that run, result always
+                names = ("result",) if "result" in names else ()
             for n in names:
                 if n in kept or n in tensors:
                     continue
@@ -185,6 +185,9 @@ def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", vie
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
                  "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
                  "bool": "Bool"}
+_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+              "uint8": "unsigned char", "bool": "bool"}
 
 
 def check_inplace(self):
@@ -236,6 +239,16 @@ def apply_inplace(op, self, values, attrs):
     if needs:
         op.attach(self, values, attrs, needs, saved_self)
     return self
+
+
+def _operand(v, npd):
+    """An operand in the computation dtype. A Python int is cast like torch casts it, wrapping
+    around (a uint8 tensor < -1 compares with 255)."""
+    if isinstance(v, Tensor):
+        return v._data.astype(npd, copy=False)
+    if type(v) is int and npd.kind in "iu":
+        return xp.asarray(v).astype(npd)
+    return v
 
 
 def _check_operands(name, values):

@@ -23,6 +23,8 @@ def _view_forward(self, size):
 
 _view = defop("ViewBackward0", _view_forward, dtype="same", view=True,
               grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
+_reshape_alias = defop("ReshapeAliasBackward0", _view_forward, dtype="same", view=True,
+                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _unsafe_view = defop("UnsafeViewBackward0", lambda self, size: self.reshape(size), dtype="same",
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _clone = defop("CloneBackward0", lambda self: self.copy(), dtype="same",
@@ -62,7 +64,17 @@ _squeeze_dims = defop(
 _squeeze_result = defop(
     "SqueezeBackward4", lambda self, dim: xp.squeeze(self, dim), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
-_expand = defop("ExpandBackward0", lambda self, size: xp.broadcast_to(self, size), dtype="same",
+
+
+def _expand_forward(self, size):
+    """broadcast_to, but a kept dim keeps its stride (NumPy zeroes it for size-1 dims)."""
+    lead = len(size) - self.ndim
+    strides = (0,) * lead + tuple(st if n == s else 0 for st, n, s in
+                                  zip(self.strides, self.shape, size[lead:]))
+    return xp.lib.stride_tricks.as_strided(self, size, strides, writeable=False)
+
+
+_expand = defop("ExpandBackward0", _expand_forward, dtype="same",
                 view=True, grads={"self": lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes)})
 _to_copy = defop("ToCopyBackward0", lambda self, dtype: self.astype(dtype.np), dtype="same",
                  grads={"self": lambda grad: grad})   # the engine casts back to self's dtype
@@ -135,11 +147,13 @@ def view(input, *size):
 
 def reshape(input, *shape):
     size = _infer_size(_parse_size(shape), input.numel())
-    try:
+    if input._data.flags.c_contiguous:
+        return _view(input, size=size)
+    try:    # a strided view of a non-contiguous tensor (torch's _reshape_alias)
         xp.reshape(input._data, size, copy=False)
     except ValueError:      # not expressible as a view: copy, like torch (Clone + UnsafeView)
         return _unsafe_view(_clone(input), size=size)
-    return _view(input, size=size)
+    return _reshape_alias(input, size=size)
 
 
 def _unsafe_view_of(input, size):
@@ -195,9 +209,10 @@ def expand(input, *sizes):
     sizes = _parse_size(sizes)
     shape = input.shape
     if len(sizes) < len(shape):
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(shape)}}}, size={list(sizes)}): the "
-                           "number of sizes provided ({}) must be greater or equal to the number "
-                           "of dimensions in the tensor ({})".format(len(sizes), len(shape)))
+        raise RuntimeError(f"expand(torch.{input.dtype.tensor_type}{{{list(shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({len(shape)})")
     lead = len(sizes) - len(shape)
     out = list(sizes)
     for i, s in enumerate(shape):
@@ -246,10 +261,11 @@ class UnbindBackward0(Node):
 
 
 def unbind(input, dim=0):
-    from ..autograd.grad_mode import state
+    from ..autograd.grad_mode import no_grad, state
     dim = _wrap_dim(dim, input.dim())
-    outs = [_select.record((input,), {}, input._data[_index(dim, i)])
-            for i in range(input.shape[dim])]
+    with no_grad():     # views of input, without a node each: they share one UnbindBackward0
+        outs = [_select.record((input,), {}, input._data[_index(dim, i)])
+                for i in range(input.shape[dim])]
     if state.grad and input.requires_grad:
         node = UnbindBackward0((input._gradient_edge(),),
                                tuple((o.shape, o.dtype) for o in outs))
@@ -263,6 +279,10 @@ def getitem(input, index):
     """Basic indexing (ints, slices, None, ...) as torch's chain of select/slice/unsqueeze."""
     if isinstance(index, builtins.slice):      # a lone slice always records a SliceBackward0
         return _apply_slice(input, 0, index, force=True)
+    if input.dim() == 0 and isinstance(index, builtins.int) and \
+            not isinstance(index, builtins.bool):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     items = index if isinstance(index, tuple) else (index,)
     for it in items:
         if not (it is None or it is Ellipsis or isinstance(it, (builtins.int, builtins.slice))) \
@@ -290,13 +310,14 @@ def getitem(input, index):
 
 def _apply_slice(input, dim, sl, force):
     step = 1 if sl.step is None else sl.step
-    if step <= 0:
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
         raise ValueError("step must be greater than zero")
     start = 0 if sl.start is None else sl.start
     end = _INT64_MAX if sl.stop is None else sl.stop
     if not input.dim():
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     size = input.shape[dim]
     lo, hi, _ = builtins.slice(start, end, step).indices(size)
     if not force and lo == 0 and hi == size and step == 1:
