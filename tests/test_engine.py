@@ -199,16 +199,9 @@ def _saved_program(expr, attrs, after_backward):
     return program
 
 
-_UNSAVED_AFTER_BACKWARD = pytest.mark.xfail(strict=True, reason=(
-    "ops/registry.py OpNode.__getattr__: a _saved_* name the node never saved (input that "
-    "needs no grad) raises the freed error after backward; torch gives None"))
-
-
 @pytest.mark.parametrize("after_backward", [False, True])
 @pytest.mark.parametrize("name", SAVED)
-def test_saved_attributes(name, after_backward, request):
-    if after_backward and name in ("mul_scalar", "mul_int_scalar", "mul_other_no_grad"):
-        request.applymarker(_UNSAVED_AFTER_BACKWARD)
+def test_saved_attributes(name, after_backward):
     same(_saved_program(*SAVED[name], after_backward))
 
 
@@ -942,15 +935,7 @@ GRAPHS = {
 }
 
 
-_GRAPH_BUGS = {
-    "where": "ops/pointwise.py where: WhereBackward0.next_functions has a (None, 0) entry for "
-             "condition; torch lists only self and other",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_GRAPH_BUGS[n]))
-    if n in _GRAPH_BUGS else n for n in GRAPHS])
+@pytest.mark.parametrize("name", GRAPHS)
 def test_graph_structure(name):
     def program(lib):
         x, w, c = leaf(lib, X), leaf(lib, W), lib.tensor(W)

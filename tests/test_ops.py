@@ -26,12 +26,11 @@ class Mask:
         self.shape = shape
 
 
-def row(name, fn, *shapes, xfail=None, **kw):
+def row(name, fn, *shapes, **kw):
     """fn(mod, *inputs) with mod torch or glassgrad. kw: grad (which inputs need grad), lo/hi
     (value range), nz (values away from 0), ints (small integer values), fd=False (no finite
-    differences: the path is not smooth in float64). xfail: reason of a known engine bug."""
-    marks = [pytest.mark.xfail(strict=True, reason=xfail)] if xfail else []
-    return pytest.param(fn, shapes, kw, id=name, marks=marks)
+    differences: the path is not smooth in float64)."""
+    return pytest.param(fn, shapes, kw, id=name)
 
 
 # -- helpers ---------------------------------------------------------------------------------

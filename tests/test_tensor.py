@@ -387,8 +387,6 @@ def test_cast_is_differentiable():
     same(program)
 
 
-@pytest.mark.xfail(strict=True, reason="ops/shape.py select: indexing down to a 0-d element "
-                   "(x[0] of a vector) copies the NumPy scalar instead of making a view")
 def test_writing_into_an_element_view():
     def program(lib):
         x, m = lib.zeros(3), lib.zeros(2, 3)

@@ -38,7 +38,7 @@ class OpNode(Node):
         grad = grads[0]
         out = []
         for (formula, names), (edge, _) in zip(self.op.formulas, self.next_functions):
-            if formula is None or edge is None:     # this input needs no gradient
+            if edge is None:     # this input needs no gradient
                 out.append(None)
             else:
                 out.append(formula(grad, *[self._value(n) for n in names]))
@@ -48,14 +48,14 @@ class OpNode(Node):
         attrs = self._attrs
         if name in attrs:
             return attrs[name]
-        if self._tensors is None:
-            raise RuntimeError(FREED_MESSAGE)
         v = self._tensors[name]
+        if v is _FREED:
+            raise RuntimeError(FREED_MESSAGE)
         return v.value if type(v) is _Scalar else v.unpack(self)
 
     def release(self):
         if self._tensors:
-            self._tensors = None
+            self._tensors = dict.fromkeys(self._tensors, _FREED)
 
     def __getattr__(self, name):
         key = name[7:] if name.startswith("_saved_") else None
@@ -63,9 +63,9 @@ class OpNode(Node):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         if key in self._attrs:
             return self._attrs[key]
-        if self._tensors is None:
-            raise RuntimeError(FREED_MESSAGE)
         v = self._tensors.get(key)
+        if v is _FREED:
+            raise RuntimeError(FREED_MESSAGE)
         if type(v) is _Scalar:
             from .._creation import tensor
             return tensor(v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
@@ -89,9 +89,10 @@ class OpDef:
         self.dtype_rule = dtype_rule
         self.view = view
         grads = grads or {}
-        self.formulas = tuple(
-            (grads[i], _formula_names(grads[i])) if i in grads else (None, ())
-            for i in inputs)
+        # inputs without a formula (e.g. where's condition) get no edge, as in PyTorch
+        self.diff = tuple(i for i, name in enumerate(inputs) if name in grads)
+        self.formulas = tuple((grads[inputs[i]], _formula_names(grads[inputs[i]]))
+                              for i in self.diff)
         self.differentiable = bool(grads)
         self.saved_names = {n for _, names in self.formulas for n in names}
         self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self})
@@ -139,16 +140,21 @@ class OpDef:
             result._inference = True
         if not (state.grad and self.differentiable) or out.dtype.kind != "f":
             return result
-        needs = [isinstance(v, Tensor) and v.requires_grad for v in values]
+        needs = self.needs(values)
         if True not in needs:
             return result
         self.attach(result, values, attrs, needs)
         return result
 
+    def needs(self, values):
+        """For each differentiable input: does it require grad?"""
+        return [isinstance(values[i], Tensor) and values[i].requires_grad for i in self.diff]
+
     def attach(self, result, values, attrs, needs, saved_self=None):
         """Make a node for ``result`` and save what the needed formulas use."""
         node = self.node_cls(
-            tuple(v._gradient_edge() if need else (None, 0) for v, need in zip(values, needs)),
+            tuple(values[i]._gradient_edge() if need else (None, 0)
+                  for i, need in zip(self.diff, needs)),
             ((result.shape, result.dtype),))
         node._attrs = kept = {}
         node._tensors = tensors = {}
@@ -217,7 +223,7 @@ def apply_inplace(op, self, values, attrs):
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
     needs = None
     if state.grad and op.differentiable:
-        needs = [isinstance(v, Tensor) and v.requires_grad for v in values]
+        needs = op.needs(values)
         if True not in needs:
             needs = None
         elif self._base is not None:

@@ -81,7 +81,8 @@ _to_copy = defop("ToCopyBackward0", lambda self, dtype: self.astype(dtype.np), d
 
 
 def _index(dim, item):
-    return (builtins.slice(None),) * dim + (item,)
+    """The NumPy index of ``item`` at ``dim``; the trailing ... keeps a 0-d result a view."""
+    return (builtins.slice(None),) * dim + (item, Ellipsis)
 
 
 def _select_backward_forward(grad_output, input_sizes, dim, index):
