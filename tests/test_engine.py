@@ -1065,3 +1065,45 @@ def test_saved_result_unpacked_does_not_keep_graph_alive():
         del x, y, r
         return refs
     assert _is_freed_without_gc(build) == [True] * 3
+
+
+def test_create_graph_backward_warns_once_per_process():
+    import subprocess
+    import sys
+    code = (
+        "import warnings\n"
+        "warnings.simplefilter('always')\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    x = torch.tensor(2., requires_grad=True)\n"
+        "    (x ** 3).backward(create_graph=True)\n"
+        "    x.grad = None\n"
+        "    (x ** 3).backward(create_graph=True)\n"
+        "print(len(w), w[0].category.__name__, str(w[0].message).split(' (Triggered')[0])\n")
+    outs = [subprocess.run([sys.executable, "-c", f"import {m} as torch\n" + code],
+                           capture_output=True, text=True, timeout=120).stdout
+            for m in ("torch", "glassgrad")]
+    assert outs[0].startswith("1 UserWarning Using backward()")
+    assert outs[1] == outs[0]
+
+
+SAVED_LISTING = {
+    "add": lambda t, x, c: x + c, "sub": lambda t, x, c: c - x, "mean": lambda t, x, c: x.mean(),
+    "mean1": lambda t, x, c: x.mean(1), "sum1": lambda t, x, c: x.sum(1, keepdim=True),
+    "select": lambda t, x, c: x[1], "clamp": lambda t, x, c: x.clamp(0, 1),
+    "where": lambda t, x, c: t.where(c > 0, x, c), "pow": lambda t, x, c: x ** 2,
+    "div": lambda t, x, c: x / c, "mul_scalar": lambda t, x, c: x * 2.0,
+    "exp": lambda t, x, c: x.exp(), "view": lambda t, x, c: x.view(6),
+}
+
+
+@pytest.mark.parametrize("name", SAVED_LISTING)
+def test_saved_attribute_listing_matches_torch(name):
+    """dir(grad_fn) lists the _saved_* names torch lists, metadata included (alpha, sizes)."""
+    def program(lib):
+        x, c = leaf(lib, np.ones((2, 3))), lib.ones(2, 3)
+        g = SAVED_LISTING[name](lib, x, c).grad_fn
+        names = sorted(k for k in dir(g) if k.startswith("_saved_"))
+        return names, [tuple(v) if isinstance(v, tuple) else v
+                       for v in (getattr(g, k) for k in names) if not hasattr(v, "grad_fn")]
+    same(program)

@@ -1,4 +1,6 @@
 """glassgrad.autograd: backward() and grad() on top of the engine."""
+import warnings
+
 from .engine import run_backward
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
@@ -51,12 +53,23 @@ def _roots(outputs):
     return roots
 
 
+_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+_warned_cycle = []
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     tensors = _as_tuple(tensors)
     grads = _make_grads(tensors, grad_tensors if grad_variables is None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _warned_cycle:    # torch warns once per process
+        _warned_cycle.append(True)
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=2)
     targets = None
     if inputs is not None:
         inputs = _as_tuple(inputs)

@@ -46,13 +46,13 @@ _sum_all = defop("SumBackward0", lambda self, dtype: _sum_forward(self, None, Fa
 _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
                         _sum_backward(grad, self_sym_sizes, dim, keepdim)})
-_mean_all = defop("MeanBackward0", lambda self, dtype, self_sym_numel:
-                  _mean_forward(self, None, False, dtype),
+_mean_all = defop("MeanBackward0", lambda self, dtype: _mean_forward(self, None, False, dtype),
                   dtype=_result_dtype,
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel:
                          grad.expand(self_sym_sizes) / self_sym_numel})
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
-                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
+                  # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
+                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
                          _sum_backward(grad, self_sym_sizes, dim, keepdim) /
                          _numel(self_sym_sizes, dim)})
 
@@ -82,7 +82,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None and dtype is not input.dtype:
         input = input.to(dtype)
     if dim is None:
-        return _mean_all(input, dtype=None, self_sym_numel=input.numel())
+        return _mean_all(input, dtype=None)
     return _mean_dim(input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=None)
 
 

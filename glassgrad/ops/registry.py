@@ -6,7 +6,7 @@ written with glassgrad ops. A formula's parameter names are its save list:
   grad            the incoming gradient
   result          the op's output (saved without its grad_fn: no reference cycle)
   <input name>    an input tensor (a Python number in a tensor slot is kept as is)
-  <input>_sym_sizes, <attr>   metadata kept by value (never freed)
+  <input>_sym_sizes, <input>_sym_numel, <attr>   metadata kept by value (never freed)
 Only formulas of inputs that need grad are consulted, so only their names are saved (but
 ``result``, as in PyTorch, whenever any formula of the op uses it).
 """
@@ -56,6 +56,9 @@ class OpNode(Node):
     def release(self):
         if self._tensors:
             self._tensors = dict.fromkeys(self._tensors, _FREED)
+
+    def __dir__(self):
+        return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names)})
 
     def __getattr__(self, name):
         key = name[7:] if name.startswith("_saved_") else None
@@ -159,18 +162,19 @@ class OpDef:
         node._attrs = kept = {}
         node._tensors = tensors = {}
         for (formula, names), need in zip(self.formulas, needs):
-            if not need:    # like PyTorch: inputs only for formulas that run, result always
-                names = ("result",) if "result" in names else ()
             for n in names:
                 if n in kept or n in tensors:
                     continue
+                # like PyTorch: metadata and the result always, inputs only for formulas that run
                 if n in attrs:
                     kept[n] = attrs[n]
+                elif n.endswith("_sym_sizes"):
+                    kept[n] = values[self.inputs.index(n[:-10])]._data.shape
+                elif n.endswith("_sym_numel"):
+                    kept[n] = values[self.inputs.index(n[:-10])]._data.size
                 elif n == "result":
                     tensors[n] = SavedTensor(result, True)
-                elif n.endswith("_sym_sizes"):
-                    kept[n] = values[self.inputs.index(n[:-10])].shape
-                else:
+                elif need:
                     v = saved_self if (n == "self" and saved_self is not None) else \
                         values[self.inputs.index(n)]
                     tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
