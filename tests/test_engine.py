@@ -1101,7 +1101,7 @@ SAVED_LISTING = {
 def test_saved_attribute_listing_matches_torch(name):
     """dir(grad_fn) lists the _saved_* names torch lists, metadata included (alpha, sizes)."""
     def program(lib):
-        x, c = leaf(lib, np.ones((2, 3))), lib.ones(2, 3)
+        x, c = leaf(lib, np.ones((2, 3), np.float32)), lib.ones(2, 3)
         g = SAVED_LISTING[name](lib, x, c).grad_fn
         names = sorted(k for k in dir(g) if k.startswith("_saved_"))
         return names, [tuple(v) if isinstance(v, tuple) else v
