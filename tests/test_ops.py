@@ -633,3 +633,19 @@ def test_errors(f):
     got, got_err = outcome(lambda: f(gg))
     assert ref_err is not None, "torch accepted this case"
     assert got_err == ref_err
+
+
+@pytest.mark.parametrize("op", ["zero_", "fill_", "add_", "mul_", "copy_"])
+def test_inplace_into_an_expanded_tensor(op):
+    """fill_/zero_ may write through an expand (every element gets one value); others refuse."""
+    def program(lib):
+        base = lib.zeros(1, 3)
+        x = base.expand(2, 3)
+        args = {"zero_": (), "fill_": (2.0,), "add_": (1.0,), "mul_": (2.0,),
+                "copy_": (lib.ones(2, 3),)}[op]
+        try:
+            getattr(x, op)(*args)
+        except RuntimeError as e:
+            return "RuntimeError", str(e).splitlines()[0]
+        return base.tolist(), x.tolist(), base._version
+    assert program(gg) == program(torch)

@@ -250,7 +250,7 @@ _copy = defop("CopyBackwards", lambda self, src: xp.broadcast_to(src, self.shape
 
 
 def zero_(self):
-    return apply_inplace(_zero, self, (self,), {})
+    return apply_inplace(_zero, self, (self,), {}, fills=True)
 
 
 def fill_(self, value):
@@ -258,8 +258,8 @@ def fill_(self, value):
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
-        return apply_inplace(_fill_tensor, self, (self, value), {})
-    return apply_inplace(_fill, self, (self,), {"value": value})
+        return apply_inplace(_fill_tensor, self, (self, value), {}, fills=True)
+    return apply_inplace(_fill, self, (self,), {"value": value}, fills=True)
 
 
 def copy_(self, src, non_blocking=False):

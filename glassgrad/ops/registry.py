@@ -131,7 +131,7 @@ class OpDef:
         return self.record(values, attrs, out)
 
     # -- graph -------------------------------------------------------------------------------
-    def record(self, values, attrs, out, base=None):
+    def record(self, values, attrs, out):
         """Wrap ``out`` as the op's result, recording a node when an input needs grad."""
         result = Tensor._make(out)
         if self.view:
@@ -218,9 +218,15 @@ def check_inplace(self):
                            "in-place operation.")
 
 
-def apply_inplace(op, self, values, attrs):
-    """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history."""
+def apply_inplace(op, self, values, attrs, fills=False):
+    """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
+    fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
     check_inplace(self)
+    if not fills and any(st == 0 and n > 1 for st, n in zip(self._data.strides,
+                                                             self._data.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
     arrays, want = op.prepare(values, attrs)
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "

@@ -71,7 +71,8 @@ def _expand_forward(self, size):
     lead = len(size) - self.ndim
     strides = (0,) * lead + tuple(st if n == s else 0 for st, n, s in
                                   zip(self.strides, self.shape, size[lead:]))
-    return xp.lib.stride_tricks.as_strided(self, size, strides, writeable=False)
+    # writeable like torch's expand: fill_/zero_ may write through it, other in-place ops refuse
+    return xp.lib.stride_tricks.as_strided(self, size, strides, writeable=self.flags.writeable)
 
 
 _expand = defop("ExpandBackward0", _expand_forward, dtype="same",
