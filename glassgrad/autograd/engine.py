@@ -76,16 +76,15 @@ def _call_tensor_pre_hooks(node, grads):
     if hooks:
         for nr, per_output in hooks.items():
             for hook in tuple(per_output.values()):
-                new = hook(grads[nr])
-                if new is not None:
-                    grads[nr] = new
+                if grads[nr] is not None:
+                    new = hook(grads[nr])
+                    if new is not None:
+                        grads[nr] = new
     if node._retain_grad_hooks:
         for nr, ref in node._retain_grad_hooks.items():
-            t = ref()
-            if t is not None and grads[nr] is not None:
-                g = grads[nr]
-                t._grad = g.detach().clone() if t._grad is None and not state.grad else \
-                    g.clone() if t._grad is None else t._grad + g
+            t, g = ref(), grads[nr]
+            if t is not None and g is not None:
+                t._grad = g.clone() if t._grad is None else t._grad + g
     return grads
 
 
