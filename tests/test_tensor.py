@@ -6,75 +6,9 @@ import pytest
 import torch
 
 import glassgrad as gg
+from differential import LIBS, Raised, catch, same
 
-LIBS = (torch, gg)
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
-
-
-# -- helpers (same scheme as test_engine.py) -------------------------------------------------
-class Raised:
-    def __init__(self, exc):
-        self.type = type(exc).__name__
-        self.first_line = str(exc).splitlines()[0] if str(exc) else ""
-
-    def __eq__(self, other):
-        return isinstance(other, Raised) and (self.type, self.first_line) == \
-            (other.type, other.first_line)
-
-    def __repr__(self):
-        return f"Raised({self.type}: {self.first_line})"
-
-
-def norm(x):
-    if isinstance(x, (torch.Tensor, gg.Tensor)):
-        return ("T", str(x.dtype), tuple(x.shape), x.detach().numpy().copy(), x.requires_grad)
-    if isinstance(x, (torch.dtype, gg.dtype)):
-        return ("dtype", repr(x))
-    if isinstance(x, (torch.Size, gg.Size)):
-        return ("Size", repr(x), tuple(x))
-    if isinstance(x, (list, tuple)):
-        return type(x).__name__, [norm(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return ("nd", x.dtype.str, x.shape, x.copy())
-    return x
-
-
-def assert_same(a, b, path="result"):
-    if isinstance(a, tuple) and a and a[0] in ("T", "nd"):
-        assert isinstance(b, tuple) and b and b[0] == a[0], f"{path}: {b!r} vs {a!r}"
-        assert a[1:3] == b[1:3], f"{path}: dtype/shape glassgrad {b[1:3]} != torch {a[1:3]}"
-        assert a[4:] == b[4:], f"{path}: requires_grad {b[4:]} != {a[4:]}"
-        if a[3].dtype.kind == "f":
-            np.testing.assert_allclose(b[3], a[3], rtol=2e-6, atol=1e-7, err_msg=path)
-        else:
-            np.testing.assert_array_equal(b[3], a[3], err_msg=path)
-    elif isinstance(a, tuple) and len(a) == 2 and a[0] in ("list", "tuple"):
-        assert isinstance(b, tuple) and b[0] == a[0] and len(b[1]) == len(a[1]), \
-            f"{path}: glassgrad {b!r} != torch {a!r}"
-        for i, (u, v) in enumerate(zip(a[1], b[1])):
-            assert_same(u, v, f"{path}[{i}]")
-    else:
-        assert type(a) is type(b) and a == b, f"{path}: glassgrad {b!r} != torch {a!r}"
-
-
-def run(program, lib):
-    try:
-        return norm(program(lib))
-    except Exception as e:  # noqa: BLE001 - errors are part of the behaviour compared
-        return Raised(e)
-
-
-def same(program):
-    expected, got = run(program, torch), run(program, gg)
-    assert_same(expected, got)
-    return expected
-
-
-def catch(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001
-        return Raised(e)
 
 
 @pytest.fixture(autouse=True)
