@@ -15,13 +15,10 @@ from ._creation import (Generator, arange, as_tensor, default_generator, empty, 
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import autograd
-from .ops.pointwise import (abs, add, clamp, cos, div, eq, exp, ge, gt, le, log, logical_and,
-                            logical_or, lt, mul, ne, neg, pow, reciprocal, relu, rsub, sigmoid,
-                            sign, sin, sqrt, sub, tanh, where)
-from .ops.reduce import mean, sum
-from .ops.linalg import bmm, dot, matmul, mm, mv
-from .ops.shape import (clone, expand_as, permute, reshape, select, squeeze, t, transpose, unbind,
-                        unsqueeze)
+from .ops.pointwise import *  # noqa: F401,F403  (each ops module's __all__)
+from .ops.reduce import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.shape import *  # noqa: F401,F403
 
 clip = clamp
 true_divide = divide = div

@@ -377,6 +377,13 @@ SHAPE = [row(name, fn, s) for name, fn, s in [
     ("-5:10:3", lambda t, x: x[:, -5:10:3]), ("None,...,None", lambda t, x: x[None, ..., None]),
 ]]]
 SHAPE += [row("half", lambda t, x: x.half().double(), (3, 4), fd=False)]
+SHAPE += [
+    row("cat", lambda t, x, y: t.cat([x, y * 2], 0), (2, 3), (4, 3)),
+    row("cat-dim-1", lambda t, x, y: t.cat((x, y), -1), (2, 3), (2, 1)),
+    row("cat-one-grad", lambda t, x, y: t.cat([x, y], 1), (2, 3), (2, 2), grad=(False, True)),
+    row("stack", lambda t, x, y: t.stack([x, y], 1), (2, 3), (2, 3)),
+    row("stack-one-grad", lambda t, x, y: t.stack((x, y)), (3,), (3,), grad=(True, False)),
+]
 SHAPE += [row(name, fn, (3, 4)) for name, fn in [
     ("unbind", lambda t, x: x.unbind()), ("unbind1", lambda t, x: t.unbind(x, 1)),
     ("iter", lambda t, x: tuple(x))]]

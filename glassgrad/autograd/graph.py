@@ -56,11 +56,12 @@ def short_name(node):
 
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved."""
-    __slots__ = ("tensor", "data", "counter", "version")
+    __slots__ = ("tensor", "data", "counter", "version", "output_nr")
 
-    def __init__(self, tensor, is_output):
+    def __init__(self, tensor, is_output, output_nr=0):
         self.counter = tensor._version_counter
         self.version = self.counter.version
+        self.output_nr = output_nr
         if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
             self.tensor, self.data = None, tensor._data
         else:
@@ -78,13 +79,15 @@ class SavedTensor:
         if self.tensor is not None:
             return self.tensor
         from .._tensor import Tensor
-        return Tensor._make(self.data, True, node, self.counter)
+        t = Tensor._make(self.data, True, node, self.counter)
+        t._output_nr = self.output_nr
+        return t
 
     def _modified_message(self, node):
         t = self.tensor
         if t is None:
             shape, type_name, which = self.data.shape, self._type_name(self.data), (
-                f", which is output 0 of {short_name(node)},")
+                f", which is output {self.output_nr} of {short_name(node)},")
         else:
             shape, type_name = t._data.shape, self._type_name(t._data)
             which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)},"

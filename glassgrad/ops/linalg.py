@@ -135,3 +135,9 @@ def matmul(input, other):
     b = reshape(expand(other, *batch, m2, p) if d2 > 1 else expand(other, *batch, m2), nb, m2, p)
     out_shape = list(batch) + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
     return _unsafe_view_of(bmm(a, b), out_shape)
+
+
+__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
+
+METHODS = {"matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
+           "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self)}

@@ -292,3 +292,45 @@ def clamp_(self, min=None, max=None):
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the desired "
                            f"output type {_C10_NAMES[self.dtype.name]}")
     return apply_inplace(_clamp, self, (self,), {"min": min, "max": max})
+
+
+def _r(fn):
+    """The reflected form of a binary op (``2 ** x`` calls ``x.__rpow__(2)``)."""
+    return lambda self, other: fn(other, self)
+
+
+def _binary(fn):
+    """A dunder: NotImplemented for operands that are not tensors or numbers."""
+    from .._tensor import Tensor
+
+    def method(self, other):
+        if not isinstance(other, (Tensor, int, float)):
+            return NotImplemented
+        return fn(self, other)
+    return method
+
+
+__all__ = ["abs", "add", "clamp", "cos", "div", "eq", "exp", "ge", "gt", "le", "log",
+           "logical_and", "logical_or", "lt", "mul", "ne", "neg", "pow", "reciprocal", "relu",
+           "rsub", "sigmoid", "sign", "sin", "sqrt", "sub", "tanh", "where"]
+
+METHODS = {
+    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "abs": abs,
+    "sign": sign, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
+    "sigmoid": sigmoid, "relu": relu, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+    "logical_and": logical_and, "logical_or": logical_or,
+    "__add__": _binary(add), "__radd__": _binary(add),
+    "__sub__": _binary(sub), "__rsub__": _binary(rsub),
+    "__mul__": _binary(mul), "__rmul__": _binary(mul),
+    "__truediv__": _binary(div), "__rtruediv__": _binary(lambda a, b: a.reciprocal() * b),
+    "__pow__": _binary(pow), "__rpow__": _binary(_r(pow)),
+    "__neg__": neg, "__abs__": abs, "__pos__": lambda self: self,
+    "__eq__": _binary(eq), "__ne__": _binary(ne), "__lt__": _binary(lt),
+    "__le__": _binary(le), "__gt__": _binary(gt), "__ge__": _binary(ge),
+    "__and__": _binary(bitwise_and), "__or__": _binary(bitwise_or),
+    # in-place
+    "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_, "fill_": fill_,
+    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_,
+    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
+}

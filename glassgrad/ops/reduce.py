@@ -100,3 +100,8 @@ def sum_to(grad, shape):
         grad = grad.reshape(shape)
     return grad
 
+
+
+__all__ = ["sum", "mean"]
+
+METHODS = {"sum": sum, "mean": mean}

@@ -7,8 +7,15 @@ written with glassgrad ops. A formula's parameter names are its save list:
   result          the op's output (saved without its grad_fn: no reference cycle)
   <input name>    an input tensor (a Python number in a tensor slot is kept as is)
   <input>_sym_sizes, <input>_sym_numel, <attr>   metadata kept by value (never freed)
+  <output name>   another output of a multi-output op (e.g. ``indices`` of max)
 Only formulas of inputs that need grad are consulted, so only their names are saved (but
-``result``, as in PyTorch, whenever any formula of the op uses it).
+outputs, as in PyTorch, whenever any formula of the op uses them).
+
+Multi-output ops name their outputs (``outputs=("result", "indices")``, the first
+``diff_outputs`` of them differentiable) or return a list (``outputs=None``: any number, all
+differentiable); their formulas take ``grads`` (one per differentiable output, zeros where none
+arrived) instead of ``grad``. A variadic op takes ``inputs=("*tensors",)``: its one formula
+returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 """
 import inspect
 
@@ -35,9 +42,19 @@ class OpNode(Node):
     op = None
 
     def apply(self, grads):
-        grad = grads[0]
+        op = self.op
+        if op.multi_grads:      # formulas see every output's gradient, zeros where none came
+            grad = [g if g is not None else _zeros(shape, dtype)
+                    for g, (shape, dtype) in zip(grads, self._input_metadata)]
+        else:
+            grad = grads[0]
+        if op.variadic:
+            formula, names = op.formulas[0]
+            out = list(formula(grad, *[self._value(n) for n in names]))
+            return [g if edge is not None else None
+                    for g, (edge, _) in zip(out, self.next_functions)]
         out = []
-        for (formula, names), (edge, _) in zip(self.op.formulas, self.next_functions):
+        for (formula, names), (edge, _) in zip(op.formulas, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
             else:
@@ -51,7 +68,14 @@ class OpNode(Node):
         v = self._tensors[name]
         if v is _FREED:
             raise RuntimeError(FREED_MESSAGE)
-        return v.value if type(v) is _Scalar else v.unpack(self)
+        return self._unpack(v)
+
+    def _unpack(self, v):
+        if type(v) is _Scalar:
+            return v.value
+        if type(v) is tuple:
+            return tuple(self._unpack(x) for x in v)
+        return v.unpack(self)
 
     def release(self):
         if self._tensors:
@@ -72,29 +96,35 @@ class OpNode(Node):
         if type(v) is _Scalar:
             from .._creation import tensor
             return tensor(v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
-        return None if v is None else v.unpack(self)
+        return None if v is None else self._unpack(v)
 
 
 def _formula_names(fn):
     names = tuple(inspect.signature(fn).parameters)
-    assert names[0] == "grad", fn
+    assert names[0] in ("grad", "grads"), fn
     return names[1:]
 
 
 class OpDef:
     """One row of the op table."""
 
-    def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote):
+    def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
+                 diff_outputs):
         self.name = node_name
         self.promote = promote
         self.forward = forward
-        self.inputs = inputs
+        self.variadic = inputs[0].startswith("*")
+        self.inputs = (inputs[0][1:],) if self.variadic else inputs
         self.dtype_rule = dtype_rule
         self.view = view
+        self.outputs = outputs           # None: a list of any length, all differentiable
+        self.diff_outputs = diff_outputs
+        self.multi = outputs is None or len(outputs) > 1
+        self.multi_grads = outputs is None or diff_outputs > 1
         grads = grads or {}
         # inputs without a formula (e.g. where's condition) get no edge, as in PyTorch
-        self.diff = tuple(i for i, name in enumerate(inputs) if name in grads)
-        self.formulas = tuple((grads[inputs[i]], _formula_names(grads[inputs[i]]))
+        self.diff = tuple(i for i, name in enumerate(self.inputs) if name in grads)
+        self.formulas = tuple((grads[self.inputs[i]], _formula_names(grads[self.inputs[i]]))
                               for i in self.diff)
         self.differentiable = bool(grads)
         self.saved_names = {n for _, names in self.formulas for n in names}
@@ -117,7 +147,7 @@ class OpDef:
         npd = want.np
         arrays = [_operand(v, npd) if self.promote is None or i in self.promote
                   else getattr(v, "_data", v) for i, v in enumerate(values)]
-        if len(values) > 1:
+        if len(values) > 1 and not self.variadic:     # pointwise operands broadcast
             shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
             if len(shapes) > 1 and any(s != shapes[0] for s in shapes):
                 broadcast_shapes(*shapes)
@@ -126,70 +156,91 @@ class OpDef:
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
         arrays, want = self.prepare(values, attrs)
         out = self.forward(*arrays, **attrs)
-        if type(out) is not ndarray or (want is not None and out.dtype != want.np):
-            out = xp.asarray(out, dtype=None if want is None else want.np)
-        return self.record(values, attrs, out)
+        if not self.multi:
+            if type(out) is not ndarray or (want is not None and out.dtype != want.np):
+                out = xp.asarray(out, dtype=None if want is None else want.np)
+            return self.record(values, attrs, (out,))[0]
+        n = len(out) if self.outputs is None else self.diff_outputs
+        outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
+                     for i, o in enumerate(out))
+        results = self.record(values, attrs, outs)
+        return list(results) if self.outputs is None else results
 
     # -- graph -------------------------------------------------------------------------------
-    def record(self, values, attrs, out):
-        """Wrap ``out`` as the op's result, recording a node when an input needs grad."""
-        result = Tensor._make(out)
+    def record(self, values, attrs, outs):
+        """Wrap the output arrays as tensors, recording a node when an input needs grad."""
+        results = tuple(Tensor._make(o) for o in outs)
         if self.view:
             src = values[0]
-            result._version_counter = src._version_counter
-            result._base = src if src._base is None else src._base
-            result._inference = src._inference
+            base = src if src._base is None else src._base
+            for r in results:
+                r._version_counter, r._base, r._inference = \
+                    src._version_counter, base, src._inference
         if state.inference:
-            result._inference = True
-        if not (state.grad and self.differentiable) or out.dtype.kind != "f":
-            return result
+            for r in results:
+                r._inference = True
+        if not (state.grad and self.differentiable and outs) or outs[0].dtype.kind != "f":
+            return results
         needs = self.needs(values)
         if True not in needs:
-            return result
-        self.attach(result, values, attrs, needs)
-        return result
+            return results
+        self.attach(results, values, attrs, needs)
+        return results
 
     def needs(self, values):
         """For each differentiable input: does it require grad?"""
+        if self.variadic:
+            return [v.requires_grad for v in values]
         return [isinstance(values[i], Tensor) and values[i].requires_grad for i in self.diff]
 
-    def attach(self, result, values, attrs, needs, saved_self=None):
-        """Make a node for ``result`` and save what the needed formulas use."""
+    def attach(self, results, values, attrs, needs, saved_self=None):
+        """Make a node for ``results`` and save what the needed formulas use."""
+        ndiff = len(results) if self.outputs is None else self.diff_outputs
+        positions = range(len(values)) if self.variadic else self.diff
         node = self.node_cls(
             tuple(values[i]._gradient_edge() if need else (None, 0)
-                  for i, need in zip(self.diff, needs)),
-            ((result.shape, result.dtype),))
+                  for i, need in zip(positions, needs)),
+            tuple((r.shape, r.dtype) for r in results[:ndiff]))
         node._attrs = kept = {}
         node._tensors = tensors = {}
-        for (formula, names), need in zip(self.formulas, needs):
+        needed_any = True in needs
+        for (formula, names), need in zip(self.formulas, needs if not self.variadic else
+                                          (needed_any,)):
             for n in names:
                 if n in kept or n in tensors:
                     continue
-                # like PyTorch: metadata and the result always, inputs only for formulas that run
+                # like PyTorch: metadata and outputs always, inputs only for formulas that run
                 if n in attrs:
                     kept[n] = attrs[n]
+                elif self.outputs is not None and n in self.outputs:
+                    i = self.outputs.index(n)
+                    tensors[n] = SavedTensor(results[i], i < ndiff, i)
+                elif self.variadic and n == self.inputs[0]:
+                    tensors[n] = tuple(SavedTensor(v, False) for v in values)
+                elif self.variadic and n == self.inputs[0] + "_args_sizes":
+                    kept[n] = tuple(v._data.shape for v in values)
+                elif self.variadic and n == self.inputs[0] + "_args_scalartypes":
+                    kept[n] = tuple(v.dtype for v in values)
                 elif n.endswith("_sym_sizes"):
                     kept[n] = values[self.inputs.index(n[:-10])]._data.shape
                 elif n.endswith("_sym_numel"):
                     kept[n] = values[self.inputs.index(n[:-10])]._data.size
-                elif n == "result":
-                    tensors[n] = SavedTensor(result, True)
                 elif need:
                     v = saved_self if (n == "self" and saved_self is not None) else \
                         values[self.inputs.index(n)]
                     tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
-        result.grad_fn = node
-        result._output_nr = 0
+        for i, r in enumerate(results[:ndiff]):
+            r.grad_fn = node
+            r._output_nr = i
         return node
 
-
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
-          promote=None):
+          promote=None, outputs=("result",), diff_outputs=1):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
     (values, attrs) -> dtype; promote: the
     indices of the inputs that take part in promotion (default: all)."""
-    return OpDef(node_name, forward, inputs, grads, dtype, view, promote)
+    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
@@ -253,8 +304,13 @@ def apply_inplace(op, self, values, attrs, fills=False):
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     if needs:
-        op.attach(self, values, attrs, needs, saved_self)
+        op.attach((self,), values, attrs, needs, saved_self)
     return self
+
+
+def _zeros(shape, dtype):
+    from .._creation import zeros
+    return zeros(shape, dtype=dtype)
 
 
 def _operand(v, npd):

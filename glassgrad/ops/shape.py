@@ -3,7 +3,6 @@ import builtins
 
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.graph import Node
 from ..backend import xp
 from .registry import defop
 from .reduce import sum_to
@@ -245,36 +244,66 @@ def select(input, dim, index):
     return _select(input, dim=dim, index=index % size)
 
 
-class UnbindBackward0(Node):
-    __slots__ = ("_dim", "_sizes")
+_unbind = defop("UnbindBackward0", lambda self, dim: [self[_index(dim, i)]
+                                                     for i in range(self.shape[dim])],
+                dtype="same", view=True, outputs=None,
+                grads={"self": lambda grads, dim: stack(grads, dim)})
+_stack = defop("StackBackward0", lambda *tensors, dim: xp.stack(tensors, dim),
+               inputs=("*tensors",),
+               grads={"tensors": lambda grad, dim, tensors_args_scalartypes: grad.unbind(dim)})
+_cat = defop("CatBackward0", lambda *tensors, dim: xp.concatenate(tensors, dim),
+             inputs=("*tensors",),
+             grads={"tensors": lambda grad, dim, tensors_args_sizes: _split_sizes(
+                 grad, [s[dim] for s in tensors_args_sizes], dim)})
 
-    def apply(self, grads):
-        total = None
-        for i, g in enumerate(grads):
-            if g is not None:
-                g = _select_backward(g, input_sizes=self._sizes, dim=self._dim, index=i)
-                total = g if total is None else total + g
-        return [total]
 
-    def __getattr__(self, name):
-        if name == "_saved_dim":
-            return self._dim
-        raise AttributeError(name)
+def _split_sizes(grad, sizes, dim):
+    out, start = [], 0
+    for n in sizes:
+        out.append(_slice(grad, dim, start, start + n, 1))
+        start += n
+    return out
 
 
 def unbind(input, dim=0):
-    from ..autograd.grad_mode import no_grad, state
-    dim = _wrap_dim(dim, input.dim())
-    with no_grad():     # views of input, without a node each: they share one UnbindBackward0
-        outs = [_select.record((input,), {}, input._data[_index(dim, i)])
-                for i in range(input.shape[dim])]
-    if state.grad and input.requires_grad:
-        node = UnbindBackward0((input._gradient_edge(),),
-                               tuple((o.shape, o.dtype) for o in outs))
-        node._dim, node._sizes = dim, input.shape
-        for i, o in enumerate(outs):
-            o.grad_fn, o._output_nr = node, i
-    return tuple(outs)
+    return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim())))
+
+
+def _tensor_list(tensors, name):
+    if isinstance(tensors, Tensor) or not all(isinstance(t, Tensor) for t in tensors):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f"not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    return tuple(tensors)
+
+
+def stack(tensors, dim=0):
+    tensors = _tensor_list(tensors, "stack")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at "
+                               f"entry {i}")
+    return _stack(*tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
+
+
+def cat(tensors, dim=0):
+    tensors = _tensor_list(tensors, "cat")
+    ref = next((t for t in tensors if t.shape != (0,)), tensors[0])
+    dim = _wrap_dim(dim, ref.dim())
+    for i, t in enumerate(tensors):
+        if t.shape == (0,):
+            continue
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{ref.dim()} and {t.dim()}")
+        for d in range(ref.dim()):
+            if d != dim and t.shape[d] != ref.shape[d]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {ref.shape[d]} but got size {t.shape[d]} "
+                                   f"for tensor number {i} in the list.")
+    return _cat(*[t for t in tensors if t.shape != (0,) or t is ref], dim=dim)
 
 
 def getitem(input, index):
@@ -325,3 +354,17 @@ def _apply_slice(input, dim, sl, force):
     if not force and lo == 0 and hi == size and step == 1:
         return input
     return _slice(input, dim, start, end, step)
+
+
+__all__ = ["cat", "clone", "expand_as", "permute", "reshape", "select", "squeeze", "stack", "t",
+           "transpose", "unbind", "unsqueeze"]
+
+METHODS = {
+    "view": view, "reshape": reshape, "view_as": lambda self, other: view(self, other.shape),
+    "reshape_as": lambda self, other: reshape(self, other.shape), "t": t,
+    "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze, "squeeze": squeeze,
+    "expand": expand, "expand_as": expand_as, "select": select, "unbind": unbind,
+    "clone": clone, "contiguous": contiguous, "__getitem__": getitem,
+    "T": property(lambda self: permute(self, tuple(reversed(range(self.dim()))))),
+    "mT": property(lambda self: transpose(self, -2, -1)),
+}
