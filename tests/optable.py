@@ -1,0 +1,203 @@
+"""The op-table harness: one row per case (tinygrad's helper_test_op style), checked against torch.
+
+``row(name, fn, *shapes, **kw)`` declares a case: ``fn(lib, *inputs)`` runs with lib torch or
+glassgrad on the same random inputs. ``check_op(fn, shapes, kw, dtype)`` compares values,
+dtype, shape, grad_fn name, requires_grad, _version and saved tensors of the outputs; .grad of
+every input after a random upstream backward; a float64 central-difference check; double
+backward (with the upstream gradient constant and requiring grad), None-vs-tensor included.
+torch computes every expectation. Test modules parametrize over their rows and DTYPES.
+"""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+
+DTYPES = ("float32", "float64")
+TOL = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
+SAVED = ("_saved_self", "_saved_other", "_saved_result", "_saved_exponent", "_saved_mat2",
+         "_saved_vec", "_saved_tensor")
+
+
+class Mask:
+    """A bool input (where's condition): never requires grad."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def row(name, fn, *shapes, **kw):
+    """fn(mod, *inputs) with mod torch or glassgrad. kw: grad (which inputs need grad), lo/hi
+    (value range), nz (values away from 0), ints (small integer values), fd=False (no finite
+    differences: the path is not smooth in float64)."""
+    return pytest.param(fn, shapes, kw, id=name)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def npy(t):
+    return t.detach().numpy(force=True)     # force: torch's double backward may give ZeroTensors
+
+
+def outcome(f):
+    """(value, None) or (None, (exception type, first line of its message))."""
+    try:
+        return f(), None
+    except Exception as e:  # noqa: BLE001 - we compare whatever both libraries raise
+        return None, (type(e).__name__, (str(e).splitlines() or [""])[0])
+
+
+def assert_same(ref, got, what="value"):
+    """ref (torch) and got (glassgrad): both None, or equal dtype, shape and values."""
+    if ref is None or got is None:
+        assert ref is None and got is None, f"{what}: torch {ref!r}, glassgrad {got!r}"
+        return
+    assert str(got.dtype) == str(ref.dtype), f"{what}: dtype"
+    assert tuple(got.shape) == tuple(ref.shape), f"{what}: shape"
+    rtol, atol = TOL.get(str(ref.dtype).removeprefix("torch."), (0, 0))
+    np.testing.assert_allclose(npy(got), npy(ref), rtol=rtol, atol=atol, err_msg=what)
+
+
+def base_of(out, ins):
+    """Which input ``out`` is a view of (None: not a view)."""
+    if out._base is None:
+        return None
+    return next((k for k, t in enumerate(ins) if out._base is t), "another tensor")
+
+
+def make_inputs(shapes, kw, dtype, rng):
+    arrays = []
+    for s in shapes:
+        if isinstance(s, Mask):
+            arrays.append(rng.random(s.shape) < 0.5)
+        elif kw.get("ints"):
+            arrays.append(rng.integers(-2, 3, s).astype(dtype))
+        elif kw.get("nz"):
+            arrays.append((rng.choice([-1, 1], s) * rng.uniform(0.5, 1.5, s)).astype(dtype))
+        else:
+            arrays.append(rng.uniform(kw.get("lo", -1), kw.get("hi", 1), s).astype(dtype))
+    return [np.asarray(a) for a in arrays]
+
+
+def grad_flags(shapes, kw):
+    return tuple(not isinstance(s, Mask) and g
+                 for s, g in zip(shapes, kw.get("grad", (True,) * len(shapes))))
+
+
+def build(mod, fn, arrays, flags):
+    ins = [mod.tensor(a, requires_grad=f) for a, f in zip(arrays, flags)]
+    return ins, as_tuple(fn(mod, *ins))
+
+
+def check_saved(ref_node, got_node, what):
+    """Each saved tensor torch exposes: present here too, same value (or same refusal)."""
+    for name in SAVED:
+        if ref_node is None or not hasattr(ref_node, name):
+            continue
+        assert hasattr(got_node, name), f"{what}: {name} missing"
+        ref, ref_err = outcome(lambda: getattr(ref_node, name))
+        got, got_err = outcome(lambda: getattr(got_node, name))
+        assert got_err == ref_err, f"{what}: {name}"
+        if isinstance(ref, torch.Tensor) or ref is None:
+            assert_same(ref, got, f"{what}: {name}")
+        else:
+            assert got == ref, f"{what}: {name}"
+
+
+def fd_vjp(fn, arrays, flags, vs, eps=1e-6):
+    """Central differences of sum(out_k * v_k) with respect to each input needing grad."""
+    def f(arrs):
+        with gg.no_grad():
+            outs = build(gg, fn, arrs, [False] * len(arrs))[1]
+        return sum(float((npy(o) * v).sum()) for o, v in zip(outs, vs) if v is not None)
+    grads = []
+    for i, need in enumerate(flags):
+        if not need:
+            grads.append(None)
+            continue
+        g = np.zeros_like(arrays[i])
+        for j in np.ndindex(arrays[i].shape or ()):
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[i][j] += eps
+            minus[i][j] -= eps
+            g[j] = (f(plus) - f(minus)) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+def double_backward(mod, fn, arrays, flags, v_arrays, w_arrays, v_requires_grad):
+    """autograd.grad twice: g = d<out, v>/d inputs, then d<g, w>/d (inputs [, v])."""
+    ins, outs = build(mod, fn, arrays, flags)
+    diff = [t for t, f in zip(ins, flags) if f]
+    roots = [o for o in outs if o.requires_grad]
+    vs = [mod.tensor(v, requires_grad=v_requires_grad) for v in v_arrays]
+    g, err = outcome(lambda: mod.autograd.grad(roots, diff, grad_outputs=vs, create_graph=True))
+    if err:
+        return err, None, None
+    total = None
+    for gi, w in zip(g, w_arrays):
+        term = (gi * mod.tensor(w)).sum()
+        total = term if total is None else total + term
+    wrt = diff + (vs if v_requires_grad else [])
+    gg2 = outcome(lambda: mod.autograd.grad(total, wrt, allow_unused=True))
+    return None, g, gg2
+
+
+# -- the check -------------------------------------------------------------------------------
+def check_op(fn, shapes, kw, dtype):
+    rng = np.random.default_rng(0)
+    arrays = make_inputs(shapes, kw, dtype, rng)
+    flags = grad_flags(shapes, kw)
+    t_ins, t_outs = build(torch, fn, arrays, flags)
+    g_ins, g_outs = build(gg, fn, arrays, flags)
+
+    assert len(g_outs) == len(t_outs)
+    for k, (t, g) in enumerate(zip(t_outs, g_outs)):
+        assert_same(t, g, f"output {k}")
+        assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__, f"output {k}: grad_fn"
+        assert g.requires_grad == t.requires_grad, f"output {k}: requires_grad"
+        assert g._version == t._version, f"output {k}: _version"
+        assert g.stride() == t.stride(), f"output {k}: stride"
+        assert base_of(g, g_ins) == base_of(t, t_ins), f"output {k}: _base"
+        check_saved(t.grad_fn, g.grad_fn, f"output {k}")
+    for k, (t, g) in enumerate(zip(t_ins, g_ins)):
+        assert g._version == t._version, f"input {k}: _version"
+
+    roots = [i for i, t in enumerate(t_outs) if t.requires_grad]
+    if not roots:
+        return
+    v_arrays = [rng.standard_normal(t_outs[i].shape).astype(dtype) for i in roots]
+    torch.autograd.backward([t_outs[i] for i in roots], [torch.tensor(v) for v in v_arrays])
+    gg.autograd.backward([g_outs[i] for i in roots], [gg.tensor(v) for v in v_arrays])
+    for k, (t, g) in enumerate(zip(t_ins, g_ins)):
+        assert_same(t.grad, g.grad, f"grad of input {k}")
+
+    if dtype == "float64" and kw.get("fd", True) and \
+            all(str(t_outs[i].dtype) == "torch.float64" for i in roots):
+        vs = [None] * len(t_outs)
+        for i, v in zip(roots, v_arrays):
+            vs[i] = v
+        for k, (num, g) in enumerate(zip(fd_vjp(fn, arrays, flags, vs), g_ins)):
+            if num is not None:
+                np.testing.assert_allclose(npy(g.grad), num, rtol=1e-5, atol=1e-6,
+                                           err_msg=f"finite differences, input {k}")
+
+    w_arrays = [rng.standard_normal(a.shape).astype(dtype) for a, f in zip(arrays, flags) if f]
+    for v_rg in (False, True):
+        what = f"double backward (v.requires_grad={v_rg})"
+        t_err, t_g, t_gg = double_backward(torch, fn, arrays, flags, v_arrays, w_arrays, v_rg)
+        g_err, g_g, g_gg = double_backward(gg, fn, arrays, flags, v_arrays, w_arrays, v_rg)
+        assert g_err == t_err, what
+        if t_err:
+            continue
+        for k, (t, g) in enumerate(zip(t_g, g_g)):
+            assert_same(t, g, f"{what}: first grad {k}")
+            assert g.requires_grad == t.requires_grad, f"{what}: first grad {k} requires_grad"
+        (t_res, t_e), (g_res, g_e) = t_gg, g_gg
+        assert g_e == t_e, what
+        for k, (t, g) in enumerate(zip(t_res or (), g_res or ())):
+            assert_same(t, g, f"{what}: second grad {k}")
