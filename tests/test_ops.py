@@ -7,7 +7,6 @@ constant and requiring grad), None-vs-tensor included. torch computes every expe
 """
 import itertools
 
-import numpy as np
 import pytest
 import torch
 
