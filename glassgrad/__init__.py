@@ -19,6 +19,10 @@ from .ops.pointwise import *  # noqa: F401,F403  (each ops module's __all__)
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.nn import *  # noqa: F401,F403
+from .ops.random import *  # noqa: F401,F403
+from . import linalg, nn  # noqa: E402
 
 clip = clamp
 true_divide = divide = div

@@ -1,15 +1,27 @@
 """The op table, grouped by kind. Each module lists its public functions in ``__all__`` (the
-``glassgrad.*`` namespace) and its Tensor methods in ``METHODS``; methods() merges them."""
-from . import linalg, pointwise, reduce, shape
+``glassgrad.*`` namespace), its Tensor methods in ``METHODS`` and, where it has any, its
+``glassgrad.linalg`` functions in ``LINALG``; the merges below check that no name is defined
+twice."""
+from . import indexing, linalg, nn, pointwise, random, reduce, shape
 
-MODULES = (pointwise, reduce, linalg, shape)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, random)
+
+
+def _merged(attr):
+    out = {}
+    for module in MODULES:
+        table = getattr(module, attr, {})
+        clash = out.keys() & table.keys()
+        assert not clash, f"{module.__name__} redefines {clash}"
+        out.update(table)
+    return out
 
 
 def methods():
     """name -> function (or property) for the Tensor class."""
-    out = {}
-    for module in MODULES:
-        clash = out.keys() & module.METHODS.keys()
-        assert not clash, f"{module.__name__} redefines {clash}"
-        out.update(module.METHODS)
-    return out
+    return _merged("METHODS")
+
+
+def linalg_functions():
+    """name -> function for the glassgrad.linalg namespace."""
+    return _merged("LINALG")
