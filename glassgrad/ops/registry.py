@@ -26,6 +26,7 @@ from ..autograd.graph import FREED_MESSAGE, Node, SavedTensor
 from ..backend import ndarray, xp
 
 _FREED = object()
+TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
 
 
 class _Scalar:
@@ -129,6 +130,7 @@ class OpDef:
         self.differentiable = bool(grads)
         self.saved_names = {n for _, names in self.formulas for n in names}
         self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+        TABLE.append(self)
 
     # -- forward -----------------------------------------------------------------------------
     def prepare(self, values, attrs):
