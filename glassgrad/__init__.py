@@ -25,7 +25,7 @@ from .ops.random import *  # noqa: F401,F403
 from . import linalg, nn  # noqa: E402
 
 clip = clamp
-true_divide = divide = div
+divide = div
 multiply = mul
 subtract = sub
 negative = neg

@@ -75,8 +75,9 @@ def _from_data(data, dtype=None):
         raise ValueError(f"too many dimensions '{arr.dtype.type.__name__.rstrip('_')}'")
     if dtype is not None and not dtype.is_floating_point and dtype is not dtypes.bool:
         _check_overflow(arr, dtype)
-    if arr.dtype.kind == "f":
-        arr = arr.astype(dtypes.get_default_dtype().np)
+    if arr.dtype.kind == "f":       # Python floats: straight to the requested dtype
+        arr = arr.astype((dtype if dtype is not None and dtype.is_floating_point
+                          else dtypes.get_default_dtype()).np)
     elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
         arr = arr.astype(xp.int64)
     elif arr.dtype.kind not in "biuf":

@@ -119,7 +119,15 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        s = tuple(st // self._data.itemsize for st in self._data.strides)
+        if self._data.size == 0 and not any(self._data.strides):
+            # NumPy zeroes an empty array's strides; torch lays it out contiguously (size 0 as 1)
+            s, n = [], 1
+            for size in reversed(self._data.shape):
+                s.append(n)
+                n *= max(size, 1)
+            s = tuple(reversed(s))
+        else:
+            s = tuple(st // self._data.itemsize for st in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
 
     def is_contiguous(self):

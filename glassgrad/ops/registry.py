@@ -94,9 +94,10 @@ class OpNode(Node):
         v = self._tensors.get(key)
         if v is _FREED:
             raise RuntimeError(FREED_MESSAGE)
-        if type(v) is _Scalar:
+        if type(v) is _Scalar:      # torch wraps numbers as 0-d tensors (floats as float64)
             from .._creation import tensor
-            return tensor(v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
+            return None if v.value is None else tensor(
+                v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
         return None if v is None else self._unpack(v)
 
 
