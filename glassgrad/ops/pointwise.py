@@ -1,11 +1,14 @@
-"""Pointwise ops: arithmetic, unary math, comparisons, clamp, where, fill."""
+"""Pointwise ops: arithmetic, unary math, activations, comparisons, clamp, where, fill."""
 import builtins
+import math
 
 from .. import dtypes
 from .._creation import zeros_like
 from .._tensor import Tensor
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 
 def _pow_dtype(values, attrs):
@@ -122,10 +125,6 @@ def mul(input, other):
     return _mul(input, other)
 
 
-def div(input, other):
-    return _div(input, other)
-
-
 def pow(input, exponent):
     if not isinstance(exponent, Tensor):
         return _pow_scalar(input, exponent=exponent)
@@ -157,7 +156,13 @@ neg = _unary("NegBackward0", _no_bool(
 abs = _unary("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
                                       '"abs_cpu" not implemented for \'Bool\''),
              lambda grad, self: grad * self.sign(), dtype="promote")
-sign = _unary("SignBackward0", lambda a: a.copy() if a.dtype == xp.bool_ else xp.sign(a),
+def _sign(a):
+    if a.dtype == xp.bool_:
+        return a.copy()
+    return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
+
+
+sign = _unary("SignBackward0", _sign,
               lambda grad: zeros_like(grad), dtype="promote")
 exp = _unary("ExpBackward0", xp.exp, lambda grad, result: grad * result)
 log = _unary("LogBackward0", xp.log, lambda grad, self: grad / self)
@@ -182,29 +187,880 @@ relu = _unary("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError
               dtype="promote")
 
 
-# -- comparisons, where, clamp ---------------------------------------------------------------
-def _compare(name, forward, dtype="bool"):
-    op = defop(name, forward, ("self", "other"), dtype=dtype)   # no grads: not differentiable
-    return lambda input, other: op(input, other)
+# -- dtype rules and argument checks ----------------------------------------------------------
+def _kernel_error(kernel, d):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES[d.name]}\'')
 
 
-eq = _compare("eq", xp.equal)
-ne = _compare("ne", xp.not_equal)
-lt = _compare("lt", xp.less)
-le = _compare("le", xp.less_equal)
-gt = _compare("gt", xp.greater)
-ge = _compare("ge", xp.greater_equal)
-logical_and = _compare("logical_and", xp.logical_and)
-logical_or = _compare("logical_or", xp.logical_or)
-bitwise_and = _compare("bitwise_and", xp.bitwise_and, dtype="promote")
-bitwise_or = _compare("bitwise_or", xp.bitwise_or, dtype="promote")
+def _rule(kernel, kinds="fiu", to_float=False, attrs=()):
+    """dtype rule: promote inputs (and the named attrs), integers to the default float if
+    to_float, and refuse what torch's kernel has no version for (kinds: NumPy kinds allowed)."""
+    def rule(values, attrs_):
+        want = dtypes.result_type(*values, *(attrs_[a] for a in attrs if attrs_[a] is not None))
+        if to_float and not want.is_floating_point:
+            want = dtypes.get_default_dtype()
+        if want.np.kind not in kinds:
+            raise _kernel_error(kernel, want)
+        return want
+    return rule
 
+
+def _need_tensors(name, *args, first=1):
+    for pos, (arg, v) in enumerate(args, first):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+
+
+def _not_implemented(error, message):
+    def formula(grad):
+        raise error(message)
+    return formula
+
+
+def _inplace(op, **fixed):
+    """``x.op_(...)``: the row ``op`` writing into x (fixed: attrs the method does not take)."""
+    return lambda self: apply_inplace(op, self, (self,), dict(fixed))
+
+
+def _like(a, b):
+    """b, a Python int beside an integer array a, cast (wrapping) to a's dtype as torch does."""
+    if type(b) is int and isinstance(a, xp.ndarray) and a.dtype.kind in "iu":
+        return xp.asarray(b).astype(a.dtype)
+    return b
+
+
+def _divisor(a, b):
+    """b for an integer-or-float division of a; integer division by zero is an error."""
+    b = _like(a, b)
+    arrays = [x for x in (a, b) if isinstance(x, xp.ndarray)]
+    if arrays and arrays[0].dtype.kind in "iu" and xp.any(xp.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return b
+
+
+# -- division and modulo ---------------------------------------------------------------------
+def _div_trunc(self, other):
+    other = _divisor(self, other)
+    if xp.result_type(self, other).kind == "f":
+        with xp.errstate(all="ignore"):
+            return xp.trunc(xp.true_divide(self, other))
+    q = xp.floor_divide(self, other)
+    return q + ((xp.remainder(self, other) != 0) & ((self < 0) != (xp.asarray(other) < 0)))
+
+
+def _div_floor(self, other):
+    other = _divisor(self, other)
+    with xp.errstate(all="ignore"):
+        return xp.floor_divide(self, other)
+
+
+def _remainder_forward(self, other):
+    other = _divisor(self, other)
+    with xp.errstate(all="ignore"):
+        return xp.remainder(self, other)
+
+
+def _fmod_forward(self, other):
+    other = _divisor(self, other)
+    with xp.errstate(all="ignore"):
+        return xp.fmod(self, other)
+
+
+_ZERO = lambda grad: zeros_like(grad)   # noqa: E731 - the derivative of a step function
+_div_mode = {
+    mode: defop("DivBackward2", lambda self, other, rounding_mode, f=f: f(self, other),
+                ("self", "other"), dtype=_rule(f"div_{mode}_cpu"),
+                grads={"self": lambda grad, other, rounding_mode: zeros_like(grad),
+                       "other": lambda grad, self, other, rounding_mode: zeros_like(grad)})
+    for mode, f in (("trunc", _div_trunc), ("floor", _div_floor))}
+_floor_divide = defop(
+    "NotImplemented", _div_floor, ("self", "other"), dtype=_rule("div_floor_cpu"),
+    grads=dict.fromkeys(("self", "other"), _not_implemented(
+        RuntimeError, "derivative for aten::floor_divide is not implemented")))
+_remainder = defop("RemainderBackward1", _remainder_forward, ("self", "other"),
+                   dtype=_rule("remainder_cpu"),
+                   grads={"self": lambda grad: grad,
+                          "other": lambda grad, self, other:
+                          -grad * self.div(other, rounding_mode="floor")})
+_remainder_scalar = defop("RemainderBackward0", _remainder_forward, dtype=_rule(
+    "remainder_cpu", attrs=("other",)), grads={"self": lambda grad: grad})
+_remainder_scalar_self = defop(
+    "NotImplemented", _remainder_forward, ("self", "other"), dtype=_rule("remainder_cpu"),
+    grads={"other": _not_implemented(RuntimeError,
+                                     "derivative for aten::remainder is not implemented")})
+_fmod = defop("FmodBackward1", _fmod_forward, ("self", "other"), dtype=_rule("fmod_cpu"),
+              grads={"self": lambda grad: grad,
+                     "other": lambda grad, self, other:
+                     -grad * self.div(other, rounding_mode="trunc")})
+_fmod_scalar = defop("FmodBackward0", _fmod_forward, dtype=_rule("fmod_cpu", attrs=("other",)),
+                     grads={"self": lambda grad: grad})
+
+
+def _check_rounding_mode(rounding_mode):
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+
+
+def div(input, other, *, rounding_mode=None):
+    _check_rounding_mode(rounding_mode)
+    if rounding_mode is None:
+        return _div(input, other)
+    return _div_mode[rounding_mode](input, other, rounding_mode=rounding_mode)
+
+
+def div_(self, other, *, rounding_mode=None):
+    _check_rounding_mode(rounding_mode)
+    if rounding_mode is None:
+        return apply_inplace(_div, self, (self, other), {})
+    return apply_inplace(_div_mode[rounding_mode], self, (self, other),
+                         {"rounding_mode": rounding_mode})
+
+
+def true_divide(input, other):
+    return _div(input, other)
+
+
+def floor_divide(input, other):
+    return _floor_divide(input, other)
+
+
+def remainder(input, other):
+    if not isinstance(input, Tensor):
+        return _remainder_scalar_self(input, other)
+    if not isinstance(other, Tensor):
+        return _remainder_scalar(input, other=other)
+    return _remainder(input, other)
+
+
+def fmod(input, other):
+    if not isinstance(other, Tensor):
+        return _fmod_scalar(input, other=other)
+    return _fmod(input, other)
+
+
+def _binary_inplace(tensor_op, scalar_op=None):
+    def method(self, other):
+        if scalar_op is not None and not isinstance(other, Tensor):
+            return apply_inplace(scalar_op, self, (self,), {"other": other})
+        return apply_inplace(tensor_op, self, (self, other), {})
+    return method
+
+
+floor_divide_ = _binary_inplace(_floor_divide)
+remainder_ = _binary_inplace(_remainder, _remainder_scalar)
+fmod_ = _binary_inplace(_fmod, _fmod_scalar)
+true_divide_ = _binary_inplace(_div)
+
+
+def float_power(input, exponent):
+    """pow computed in float64 (composite: the same nodes as pow on double operands)."""
+    base = input.double() if isinstance(input, Tensor) else builtins.float(input)
+    exp_ = exponent.double() if isinstance(exponent, Tensor) else builtins.float(exponent)
+    return pow(base, exp_)
+
+
+def pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return apply_inplace(_pow_tensor, self, (self, exponent), {})
+    return apply_inplace(_pow_scalar, self, (self,), {"exponent": exponent})
+
+
+def float_power_(self, exponent):
+    if self.dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_SCALAR_NAMES[self.dtype.name]} but the operation's result "
+                           "requires dtype Double")
+    return pow_(self, exponent.double() if isinstance(exponent, Tensor)
+                else builtins.float(exponent))
+
+
+def square(input):
+    return pow(input, 2)
+
+
+def square_(self):
+    return pow_(self, 2)
+
+
+# -- unary math ------------------------------------------------------------------------------
+def _math(node_name, forward, grad, dtype="float"):
+    """A unary row: (function, in-place method)."""
+    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype)
+    return (lambda input: op(input)), _inplace(op)
+
+
+def _quiet(f):
+    def forward(*arrays, **attrs):
+        with xp.errstate(all="ignore"):
+            return f(*arrays, **attrs)
+    return forward
+
+
+_erf_np = xp.vectorize(math.erf, otypes=[xp.float64])     # exact; NumPy has no erf
+_erfc_np = xp.vectorize(math.erfc, otypes=[xp.float64])
+
+
+def _erfinv_np(y):
+    """Winitzki's approximation refined by Halley steps on erf: float64 accuracy."""
+    y = xp.asarray(y, dtype=xp.float64)
+    a = xp.abs(y)
+    with xp.errstate(all="ignore"):
+        ln = xp.log1p(-a * a)
+        t = 2 / (xp.pi * 0.147) + ln / 2
+        x = xp.sqrt(xp.sqrt(t * t - ln / 0.147) - t)
+        small = a < 0.5
+        for _ in range(4):
+            x = xp.where(xp.isfinite(x), x, 0.0)
+            f = xp.where(small, _erf_np(x) - a, (1 - a) - _erfc_np(x))   # erf(x) - a
+            x = x - f / (2 / math.sqrt(math.pi) * xp.exp(-x * x) + x * f)
+        x = xp.where(a == 1, xp.inf, xp.where(a > 1, xp.nan, x))
+    return xp.copysign(x, y)
+
+
+_SQRT_PI = math.sqrt(math.pi)
+exp2, exp2_ = _math("Exp2Backward0", xp.exp2, lambda grad, result: grad * result * _LN2)
+expm1, expm1_ = _math("Expm1Backward0", xp.expm1, lambda grad, result: grad * (result + 1))
+log2, log2_ = _math("Log2Backward0", _quiet(xp.log2), lambda grad, self: grad / (self * _LN2))
+log10, log10_ = _math("Log10Backward0", _quiet(xp.log10),
+                      lambda grad, self: grad / (self * _LN10))
+log1p, log1p_ = _math("Log1PBackward0", _quiet(xp.log1p), lambda grad, self: grad / (self + 1))
+rsqrt, rsqrt_ = _math("RsqrtBackward0", _quiet(lambda a: 1 / xp.sqrt(a)),
+                      lambda grad, result: -0.5 * grad * result.pow(3))
+tan, tan_ = _math("TanBackward0", xp.tan, lambda grad, result: grad * (1 + result.pow(2)))
+asin, asin_ = _math("AsinBackward0", _quiet(xp.arcsin),
+                    lambda grad, self: grad * (-self * self + 1).rsqrt())
+acos, acos_ = _math("AcosBackward0", _quiet(xp.arccos),
+                    lambda grad, self: grad * -((-self * self + 1).rsqrt()))
+atan, atan_ = _math("AtanBackward0", xp.arctan, lambda grad, self: grad / (self * self + 1))
+sinh, sinh_ = _math("SinhBackward0", xp.sinh, lambda grad, self: grad * self.cosh())
+cosh, cosh_ = _math("CoshBackward0", xp.cosh, lambda grad, self: grad * self.sinh())
+asinh = _math("AsinhBackward0", xp.arcsinh,
+              lambda grad, self: grad * (self.pow(2) + 1).rsqrt())[0]
+acosh = _math("AcoshBackward0", _quiet(xp.arccosh),
+              lambda grad, self: grad * (self * self - 1).rsqrt())[0]
+atanh = _math("AtanhBackward0", _quiet(xp.arctanh), lambda grad, self: grad / (1 - self.pow(2)))[0]
+# torch has no derivative for these three in place: their nodes refuse backward
+asinh_, acosh_, atanh_ = (
+    _math(f"{name.capitalize()}Backward1", _quiet(f), _not_implemented(
+        NotImplementedError, f"the derivative for 'inplace version of {name}' is not "
+                             "implemented."))[1]
+    for name, f in (("asinh", xp.arcsinh), ("acosh", xp.arccosh), ("atanh", xp.arctanh)))
+erf, erf_ = _math("ErfBackward0", _erf_np,
+                  lambda grad, self: 2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
+erfc, erfc_ = _math("ErfcBackward0", _erfc_np,
+                    lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
+erfinv, erfinv_ = _math("ErfinvBackward0", _erfinv_np,
+                        lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
+frac, frac_ = _math("FracBackward0", lambda a: a - xp.trunc(a), lambda grad: grad,
+                    dtype=_rule("frac_cpu", kinds="f"))
+sgn, sgn_ = _math("SgnBackward0", lambda a: _sign(a),
+                  lambda grad, self, result: zeros_like(grad), dtype="promote")
+
+
+def _rounding(name, forward):
+    """floor/ceil/trunc/round: integers pass through as a copy, bool has no kernel."""
+    def f(a):
+        return a.copy() if a.dtype.kind in "iu" else forward(a)
+    return _math(f"{name.capitalize()}Backward0", f, _ZERO,
+                 dtype=_rule(f"{name}_vml_cpu", kinds="fiu"))
+
+
+floor, floor_ = _rounding("floor", xp.floor)
+ceil, ceil_ = _rounding("ceil", xp.ceil)
+trunc, trunc_ = _rounding("trunc", xp.trunc)
+_round, _round_ = _rounding("round", xp.rint)
+_round_decimals = defop("RoundBackward1", lambda self, decimals: xp.round(self, decimals),
+                        grads={"self": _ZERO}, dtype=_rule("round_vml_cpu", kinds="f"))
+
+
+def _check_round_decimals(input, decimals):
+    if input.dtype.np.kind != "f" and decimals != 0:
+        raise _kernel_error("round_cpu", input.dtype)
+
+
+def round(input, *, decimals=None):
+    if decimals is None:
+        return _round(input)
+    _check_round_decimals(input, decimals)
+    return _round_decimals(input, decimals=decimals)
+
+
+def round_(self, *, decimals=None):
+    if decimals is None:
+        return _round_(self)
+    _check_round_decimals(self, decimals)
+    return apply_inplace(_round_decimals, self, (self,), {"decimals": decimals})
+
+
+def _logit_forward(self, eps):
+    if eps is not None:
+        self = xp.clip(self, eps, 1 - eps)
+    with xp.errstate(all="ignore"):
+        return xp.log(self / (1 - self))
+
+
+def _logit_grad(grad, self, eps):
+    lo, hi, outside = (0.0, 1.0, float("nan")) if eps is None else (eps, 1.0 - eps, 0.0)
+    return where((self >= lo) & (self <= hi), grad / (self * (1.0 - self)), outside)
+
+
+_logit = defop("LogitBackward0", _logit_forward, grads={"self": _logit_grad}, dtype="float")
+
+
+def logit(input, eps=None):
+    return _logit(input, eps=eps)
+
+
+def logit_(self, eps=None):
+    return apply_inplace(_logit, self, (self,), {"eps": eps})
+
+
+_nan_to_num = defop(
+    "NanToNumBackward0", lambda self, nan, posinf, neginf: xp.nan_to_num(
+        self, nan=nan, posinf=posinf, neginf=neginf) if self.dtype.kind == "f" else self.copy(),
+    grads={"self": lambda grad, self: grad * isfinite(self)}, dtype="same")
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return apply_inplace(_nan_to_num, self, (self,),
+                         {"nan": nan, "posinf": posinf, "neginf": neginf})
+
+
+def _float_test(f, ints):
+    op = defop(f.__name__, lambda a: f(a) if a.dtype.kind == "f" else xp.full(a.shape, ints),
+               dtype="bool")
+    return lambda input: op(input)
+
+
+isnan = _float_test(xp.isnan, False)
+isinf = _float_test(xp.isinf, False)
+isfinite = _float_test(xp.isfinite, True)
+
+
+# -- binary math -----------------------------------------------------------------------------
+def _tensor_binary(name, op):
+    """function(input, other) and method(self, other) of a Tensor-only binary op."""
+    def function(input, other):
+        _need_tensors(name, ("input", input), ("other", other))
+        return op(input, other)
+
+    def method(self, other):
+        _need_tensors(name, ("other", other))
+        return op(self, other)
+    return function, method
+
+
+def _tensor_binary_inplace(name, op, to_float=False):
+    def method(self, other):
+        _need_tensors(name + "_", ("other", other))
+        _check_cast(self, other, to_float=to_float)
+        return apply_inplace(op, self, (self, other), {})
+    return method
+
+
+def _atan2_grad(which):
+    def formula(grad, self, other):
+        recip = (self * self + other * other).reciprocal()
+        return grad * other * recip if which == "self" else grad * -self * recip
+    return formula
+
+
+def _extremum_grads(wins):
+    """maximum/minimum: the larger (smaller) side gets the gradient, ties share it."""
+    def self_grad(grad, self, other):
+        return where(wins(other, self), 0.0, where(self == other, grad / 2, grad))
+
+    def other_grad(grad, self, other):
+        return where(wins(self, other), 0.0, where(self == other, grad / 2, grad))
+    return {"self": self_grad, "other": other_grad}
+
+
+def _fextremum_grads(keeps):
+    """fmax/fmin: self's gradient where it is kept (or other is NaN), other's elsewhere."""
+    return {"self": lambda grad, self, other: where(keeps(self, other) | isnan(other), grad, 0.0),
+            "other": lambda grad, self, other: where(keeps(self, other) | isnan(other), 0.0,
+                                                     grad)}
+
+
+def _logaddexp_forward(self, other):
+    with xp.errstate(all="ignore"):
+        return xp.logaddexp(self, other)
+
+
+_atan2 = defop("Atan2Backward0", xp.arctan2, ("self", "other"), dtype="float",
+               grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
+_maximum = defop("MaximumBackward0", xp.maximum, ("self", "other"),
+                 grads=_extremum_grads(lambda a, b: a > b))
+_minimum = defop("MinimumBackward0", xp.minimum, ("self", "other"),
+                 grads=_extremum_grads(lambda a, b: a < b))
+_fmax = defop("FmaxBackward0", xp.fmax, ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a >= b))
+_fmin = defop("FminBackward0", xp.fmin, ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a <= b))
+_hypot = defop("HypotBackward0", xp.hypot, ("self", "other"), dtype=_rule("hypot_cpu", "f"),
+               grads={"self": lambda grad, self, result: grad * self / result,
+                      "other": lambda grad, other, result: grad * other / result})
+_logaddexp = defop("LogaddexpBackward0", _logaddexp_forward, ("self", "other"),
+                   dtype=_rule("logaddexp_cpu", "f"),
+                   grads={"self": lambda grad, self, other: grad / (1 + (other - self).exp()),
+                          "other": lambda grad, self, other: grad / (1 + (self - other).exp())})
+
+atan2, _atan2_method = _tensor_binary("atan2", _atan2)
+maximum, _maximum_method = _tensor_binary("maximum", _maximum)
+minimum, _minimum_method = _tensor_binary("minimum", _minimum)
+fmax, _fmax_method = _tensor_binary("fmax", _fmax)
+fmin, _fmin_method = _tensor_binary("fmin", _fmin)
+hypot, _hypot_method = _tensor_binary("hypot", _hypot)
+logaddexp, _logaddexp_method = _tensor_binary("logaddexp", _logaddexp)
+atan2_ = _tensor_binary_inplace("atan2", _atan2, to_float=True)
+hypot_ = _tensor_binary_inplace("hypot", _hypot)
+
+
+def _xlogy_forward(self, other):
+    with xp.errstate(all="ignore"):
+        out = xp.where(self == 0, 0.0, self * xp.log(other))
+    return xp.where(xp.isnan(other), xp.nan, out)
+
+
+_xlogy = defop("XlogyBackward0", _xlogy_forward, ("self", "other"), dtype="float",
+               grads={"self": lambda grad, self, other: where(
+                   (self == 0.0) & (other <= 0.0), 0.0, xlogy(grad, other)),
+                      "other": lambda grad, self, other: grad * self / other})
+_xlogy_scalar_self = defop(
+    "XlogyBackward1", lambda other, self: _xlogy_forward(self, other), ("other",),
+    dtype=_rule("xlogy", to_float=True, attrs=("self",)),
+    grads={"other": lambda grad, self, other: grad * self / other})
+_xlogy_scalar_other = defop(
+    "XlogyBackward2", _xlogy_forward, dtype=_rule("xlogy", to_float=True, attrs=("other",)),
+    grads={"self": lambda grad, self, other: where(
+        (self == 0.0) & (other <= 0.0), 0.0, xlogy(grad, other))})
+
+
+def xlogy(input, other):
+    if not isinstance(input, Tensor):
+        return _xlogy_scalar_self(other, self=input)
+    if not isinstance(other, Tensor):
+        return _xlogy_scalar_other(input, other=other)
+    return _xlogy(input, other)
+
+
+def xlogy_(self, other):
+    if not isinstance(other, Tensor):
+        return apply_inplace(_xlogy_scalar_other, self, (self,), {"other": other})
+    return apply_inplace(_xlogy, self, (self, other), {})
+
+
+# -- lerp, addcmul, addcdiv ------------------------------------------------------------------
+def _lerp_forward(self, end, weight):
+    with xp.errstate(all="ignore"):
+        return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
+                        end - (end - self) * (1 - weight))
+
+
+def _lerp_rule(kernel):
+    def rule(values, attrs):
+        want = values[0].dtype
+        for name, v in zip(("end", "weight"), values[1:]):
+            if v.dtype is not want:
+                raise RuntimeError(f"expected dtype {_C10_NAMES[want.name]} for `{name}` but "
+                                   f"got dtype {_C10_NAMES[v.dtype.name]}")
+        if not want.is_floating_point:
+            raise _kernel_error(kernel, want)
+        return want
+    return rule
+
+
+_lerp_scalar = defop("LerpBackward0", _lerp_forward, ("self", "end"),
+                     dtype=_lerp_rule("lerp_kernel_scalar"),
+                     grads={"self": lambda grad, weight: grad * (1 - weight),
+                            "end": lambda grad, weight: grad * weight})
+_lerp_tensor = defop("LerpBackward1", _lerp_forward, ("self", "end", "weight"),
+                     dtype=_lerp_rule("lerp_kernel_tensor"),
+                     grads={"self": lambda grad, weight: grad * (1 - weight),
+                            "end": lambda grad, weight: grad * weight,
+                            "weight": lambda grad, self, end: grad * (end - self)})
+
+
+def _lerp_args(input, end, weight):
+    if isinstance(weight, Tensor):
+        return _lerp_tensor, (input, end, weight), {}
+    return _lerp_scalar, (input, end), {"weight": weight}
+
+
+def lerp(input, end, weight):
+    op, values, attrs = _lerp_args(input, end, weight)
+    return op(*values, **attrs)
+
+
+def lerp_(self, end, weight):
+    op, values, attrs = _lerp_args(self, end, weight)
+    return apply_inplace(op, self, values, attrs)
+
+
+def _addc_forward(combine):
+    def forward(self, tensor1, tensor2, value):
+        if self.dtype.kind != "f":
+            value = builtins.int(value)
+        with xp.errstate(all="ignore"):
+            return self + value * combine(tensor1, tensor2)
+    return forward
+
+
+def _addcdiv_check(tensor1, tensor2):
+    if tensor1.dtype.np.kind in "biu" and tensor2.dtype.np.kind in "biu":
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes.")
+
+
+_addcmul = defop("AddcmulBackward0", _addc_forward(xp.multiply),
+                 ("self", "tensor1", "tensor2"),
+                 grads={"self": lambda grad: grad,
+                        "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
+                        "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
+_addcdiv = defop("AddcdivBackward0", _addc_forward(xp.true_divide),
+                 ("self", "tensor1", "tensor2"),
+                 grads={"self": lambda grad: grad,
+                        "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
+                        "tensor2": lambda grad, tensor1, tensor2, value:
+                        -grad * (value * tensor1 / (tensor2 * tensor2))})
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    return _addcmul(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _addcdiv_check(tensor1, tensor2)
+    return _addcdiv(input, tensor1, tensor2, value=value)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    return apply_inplace(_addcmul, self, (self, tensor1, tensor2), {"value": value})
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    _addcdiv_check(tensor1, tensor2)
+    return apply_inplace(_addcdiv, self, (self, tensor1, tensor2), {"value": value})
+
+
+# -- activations -----------------------------------------------------------------------------
+# The backward ops of piecewise-linear activations: their own derivative in self is zero, but
+# like torch's they keep self in the graph (so a double backward reaches self and gives zeros).
+_hardtanh_backward = defop(
+    "HardtanhBackwardBackward0", lambda grad_output, self, min_val, max_val: xp.where(
+        (self <= min_val) | (self >= max_val), 0, grad_output), ("grad_output", "self"),
+    grads={"grad_output": lambda grad, self, min_val, max_val: _hardtanh_backward(
+        grad, self, min_val=min_val, max_val=max_val), "self": _ZERO})
+_leaky_relu_backward = defop(
+    "LeakyReluBackwardBackward0", lambda grad_output, self, negative_slope: xp.where(
+        self > 0, grad_output, grad_output * negative_slope), ("grad_output", "self"),
+    grads={"grad_output": lambda grad, self, negative_slope: _leaky_relu_backward(
+        grad, self, negative_slope=negative_slope), "self": _ZERO})
+_ONE_SIXTH = builtins.float(xp.float32(1 / 6))    # torch's kernel uses the float constant
+# torch has no derivative for hardsigmoid's backward: a double backward through it refuses
+_hardsigmoid_backward = defop(
+    "NotImplemented", lambda grad_output, self: xp.where(
+        (self > -3) & (self < 3), grad_output * _ONE_SIXTH, 0), ("grad_output", "self"),
+    grads=dict.fromkeys(("grad_output", "self"), _not_implemented(
+        RuntimeError, "derivative for aten::hardsigmoid_backward is not implemented")))
+
+
+def _same_dtype(kernel, kinds="f"):
+    def rule(values, attrs):
+        d = values[0].dtype
+        if d.np.kind not in kinds:
+            raise _kernel_error(kernel, d)
+        return d
+    return rule
+
+
+def _apply(op, input, inplace, **attrs):
+    return apply_inplace(op, input, (input,), attrs) if inplace else op(input, **attrs)
+
+
+_hardtanh = defop("HardtanhBackward0", lambda self, min_val, max_val: xp.clip(
+    self, min_val, max_val), grads={"self": lambda grad, self, min_val, max_val:
+                                    _hardtanh_backward(grad, self, min_val=min_val,
+                                                       max_val=max_val)},
+    dtype=_same_dtype("hardtanh_cpu", "fiu"))
+
+
+def _check_hardtanh(input, min_val, max_val):
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if input.dtype is dtypes.uint8 and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    _check_hardtanh(input, min_val, max_val)
+    return _apply(_hardtanh, input, inplace, min_val=min_val, max_val=max_val)
+
+
+def relu6(input, inplace=False):
+    _check_hardtanh(input, 0, 6)
+    return _apply(_hardtanh, input, inplace, min_val=0, max_val=6)
+
+
+_leaky_relu = defop("LeakyReluBackward0", lambda self, negative_slope: xp.where(
+    self > 0, self, self * negative_slope), dtype=_same_dtype("leaky_relu_cpu"),
+    grads={"self": lambda grad, self, negative_slope: _leaky_relu_backward(
+        grad, self, negative_slope=negative_slope)})
+_leaky_relu_result = defop("LeakyReluBackward1", _leaky_relu.forward,
+                           dtype=_same_dtype("leaky_relu_cpu"),
+                           grads={"self": lambda grad, result, negative_slope:
+                                  _leaky_relu_backward(grad, result,
+                                                       negative_slope=negative_slope)})
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _apply(_leaky_relu_result if inplace else _leaky_relu, input, inplace,
+                  negative_slope=negative_slope)
+
+
+def _elu_forward(self, alpha, scale, input_scale):
+    return xp.where(self > 0, self * scale,
+                    xp.expm1(xp.minimum(self, 0) * input_scale) * (alpha * scale))
+
+
+# At 0 torch takes the negative side's slope but not its curvature: a constant there.
+def _elu_grad(grad, self, alpha, scale, input_scale):
+    at_zero = where(self > 0, grad * scale, grad * (input_scale * alpha * scale))
+    return where(self < 0, grad * (input_scale * alpha * scale) * (self * input_scale).exp(),
+                 at_zero)
+
+
+def _elu_result_grad(grad, result, alpha, scale, input_scale):
+    at_zero = where(result > 0, grad * scale, grad * (input_scale * alpha * scale))
+    return where(result < 0, grad * input_scale * (result + alpha * scale), at_zero)
+
+
+_elu = defop("EluBackward0", _quiet(_elu_forward), dtype=_same_dtype("elu_cpu"),
+             grads={"self": _elu_grad})
+_elu_result = defop("EluBackward1", _quiet(_elu_forward), dtype=_same_dtype("elu_cpu"),
+                    grads={"self": _elu_result_grad})
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _apply(_elu_result if inplace else _elu, input, inplace, alpha=alpha, scale=1,
+                  input_scale=1)
+
+
+def selu(input, inplace=False):
+    return _apply(_elu_result if inplace else _elu, input, inplace, alpha=_SELU_ALPHA,
+                  scale=_SELU_SCALE, input_scale=1)
+
+
+_celu = defop("CeluBackward0", _quiet(lambda self, alpha: _elu_forward(self, alpha, 1, 1 / alpha)),
+              dtype=_same_dtype("elu_cpu"),
+              grads={"self": lambda grad, self, alpha: _elu_grad(grad, self, alpha, 1, 1 / alpha)})
+_celu_result = defop("CeluBackward1", _celu.forward, dtype=_same_dtype("elu_cpu"),
+                     grads={"self": lambda grad, result, alpha: _elu_result_grad(
+                         grad, result, alpha, 1, 1 / alpha)})
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _apply(_celu_result if inplace else _celu, input, inplace, alpha=alpha)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+_GELU_BETA, _GELU_KAPPA = math.sqrt(2.0) * (2.0 / _SQRT_PI) * 0.5, 0.044715
+
+
+def _gelu_forward(self, approximate):
+    if approximate == "tanh":
+        return 0.5 * self * (1 + xp.tanh(_GELU_BETA * (self + _GELU_KAPPA * self ** 3)))
+    return self * 0.5 * (1 + _erf_np(self / math.sqrt(2.0)))
+
+
+def _gelu_grad(grad, self, approximate):
+    if approximate == "tanh":
+        inner = (self + _GELU_KAPPA * self.pow(3)) * _GELU_BETA
+        t = inner.tanh()
+        slope = (1 - t * t) * _GELU_BETA * (1 + 3 * _GELU_KAPPA * self.pow(2))
+        return grad * (0.5 * (1 + t) + 0.5 * self * slope)
+    cdf = 0.5 * (1 + (self * (1 / math.sqrt(2.0))).erf())
+    pdf = (-0.5 * self * self).exp() * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + self * pdf)
+
+
+_gelu = defop("GeluBackward0", _gelu_forward, dtype=_same_dtype("GeluKernelImpl"),
+              grads={"self": _gelu_grad})
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _gelu(input, approximate=approximate)
+
+
+def _softplus_forward(self, beta, threshold):
+    return xp.where(self * beta > threshold, self, xp.log1p(xp.exp(self * beta)) / beta)
+
+
+def _softplus_grad(grad, self, beta, threshold):
+    # on the threshold torch takes the smooth side's slope but not its curvature
+    z = self * beta
+    edge = where(z > threshold, grad, grad * (1 / (1 + math.exp(-threshold))))
+    return where(z < threshold, grad * z.sigmoid(), edge)
+
+
+_softplus = defop("SoftplusBackward0", _quiet(_softplus_forward),
+                  dtype=_same_dtype("softplus_cpu"), grads={"self": _softplus_grad})
+
+
+def softplus(input, beta=1, threshold=20):
+    return _softplus(input, beta=beta, threshold=threshold)
+
+
+def _sigmoid_np(a):
+    return 1 / (1 + xp.exp(-a))
+
+
+_silu = defop("SiluBackward0", _quiet(lambda self: self * _sigmoid_np(self)),
+              dtype=_same_dtype("silu_cpu"), grads={"self": lambda grad, self: (
+                  lambda s: grad * s * (1.0 + self * (1.0 - s)))(self.sigmoid())})
+
+
+def _mish_grad(grad, self):
+    s, t = self.sigmoid(), softplus(self).tanh()
+    return grad * (t + self * s * (1.0 - t * t))
+
+
+_mish = defop("MishBackward0", _quiet(lambda self: self * xp.tanh(_softplus_forward(self, 1, 20))),
+              dtype=_same_dtype("mish_cpu"), grads={"self": _mish_grad})
+_hardsigmoid = defop("HardsigmoidBackward0", lambda self: xp.clip(self + 3, 0, 6) / 6,
+                     dtype=_same_dtype("hardsigmoid_cpu"),
+                     grads={"self": lambda grad, self: _hardsigmoid_backward(grad, self)})
+_hardswish = defop("HardswishBackward0", lambda self: self * xp.clip(self + 3, 0, 6) / 6,
+                   dtype=_same_dtype("hardswish_cpu"),
+                   grads={"self": lambda grad, self: where(
+                       self <= -3, 0.0, where(self < 3, grad * (self / 3 + 0.5), grad))})
+
+
+def silu(input, inplace=False):
+    return _apply(_silu, input, inplace)
+
+
+def mish(input, inplace=False):
+    return _apply(_mish, input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _apply(_hardsigmoid, input, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _apply(_hardswish, input, inplace)
+
+
+# -- comparisons and logical/bitwise ops -----------------------------------------------------
+def _compare(name, forward):
+    """A comparison: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and
+    records a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
+    node = name.capitalize()
+    scalar = defop(f"{node}Backward0", lambda self, other: forward(self, _like(self, other)),
+                   dtype="bool",
+                   grads={"self": _ZERO})
+    tensor = defop(f"{node}Backward1", forward, ("self", "other"), dtype="bool",
+                   grads={"self": _ZERO, "other": _ZERO})
+    return (lambda input, other: tensor(input, other)), _binary_inplace(tensor, scalar)
+
+
+eq, eq_ = _compare("eq", xp.equal)
+ne, ne_ = _compare("ne", xp.not_equal)
+lt, lt_ = _compare("lt", xp.less)
+le, le_ = _compare("le", xp.less_equal)
+gt, gt_ = _compare("gt", xp.greater)
+ge, ge_ = _compare("ge", xp.greater_equal)
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+def _logical(name, forward, inputs=("self", "other")):
+    """A logical op (tensors only, no gradient); in place it writes 0/1 in self's dtype."""
+    op = defop(name, forward, inputs, dtype="bool")     # no grads: not differentiable
+    if len(inputs) == 1:
+        return (lambda input: op(input)), (lambda self: apply_inplace(op, self, (self,), {}))
+
+    def function(input, other):
+        _need_tensors(name, ("input", input), ("other", other))
+        return op(input, other)
+
+    def method(self, other):
+        _need_tensors(name + "_", ("other", other))
+        return apply_inplace(op, self, (self, other), {})
+    return function, method
+
+
+logical_and, logical_and_ = _logical("logical_and", xp.logical_and)
+logical_or, logical_or_ = _logical("logical_or", xp.logical_or)
+logical_xor, logical_xor_ = _logical("logical_xor", xp.logical_xor)
+logical_not, logical_not_ = _logical("logical_not", xp.logical_not, ("self",))
+
+
+def _check_cast(self, *others, to_float=False):
+    """In place, torch checks that the result type fits self before looking for a kernel."""
+    want = dtypes.result_type(self, *others)
+    if to_float and not want.is_floating_point:
+        want = dtypes.get_default_dtype()
+    if want.category > self.dtype.category:
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
+
+
+def _bitwise(name, forward, inputs=("self", "other")):
+    op = defop(name, forward, inputs, dtype=_rule(f"{name}_cpu", kinds="biu"))
+    if len(inputs) == 1:
+        return (lambda input: op(input)), (lambda self: apply_inplace(op, self, (self,), {}))
+
+    def method(self, other):
+        _check_cast(self, other)
+        return apply_inplace(op, self, (self, other), {})
+    return (lambda input, other: op(input, other)), method
+
+
+bitwise_and, bitwise_and_ = _bitwise("bitwise_and", xp.bitwise_and)
+bitwise_or, bitwise_or_ = _bitwise("bitwise_or", xp.bitwise_or)
+bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", xp.bitwise_xor)
+bitwise_not, bitwise_not_ = _bitwise("bitwise_not", xp.invert, ("self",))
+
+
+def _invert(self):
+    if self.is_floating_point():
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
+    return bitwise_not(self)
+
+
+# -- where, clamp ----------------------------------------------------------------------------
 _where = defop("WhereBackward0", xp.where, ("condition", "self", "other"), promote=(1, 2),
                grads={"self": lambda grad, condition: where(condition, grad, 0),
                       "other": lambda grad, condition: where(condition, 0, grad)})
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
     return _where(condition, input, other)
 
 
@@ -226,24 +1082,77 @@ def _clamp_grad(grad, self, min, max):
     return where(inside, grad, 0)
 
 
+def _clamp_min_grad(grad, self, min, max):
+    below = self < min if max is None else (self < min) & (min < max)
+    return where(below, grad, 0)
+
+
+def _clamp_max_grad(grad, self, min, max):
+    above = self > max if min is None else (self > max) | (max < min)
+    return where(above, grad, 0)
+
+
 def _clamp_dtype(values, attrs):
     return dtypes.result_type(*values, *(v for v in (attrs["min"], attrs["max"]) if v is not None))
 
 
 _clamp = defop("ClampBackward1", _clamp_forward, grads={"self": _clamp_grad}, dtype=_clamp_dtype)
+# min/max tensors may be None: no promotion in the registry, the forward casts to ``dtype``
+_clamp_tensor = defop(
+    "ClampBackward0", lambda self, min, max, dtype: _clamp_forward(self, min, max).astype(
+        dtype.np, copy=False), ("self", "min", "max"), dtype="same",
+    grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
+
+
+def _clamp_type_error(args, method):
+    got = ", ".join(("Tensor" if isinstance(a, Tensor) else type(a).__name__)
+                    for a in args[method:])
+    return TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but "
+                     "expected one of:")
+
+
+def _clamp_args(input, min, max, method=False):
+    """(row, values, attrs) for clamp's Scalar or Tensor overload."""
+    tensors = [isinstance(v, Tensor) for v in (min, max) if v is not None]
+    if any(tensors) and not all(tensors):
+        raise _clamp_type_error([a for a in (input, min, max) if a is not None], method)
+    if not any(tensors):
+        return _clamp, (input,), {"min": min, "max": max}
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    present = [v for v in (input, min, max) if v is not None]
+    broadcast_shapes(*(v.shape for v in present))
+    return _clamp_tensor, (input, min, max), {"dtype": dtypes.result_type(*present)}
 
 
 def clamp(input, min=None, max=None):
-    return _clamp(input, min=min, max=max)
+    op, values, attrs = _clamp_args(input, min, max)
+    return op(*values, **attrs)
+
+
+def clamp_(self, min=None, max=None):
+    op, values, attrs = _clamp_args(self, min, max, method=True)
+    if op is _clamp_tensor:
+        want = attrs["dtype"]
+        if want.category > self.dtype.category:
+            raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                               f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
+        attrs["dtype"] = self.dtype
+        return apply_inplace(op, self, values, attrs)
+    want = _clamp_dtype((self,), {"min": min, "max": max})
+    if want.category > self.dtype.category:     # the Scalar overload names C++ types
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the desired "
+                           f"output type {_C10_NAMES[self.dtype.name]}")
+    return apply_inplace(_clamp, self, (self,), {"min": min, "max": max})
 
 
 # -- in-place --------------------------------------------------------------------------------
-_zero = defop("ZeroBackward0", xp.zeros_like, dtype="same", grads={"self": lambda grad: zeros_like(grad)})
+_zero = defop("ZeroBackward0", xp.zeros_like, dtype="same", grads={"self": _ZERO})
 _fill = defop("FillBackward2", lambda self, value: xp.full_like(self, value), dtype="same",
               grads={"self": lambda grad: zeros_like(grad)})
 _fill_tensor = defop("FillBackward3", lambda self, value: xp.full_like(self, value),
                      ("self", "value"), dtype="same",
-                     grads={"self": lambda grad: zeros_like(grad), "value": lambda grad: grad.sum()})
+                     grads={"self": _ZERO, "value": lambda grad: grad.sum()})
 _copy = defop("CopyBackwards", lambda self, src: xp.broadcast_to(src, self.shape),
               ("self", "src"), dtype="same",
               grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad})
@@ -282,18 +1191,6 @@ def mul_(self, other):
     return apply_inplace(_mul, self, (self, other), {})
 
 
-def div_(self, other):
-    return apply_inplace(_div, self, (self, other), {})
-
-
-def clamp_(self, min=None, max=None):
-    want = _clamp_dtype((self,), {"min": min, "max": max})
-    if want.category > self.dtype.category:     # the Scalar overload names C++ types
-        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the desired "
-                           f"output type {_C10_NAMES[self.dtype.name]}")
-    return apply_inplace(_clamp, self, (self,), {"min": min, "max": max})
-
-
 def _r(fn):
     """The reflected form of a binary op (``2 ** x`` calls ``x.__rpow__(2)``)."""
     return lambda self, other: fn(other, self)
@@ -310,27 +1207,79 @@ def _binary(fn):
     return method
 
 
-__all__ = ["abs", "add", "clamp", "cos", "div", "eq", "exp", "ge", "gt", "le", "log",
-           "logical_and", "logical_or", "lt", "mul", "ne", "neg", "pow", "reciprocal", "relu",
-           "rsub", "sigmoid", "sign", "sin", "sqrt", "sub", "tanh", "where"]
+
+
+def _rdiv(self, other):
+    return self.reciprocal() * other
+
+
+__all__ = [
+    "abs", "acos", "acosh", "add", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2",
+    "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "celu", "celu_",
+    "clamp", "cos", "cosh", "div", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "ge", "greater",
+    "greater_equal", "gt", "hypot", "isfinite", "isinf", "isnan", "le", "lerp", "less",
+    "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne",
+    "neg", "not_equal", "pow", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub",
+    "selu", "selu_", "sgn", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan",
+    "tanh", "true_divide", "trunc", "where", "xlogy",
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "fix"]
+arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
+arcsinh, arccosh, arctanh, fix = asinh, acosh, atanh, trunc
 
 METHODS = {
     "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "abs": abs,
     "sign": sign, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
     "sigmoid": sigmoid, "relu": relu, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
-    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
-    "logical_and": logical_and, "logical_or": logical_or,
+    "true_divide": true_divide, "floor_divide": floor_divide, "remainder": remainder,
+    "fmod": fmod, "float_power": float_power, "square": square, "logit": logit, "lerp": lerp,
+    "addcmul": addcmul, "addcdiv": addcdiv, "xlogy": xlogy, "round": round,
+    "nan_to_num": nan_to_num, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "atan2": _atan2_method, "arctan2": _atan2_method, "maximum": _maximum_method,
+    "minimum": _minimum_method, "fmax": _fmax_method, "fmin": _fmin_method,
+    "hypot": _hypot_method, "logaddexp": _logaddexp_method,
+    "where": lambda self, condition, other: where(condition, self, other),
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "greater": gt,
+    "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
+    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
+    "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
+    "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
     "__add__": _binary(add), "__radd__": _binary(add),
     "__sub__": _binary(sub), "__rsub__": _binary(rsub),
     "__mul__": _binary(mul), "__rmul__": _binary(mul),
-    "__truediv__": _binary(div), "__rtruediv__": _binary(lambda a, b: a.reciprocal() * b),
+    "__truediv__": _binary(div), "__rtruediv__": _binary(_rdiv),
+    "__floordiv__": _binary(floor_divide), "__rfloordiv__": _binary(_r(floor_divide)),
+    "__mod__": _binary(remainder), "__rmod__": _binary(_r(remainder)),
     "__pow__": _binary(pow), "__rpow__": _binary(_r(pow)),
-    "__neg__": neg, "__abs__": abs, "__pos__": lambda self: self,
+    "__neg__": neg, "__abs__": abs, "__pos__": lambda self: self, "__invert__": _invert,
     "__eq__": _binary(eq), "__ne__": _binary(ne), "__lt__": _binary(lt),
     "__le__": _binary(le), "__gt__": _binary(gt), "__ge__": _binary(ge),
     "__and__": _binary(bitwise_and), "__or__": _binary(bitwise_or),
+    "__xor__": _binary(bitwise_xor), "__rand__": _binary(bitwise_and),
+    "__ror__": _binary(bitwise_or), "__rxor__": _binary(bitwise_xor),
     # in-place
     "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_, "fill_": fill_,
-    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_,
+    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_, "pow_": pow_,
+    "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
+    "fmod_": fmod_, "float_power_": float_power_, "square_": square_, "logit_": logit_,
+    "lerp_": lerp_, "addcmul_": addcmul_, "addcdiv_": addcdiv_, "xlogy_": xlogy_,
+    "round_": round_, "nan_to_num_": nan_to_num_, "atan2_": atan2_, "arctan2_": atan2_,
+    "hypot_": hypot_, "eq_": eq_, "ne_": ne_, "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_,
+    "greater_": gt_, "greater_equal_": ge_, "less_": lt_, "less_equal_": le_,
+    "not_equal_": ne_, "logical_and_": logical_and_, "logical_or_": logical_or_,
+    "logical_xor_": logical_xor_, "logical_not_": logical_not_, "bitwise_and_": bitwise_and_,
+    "bitwise_or_": bitwise_or_, "bitwise_xor_": bitwise_xor_, "bitwise_not_": bitwise_not_,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
+    "__ifloordiv__": floor_divide_, "__imod__": remainder_, "__iand__": bitwise_and_,
+    "__ior__": bitwise_or_, "__ixor__": bitwise_xor_,
 }
+# unary math: method and in-place method under the function's name
+for _name in ("exp2 expm1 log2 log10 log1p rsqrt tan asin acos atan sinh cosh asinh acosh atanh "
+              "erf erfc erfinv floor ceil trunc fix frac sgn arcsin arccos arctan arcsinh "
+              "arccosh arctanh").split():
+    METHODS[_name] = globals()[_name]
+    METHODS[_name + "_"] = globals()[{"arcsin": "asin", "arccos": "acos", "arctan": "atan",
+                                      "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
+                                      "fix": "trunc"}.get(_name, _name) + "_"]
+del _name
