@@ -1,8 +1,17 @@
-"""Reductions (sum, mean) and sum_to, the broadcasting reduction the engine applies."""
+"""Reductions (sum, mean, prod, max/min, median, sort, var/std, norms, cumulative ops, ...) and
+sum_to, the broadcasting reduction the engine applies."""
+import builtins
+import math
+import warnings
+
 from .. import dtypes
-from .._tensor import _wrap_dim
+from .._creation import ones, zeros_like
+from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
+from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
 from .registry import _SCALAR_NAMES, defop
+
+_INF = math.inf
 
 
 def _acc(a):
@@ -10,25 +19,35 @@ def _acc(a):
     return xp.float32 if a.dtype == xp.float16 else None
 
 
+def _axis(a, dim):
+    """NumPy's axis for torch dims (a 0-d array has no axis; None: all)."""
+    return None if dim is None or a.ndim == 0 else dim
+
+
 def _sum_forward(self, dim, keepdim, dtype):
-    out = xp.sum(self, axis=dim, keepdims=keepdim, dtype=dtype.np if dtype else _acc(self))
-    return out
+    return xp.sum(self, axis=_axis(self, dim), keepdims=keepdim,
+                  dtype=dtype.np if dtype else _acc(self))
 
 
 def _mean_forward(self, dim, keepdim, dtype):
-    return xp.mean(self, axis=dim, keepdims=keepdim, dtype=_acc(self))
+    return xp.mean(self, axis=_axis(self, dim), keepdims=keepdim, dtype=_acc(self))
+
+
+def _restore(grad, dims, ndim, keepdim=False):
+    """Put back the dims a reduction removed (a no-op with keepdim or a 0-d input)."""
+    if not keepdim and ndim:
+        for d in sorted(range(ndim) if dims is None else dims):
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 def _sum_backward(grad, sizes, dim, keepdim):
-    if not keepdim and sizes:
-        for d in sorted(dim):
-            grad = grad.unsqueeze(d)
-    return grad.expand(sizes)
+    return _restore(grad, dim, len(sizes), keepdim).expand(sizes)
 
 
 def _numel(sizes, dims):
     n = 1
-    for d in dims:
+    for d in range(len(sizes)) if dims is None or not sizes else dims:
         n *= sizes[d]
     return n
 
@@ -66,6 +85,10 @@ def _dims(dim, ndim):
     return out
 
 
+def _type_name(d):
+    return _SCALAR_NAMES[d.name]
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _sum_all(input, dtype=dtype)
@@ -77,8 +100,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if not d.is_floating_point:
         which = "Optional" if dtype is not None else "Input"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
-                           f"a floating point or complex dtype. Got: "
-                           f"{_SCALAR_NAMES[d.name]}")
+                           f"a floating point or complex dtype. Got: {_type_name(d)}")
     if dtype is not None and dtype is not input.dtype:
         input = input.to(dtype)
     if dim is None:
@@ -101,7 +123,988 @@ def sum_to(grad, shape):
     return grad
 
 
+# -- helpers for backward formulas: flip, gather and scatter into zeros ----------------------
+# index arguments are NumPy arrays kept as attrs: they need no grad and need not broadcast.
+def _put(out, index, src, dim, add):
+    if out.ndim == 0:
+        return out + src if add else src.copy()
+    if add:
+        idx = list(xp.indices(index.shape, sparse=True))
+        idx[dim] = index
+        xp.add.at(out, tuple(idx), src)
+    else:
+        xp.put_along_axis(out, index, src, dim)
+    return out
 
-__all__ = ["sum", "mean"]
 
-METHODS = {"sum": sum, "mean": mean}
+def _gather_forward(self, index, dim):
+    return self.copy() if self.ndim == 0 else xp.take_along_axis(self, index, dim)
+
+
+_flip = defop("FlipBackward0", lambda self, dims: xp.flip(self, dims).copy(), dtype="same",
+              grads={"self": lambda grad, dims: _flip(grad, dims=dims)})
+_gather = defop("GatherBackward0", _gather_forward, dtype="same",
+                grads={"self": lambda grad, index, dim, self_sym_sizes: _scatter_add(
+                    grad, index=index, dim=dim, sizes=self_sym_sizes)})
+_scatter = defop("ScatterBackward0", lambda src, index, dim, sizes: _put(
+    xp.zeros(sizes, src.dtype), index, src, dim, False), ("src",), dtype="same",
+    grads={"src": lambda grad, index, dim: _gather(grad, index=index, dim=dim)})
+_scatter_add = defop("ScatterAddBackward0", lambda src, index, dim, sizes: _put(
+    xp.zeros(sizes, src.dtype), index, src, dim, True), ("src",), dtype="same",
+    grads={"src": lambda grad, index, dim: _gather(grad, index=index, dim=dim)})
+
+
+def _narrow(t, dim, start, length):
+    return _shape._slice(t, dim, start, start + length, 1)
+
+
+def _select_backward(grad, dim, indices, sizes, keepdim):
+    """The gradient of a reduction that picked ``indices`` along ``dim``."""
+    if not sizes:
+        return grad
+    index = indices._data
+    if not keepdim:
+        grad, index = grad.unsqueeze(dim), xp.expand_dims(index, dim)
+    return _scatter(grad, index=index, dim=dim, sizes=sizes)
+
+
+def _evenly_distribute(grad, self, result):
+    """All-reduce max/min/median: ties share the gradient evenly (NaN picks the NaNs)."""
+    mask = self != self if bool(xp.isnan(result._data)) else self == result
+    return _pw().where(mask, grad / mask.sum(), 0)
+
+
+def _pw():
+    from . import pointwise
+    return pointwise
+
+
+def _reduced_count_backward(grad, self, result, dim, keepdim):
+    """amax/amin: ties along the reduced dims share the gradient evenly."""
+    grad, result = (_restore(t, dim, self.dim(), keepdim) for t in (grad, result))
+    mask = result == self
+    return grad / mask.sum(dim, keepdim=True) * mask
+
+
+# -- named tuples ----------------------------------------------------------------------------
+_RETURN_TYPES = {}
+
+
+def _return_type(name):
+    """torch.return_types.<name>: a (values, indices) tuple printed like torch's."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        def __repr__(self):
+            return f"torch.return_types.{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        cls = type(name, (tuple,), {
+            "__slots__": (), "__repr__": __repr__, "__module__": "torch.return_types",
+            "__new__": lambda cls, values, indices: tuple.__new__(cls, (values, indices)),
+            "values": property(lambda self: self[0]), "indices": property(lambda self: self[1])})
+        _RETURN_TYPES[name] = cls
+    return cls
+
+
+def _named(name, pair):
+    return _return_type(name)(*pair)
+
+
+# -- prod ------------------------------------------------------------------------------------
+def _prod_forward(self, dim, keepdim, dtype):
+    return xp.prod(self, axis=_axis(self, dim), keepdims=keepdim,
+                   dtype=dtype.np if dtype else _acc(self))
+
+
+def _has_zero(t):
+    return bool((t._data == 0).any())
+
+
+def _prod_safe_zeros_backward(grad, inp, dim):
+    """grad times the product of the other elements along ``dim``, without dividing."""
+    if inp.numel() == 0:
+        return grad.expand(inp.shape)
+    n = inp.shape[dim]
+    if n == 1:
+        return grad
+    size = list(inp.shape)
+    size[dim] = 1
+    one = ones(size, dtype=inp.dtype)
+    cat = _shape.cat
+    before = cumprod(cat([one, _narrow(inp, dim, 0, n - 1)], dim), dim)
+    after = _flip(cumprod(cat([one, _flip(_narrow(inp, dim, 1, n - 1), dims=(dim,))], dim),
+                          dim), dims=(dim,))
+    return grad * (before * after)
+
+
+def _prod_all_backward(grad, self, result):
+    if self.dim() == 0:
+        return grad
+    if not _has_zero(self):
+        return grad * (result / self)
+    return _prod_safe_zeros_backward(grad, self.reshape(-1), 0).reshape(self.shape)
+
+
+def _prod_dim_backward(grad, self, result, dim, keepdim):
+    if self.dim() == 0:
+        return grad
+    if not keepdim:
+        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+    if not _has_zero(self):
+        return grad * (result / self)
+    return _prod_safe_zeros_backward(grad, self, dim)
+
+
+_prod_all = defop("ProdBackward0", lambda self, dtype: _prod_forward(self, None, False, dtype),
+                  dtype=_result_dtype, grads={"self": _prod_all_backward})
+_prod_dim = defop("ProdBackward1", lambda self, dim, keepdim, dtype: _prod_forward(
+    self, (dim,), keepdim, dtype), dtype=_result_dtype, grads={"self": _prod_dim_backward})
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is None:
+        return _prod_all(input, dtype=dtype)
+    return _prod_dim(input, dim=_wrap_dim(dim, input.dim()), keepdim=keepdim, dtype=dtype)
+
+
+# -- max, min, amax, amin, argmax, argmin ----------------------------------------------------
+def _first_index(a, dim, keepdim, largest):
+    """argmax/argmin along ``dim``, NaN counting as the extreme (first occurrence)."""
+    if a.ndim == 0:
+        return xp.zeros((), xp.int64)
+    nan = xp.isnan(a) if a.dtype.kind == "f" else None
+    pick = xp.argmax if largest else xp.argmin
+    idx = pick(a, axis=dim, keepdims=True)
+    if nan is not None:
+        has = nan.any(axis=dim, keepdims=True)
+        idx = xp.where(has, xp.argmax(nan, axis=dim, keepdims=True), idx)
+    return idx if keepdim else xp.squeeze(idx, dim)
+
+
+def _extreme_dim(largest):
+    def forward(self, dim, keepdim):
+        idx = _first_index(self, dim, keepdim, largest)
+        if self.ndim == 0:
+            return self.copy(), idx
+        values = xp.take_along_axis(self, idx if keepdim else xp.expand_dims(idx, dim), dim)
+        return (values if keepdim else xp.squeeze(values, dim)), idx
+    return forward
+
+
+def _extreme_all(largest):
+    def forward(self):
+        if self.dtype.kind == "f" and xp.isnan(self).any():
+            return xp.asarray(xp.nan, self.dtype)
+        return xp.max(self) if largest else xp.min(self)
+    return forward
+
+
+_SELECT_GRAD = {"self": lambda grad, dim, indices, self_sym_sizes, keepdim: _select_backward(
+    grad, dim, indices, self_sym_sizes, keepdim)}
+_EVEN_GRAD = {"self": _evenly_distribute}
+_max_all = defop("MaxBackward1", _extreme_all(True), dtype="same", grads=_EVEN_GRAD)
+_min_all = defop("MinBackward1", _extreme_all(False), dtype="same", grads=_EVEN_GRAD)
+_max_dim = defop("MaxBackward0", _extreme_dim(True), dtype="same", grads=_SELECT_GRAD,
+                 outputs=("result", "indices"))
+_min_dim = defop("MinBackward0", _extreme_dim(False), dtype="same", grads=_SELECT_GRAD,
+                 outputs=("result", "indices"))
+
+
+def _int64(values, attrs):
+    return dtypes.int64
+
+
+def _amax_forward(largest):
+    def forward(self, dim, keepdim):
+        f = xp.amax if largest else xp.amin
+        return f(self, axis=_axis(self, dim), keepdims=keepdim)
+    return forward
+
+
+_AMAX_GRAD = {"self": _reduced_count_backward}
+_amax = defop("AmaxBackward0", _amax_forward(True), dtype="same", grads=_AMAX_GRAD)
+_amin = defop("AminBackward0", _amax_forward(False), dtype="same", grads=_AMAX_GRAD)
+_argmax = defop("argmax", lambda self, dim, keepdim: _arg_forward(self, dim, keepdim, True),
+                dtype=_int64, promote=())
+_argmin = defop("argmin", lambda self, dim, keepdim: _arg_forward(self, dim, keepdim, False),
+                dtype=_int64, promote=())
+
+
+def _arg_forward(self, dim, keepdim, largest):
+    if dim is None:
+        idx = _first_index(self.reshape(-1), 0, False, largest)
+        return idx.reshape((1,) * self.ndim) if keepdim else idx
+    return _first_index(self, dim, keepdim, largest)
+
+
+def _check_nonempty(name, input, dim=None):
+    if dim is None and input.numel() == 0:
+        if name.startswith("arg"):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             f"input.numel() == 0.")
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                           f"input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           f"argument.")
+    if dim is not None and input.dim() and input.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+def _max_min(name, input, dim, keepdim, other):
+    if isinstance(dim, Tensor):          # max(a, b): the binary, pointwise form
+        dim, other = None, dim
+    if other is not None:
+        pw = _pw()
+        binary = getattr(pw, "maximum" if name == "max" else "minimum", None)
+        if binary is None:
+            raise NotImplementedError(f"glassgrad: {name}(input, other) needs "
+                                      f"pointwise.{'maximum' if name == 'max' else 'minimum'}")
+        return binary(input, other)
+    if dim is None:
+        _check_nonempty(name, input)
+        return (_max_all if name == "max" else _min_all)(input)
+    dim = _wrap_dim(dim, input.dim())
+    _check_nonempty(name, input, dim)
+    op = _max_dim if name == "max" else _min_dim
+    return _named(name, op(input, dim=dim, keepdim=keepdim))
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    return _max_min("max", input, dim, keepdim, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    return _max_min("min", input, dim, keepdim, other)
+
+
+def _amax_dims(name, input, dim):
+    dims = _dims(dim, input.dim())
+    if input.numel() == 0:
+        for d in dims or range(input.dim()):
+            if input.shape[d] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return dims or tuple(range(input.dim()))
+
+
+def amax(input, dim=(), keepdim=False):
+    return _amax(input, dim=_amax_dims("amax", input, dim), keepdim=keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amin(input, dim=_amax_dims("amin", input, dim), keepdim=keepdim)
+
+
+def _argmax_min(name, op, input, dim, keepdim):
+    if input.dtype is dtypes.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is not None:
+        dim = _wrap_dim(dim, input.dim())
+    _check_nonempty(name, input, dim)
+    return op(input, dim=dim, keepdim=keepdim)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _argmax_min("argmax", _argmax, input, dim, keepdim)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _argmax_min("argmin", _argmin, input, dim, keepdim)
+
+
+# -- selection in torch's order: libstdc++'s introselect/introsort and TH's quickselect -------
+# Ties come out of these partial sorts in an order that depends on the algorithm, and the
+# gradient goes to the chosen index, so we replay the same steps on Python lists.
+def _median_to_first(a, first, x, y, z, less):
+    if less(a[x], a[y]):
+        m = y if less(a[y], a[z]) else z if less(a[x], a[z]) else x
+    else:
+        m = x if less(a[x], a[z]) else z if less(a[y], a[z]) else y
+    a[first], a[m] = a[m], a[first]
+
+
+def _partition(a, first, last, less):
+    """libstdc++'s __unguarded_partition_pivot: median of three to first, then Hoare."""
+    _median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1, less)
+    pivot, lo, hi = a[first], first + 1, last
+    while True:
+        while less(a[lo], pivot):
+            lo += 1
+        hi -= 1
+        while less(pivot, a[hi]):
+            hi -= 1
+        if lo >= hi:
+            return lo
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+
+
+def _insertion_sort(a, first, last, less):
+    for i in range(first + 1, last):
+        v, j = a[i], i
+        while j > first and less(v, a[j - 1]):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = v
+
+
+def _nth_element(a, nth, less):
+    first, last = 0, len(a)
+    if nth >= last:
+        return
+    while last - first > 3:
+        cut = _partition(a, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last, less)
+
+
+def _std_sort(a, last, less):
+    def loop(first, last):
+        while last - first > 16:
+            cut = _partition(a, first, last, less)
+            loop(cut, last)
+            last = cut
+    loop(0, last)
+    _insertion_sort(a, 0, last, less)
+
+
+def _quick_select(vals, idx, k):
+    """TH's quickselect (kthvalue): rearranges vals/idx so position k holds the k-th."""
+    def gt(x, y):
+        return (x != x and y == y) or x > y
+
+    def swap(i, j):
+        vals[i], vals[j] = vals[j], vals[i]
+        idx[i], idx[j] = idx[j], idx[i]
+    lo, hi = 0, len(vals) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if gt(vals[lo], vals[hi]):
+                swap(lo, hi)
+            return
+        swap((lo + hi) >> 1, lo + 1)
+        if gt(vals[lo + 1], vals[hi]):
+            swap(lo + 1, hi)
+        if gt(vals[lo], vals[hi]):
+            swap(lo, hi)
+        if gt(vals[lo + 1], vals[lo]):
+            swap(lo + 1, lo)
+        i, j, piv = lo + 1, hi, vals[lo]
+        while True:
+            i += 1
+            while gt(piv, vals[i]):
+                i += 1
+            j -= 1
+            while gt(vals[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+def _rows(a, dim, fn, width, rank=None):
+    """Apply fn(list of values) -> (values, indices) of length ``width`` to each 1-d slice
+    along ``dim``; returns arrays with that dim of size ``width``. rank(order): the positions
+    of a stable ascending argsort to take, a NumPy shortcut for rows without ties or NaNs
+    (where every algorithm agrees)."""
+    moved = xp.moveaxis(a, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    vals = xp.empty((flat.shape[0], width), a.dtype)
+    idx = xp.empty((flat.shape[0], width), xp.int64)
+    slow = range(flat.shape[0])
+    if rank is not None and flat.size:
+        order = xp.argsort(flat, axis=1, kind="stable")
+        idx[...] = xp.take(order, rank(flat.shape[1]), axis=1)
+        vals[...] = xp.take_along_axis(flat, idx, 1)
+        s = xp.take_along_axis(flat, order, 1)
+        tied = (s[:, 1:] == s[:, :-1]).any(1)
+        if flat.dtype.kind == "f":
+            tied |= xp.isnan(s[:, -1])
+        slow = xp.flatnonzero(tied)
+    for r in slow:
+        vals[r], idx[r] = fn(flat[r].tolist())
+    shape = moved.shape[:-1] + (width,)
+    return tuple(_fresh(xp.moveaxis(t.reshape(shape), -1, dim)) for t in (vals, idx))
+
+
+def _by_dim(fn, rank=None):
+    """A forward over ``dim`` (0-d inputs act as 1-element vectors) with keepdim."""
+    def forward(self, dim, keepdim, **kw):
+        a = self.reshape(1) if self.ndim == 0 else self
+        vals, idx = _rows(a, dim, lambda row: fn(row, **kw), 1,
+                          rank and (lambda n: [rank(n, **kw)]))
+        if self.ndim == 0:
+            return vals.reshape(()), idx.reshape(())
+        if not keepdim:
+            vals, idx = xp.squeeze(vals, dim), xp.squeeze(idx, dim)
+        return vals, idx
+    return forward
+
+
+def _fresh(a):
+    """A C-ordered copy with torch's contiguous strides (size-1 dims included)."""
+    out = xp.empty(a.shape, a.dtype)
+    out[...] = a
+    return out
+
+
+def _isnan(x):
+    return x != x
+
+
+def _median_row(row):
+    nan = next((i for i, v in enumerate(row) if _isnan(v)), None)
+    if nan is not None:
+        return [row[nan]], [nan]
+    i = sorted(range(len(row)), key=row.__getitem__)[(len(row) - 1) // 2]   # stable
+    return [row[i]], [i]
+
+
+def _mode_row(row):
+    pairs = [(v, i) for i, v in enumerate(row)]
+    _std_sort(pairs, len(pairs), lambda x, y: x[0] < y[0])
+    best, count, run = None, 0, 0
+    for i, (v, j) in enumerate(pairs):
+        run += 1
+        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
+            if run > count:
+                best, count = (v, j), run
+            run = 0
+    return [best[0]], [best[1]]
+
+
+def _kth_row(row, k):
+    idx = list(range(len(row)))
+    _quick_select(row, idx, k - 1)
+    return [row[k - 1]], [idx[k - 1]]
+
+
+def _topk_row(row, k, largest, sorted):
+    def less(x, y):
+        if largest:
+            return (_isnan(x[0]) and not _isnan(y[0])) or x[0] > y[0]
+        return (not _isnan(x[0]) and _isnan(y[0])) or x[0] < y[0]
+    q = [(v, i) for i, v in enumerate(row)]
+    if k == 0:
+        return [], []
+    if k * 64 <= len(q):        # std::partial_sort (heap based); NaN-aware stable order here
+        q.sort(key=lambda p: (not _isnan(p[0]), -p[0]) if largest else (_isnan(p[0]), p[0]))
+    else:
+        _nth_element(q, k - 1, less)
+        if sorted:
+            _std_sort(q, k - 1, less)
+    return [v for v, _ in q[:k]], [i for _, i in q[:k]]
+
+
+def _median_all_forward(self):
+    flat = self.reshape(-1)
+    if flat.size == 0 or (self.dtype.kind == "f" and xp.isnan(flat).any()):
+        return xp.asarray(xp.nan, self.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
+_median_all = defop("MedianBackward0", _median_all_forward, dtype="same", grads=_EVEN_GRAD)
+_median_dim = defop("MedianBackward1", _by_dim(_median_row, lambda n: (n - 1) // 2),
+                    dtype="same", grads=_SELECT_GRAD, outputs=("result", "indices"))
+_mode = defop("ModeBackward0", _by_dim(_mode_row), dtype="same", grads=_SELECT_GRAD,
+              outputs=("result", "indices"))
+_kthvalue = defop("KthvalueBackward0", _by_dim(_kth_row, lambda n, k: k - 1), dtype="same",
+                  grads=_SELECT_GRAD, outputs=("result", "indices"))
+_KEEP_GRAD = {"self": lambda grad, dim, indices, self_sym_sizes: _select_backward(
+    grad, dim, indices, self_sym_sizes, True)}
+
+
+def _topk_forward(self, dim, k, largest, sorted):
+    if self.ndim == 0:
+        return self.copy(), xp.zeros((), xp.int64)
+    rank = (lambda n: range(n - 1, n - k - 1, -1) if largest else range(k)) if sorted else None
+    return _rows(self, dim, lambda row: _topk_row(row, k, largest, sorted), k, rank)
+
+
+def _sort_row(row, descending):
+    def less(x, y):
+        if descending:
+            return (_isnan(x[0]) and not _isnan(y[0])) or x[0] > y[0]
+        return (not _isnan(x[0]) and _isnan(y[0])) or x[0] < y[0]
+    q = [(v, i) for i, v in enumerate(row)]
+    _std_sort(q, len(q), less)
+    return [v for v, _ in q], [i for _, i in q]
+
+
+def _sort_indices(a, dim, descending, stable):
+    if a.ndim == 0:
+        return xp.zeros((), xp.int64)
+    n = a.shape[dim]
+    if not stable and n > 16:   # torch runs std::sort: ties come out in introsort's order
+        return _rows(a, dim, lambda row: _sort_row(row, descending), n,
+                     lambda n: range(n - 1, -1, -1) if descending else range(n))[1]
+    if not descending:
+        return xp.argsort(a, axis=dim, kind="stable")
+    # stable descending: sort the reversed input, read it backwards
+    rev = xp.flip(xp.argsort(xp.flip(a, dim), axis=dim, kind="stable"), dim)
+    return n - 1 - rev
+
+
+def _sort_forward(self, dim, descending, stable):
+    idx = _sort_indices(self, dim, descending, stable)
+    return (self.copy() if self.ndim == 0 else xp.take_along_axis(self, idx, dim)), idx
+
+
+_topk = defop("TopkBackward0", _topk_forward, dtype="same", grads=_KEEP_GRAD,
+              outputs=("result", "indices"))
+_sort = defop("SortBackward0", _sort_forward, dtype="same", grads=_KEEP_GRAD,
+              outputs=("result", "indices"))
+_sort_stable = defop("SortBackward1", _sort_forward, dtype="same", grads=_KEEP_GRAD,
+                     outputs=("result", "indices"))
+_argsort = defop("argsort", _sort_indices, dtype=_int64, promote=())
+
+
+def _dim_size(input, dim):
+    return input.shape[dim] if input.dim() else 1
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input)
+    dim = _wrap_dim(dim, input.dim())
+    if _dim_size(input, dim) == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    return _named("median", _median_dim(input, dim=dim, keepdim=keepdim))
+
+
+def mode(input, dim=-1, keepdim=False):
+    dim = _wrap_dim(dim, input.dim())
+    if _dim_size(input, dim) == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    return _named("mode", _mode(input, dim=dim, keepdim=keepdim))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    dim = _wrap_dim(dim, input.dim())
+    size = _dim_size(input, dim)
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {dim} to have non-zero size.")
+    if not 0 < k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    return _named("kthvalue", _kthvalue(input, dim=dim, keepdim=keepdim, k=k))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    dim = _wrap_dim(-1 if dim is None else dim, input.dim())
+    if not 0 <= k <= _dim_size(input, dim):
+        raise RuntimeError("selected index k out of range")
+    return _named("topk", _topk(input, dim=dim, k=k, largest=largest, sorted=sorted))
+
+
+def sort(input, dim=-1, descending=False, *, stable=False):
+    op = _sort_stable if stable else _sort
+    return _named("sort", op(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
+                             stable=bool(stable)))
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    return _argsort(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
+                    stable=bool(stable))
+
+
+# -- var, std, var_mean, std_mean ------------------------------------------------------------
+def _var_forward(self, dim, correction, keepdim):
+    c = 1 if correction is None else correction
+    with warnings.catch_warnings(), xp.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
+
+
+def _var_backward(grad, self, dim, correction, keepdim):
+    c = 1 if correction is None else correction
+    if self.dim() == 0 or dim is None:
+        dof = self.numel() - c
+        if dof <= 0:
+            return grad * _pw().where(self == self.mean(), math.nan, _INF)
+        return (2.0 / dof) * grad * (self - self.mean())
+    if not keepdim and self.dim() > 1:
+        grad = _restore(grad, dim, self.dim())
+    with xp.errstate(divide="ignore"):
+        scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
+    return scale * grad * (self - self.mean(dim, keepdim=True))
+
+
+def _std_backward(grad, self, result, dim, correction, keepdim):
+    grad = _pw().where(result == 0, 0, grad / (result * 2))
+    return _var_backward(grad, self, dim, correction, keepdim)
+
+
+def _mean_backward(grad, self, dim, keepdim):
+    if dim is None:
+        return grad.expand(self.shape) / self.numel()
+    return _sum_backward(grad, self.shape, dim, keepdim) / _numel(self.shape, dim)
+
+
+def _arrived(g):
+    """False for the zeros the registry fills in for an output that got no gradient (torch
+    leaves that part out, which matters for double backward's requires_grad)."""
+    return g.requires_grad or bool(g._data.any())
+
+
+def _var_mean_backward(grads, self, dim, correction, keepdim, result0=None):
+    gvar, gmean = grads
+    out = _mean_backward(gmean, self, dim, keepdim) if _arrived(gmean) else None
+    if _arrived(gvar) or out is None:
+        part = _var_backward(gvar, self, dim, correction, keepdim) if result0 is None else \
+            _std_backward(gvar, self, result0, dim, correction, keepdim)
+        out = part if out is None else part + out
+    return out
+
+
+_var = defop("VarBackward0", _var_forward, dtype="same", grads={"self": _var_backward})
+_std = defop("StdBackward0", lambda self, dim, correction, keepdim: xp.sqrt(
+    _var_forward(self, dim, correction, keepdim)), dtype="same", grads={"self": _std_backward})
+_var_mean = defop(
+    "VarMeanBackward0", lambda self, dim, correction, keepdim: (
+        _var_forward(self, dim, correction, keepdim),
+        _mean_forward(self, _axis(self, dim), keepdim, None)), dtype="same",
+    outputs=("result0", "result1"), diff_outputs=2,
+    grads={"self": lambda grads, self, dim, correction, keepdim: _var_mean_backward(
+        grads, self, dim, correction, keepdim)})
+_std_mean = defop(
+    "StdMeanBackward0", lambda self, dim, correction, keepdim: (
+        xp.sqrt(_var_forward(self, dim, correction, keepdim)),
+        _mean_forward(self, _axis(self, dim), keepdim, None)), dtype="same",
+    outputs=("result0", "result1"), diff_outputs=2,
+    grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_mean_backward(
+        grads, self, dim, correction, keepdim, result0)})
+
+
+def _var_args(name, input, dim, unbiased, keepdim, correction):
+    if not input.dtype.is_floating_point:
+        what = "std and var" if name in ("var", "std") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    if isinstance(dim, builtins.bool):      # var(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}(): Only one of \"unbiased\" or \"correction\" may be given")
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    elif correction is None and dim is not None:
+        correction = 1
+    dims = None if dim is None else _dims(dim, input.dim())
+    factor = _numel(input.shape, dims)
+    if factor - (1 if correction is None else correction) <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      f"than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var(input, **_var_args("var", input, dim, unbiased, keepdim, correction))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
+
+
+# -- norms -----------------------------------------------------------------------------------
+def _vector_norm_forward(self, ord, dim, keepdim, dtype):
+    if dtype is not None:
+        self = self.astype(dtype.np)
+    a, axis = xp.abs(self), _axis(self, dim)
+    if ord == _INF:
+        return xp.amax(a, axis=axis, keepdims=keepdim)
+    if ord == -_INF:
+        return xp.amin(a, axis=axis, keepdims=keepdim)
+    if ord == 0:
+        return xp.sum(a != 0, axis=axis, keepdims=keepdim).astype(self.dtype)
+    if ord == 1:
+        return xp.sum(a, axis=axis, keepdims=keepdim)
+    if ord == 2:
+        return xp.sqrt(xp.sum(a * a, axis=axis, keepdims=keepdim))
+    with xp.errstate(divide="ignore"):
+        return xp.sum(a ** ord, axis=axis, keepdims=keepdim) ** (1.0 / ord)
+
+
+def _vector_norm_backward(grad, self, ord, result, dim, keepdim):
+    p = float(ord)
+    if not keepdim and self.dim() and dim is not None:
+        grad, result = _restore(grad, dim, self.dim()), _restore(result, dim, self.dim())
+    where = _pw().where
+    if p == 0:
+        return None         # torch returns an undefined gradient
+    if p == 1:
+        return self.sign() * grad
+    if p == 2:
+        return grad * where(result == 0, 0, self / result)
+    if math.isinf(p):
+        a = self.abs()
+        mask = (a == result) | (a != a)
+        dims = tuple(range(self.dim())) if dim is None else dim
+        return self.sign() * ((grad / mask.sum(dims, keepdim=True)) * mask)
+    if p < 1:
+        scaled = self.sign() * where(self == 0, 0, self.abs() ** (p - 1))
+        return scaled * grad * result ** (1 - p)
+    scaled = self.sign() * self.abs() ** (p - 1) if p < 2 else self * self.abs() ** (p - 2)
+    return scaled * where(result == 0, 0, grad / result ** (p - 1))
+
+
+_vector_norm = defop("LinalgVectorNormBackward0", _vector_norm_forward,
+                     dtype=lambda values, attrs: attrs["dtype"] or values[0].dtype,
+                     grads={"self": _vector_norm_backward})
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_type_name(x.dtype)}")
+    if dtype is not None:
+        if dtype.category < x.dtype.category or (dtype.is_floating_point and
+                                                 dtype.itemsize < x.dtype.itemsize):
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
+                               f"({_type_name(x.dtype)}) should be convertible without "
+                               f"narrowing to the specified dtype ({_type_name(dtype)})")
+    dims = None if dim is None else _dims(dim, x.dim())
+    if ord < 0 and x.numel() == 0:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {ord} norm on an empty "
+                           f"tensor because the operation does not have an identity")
+    return _vector_norm(x, ord=ord, dim=dims, keepdim=keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
+                           f"dimensions.")
+    dims = _dims(dim, A.dim())
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                           f"{' '.join(map(str, dim))}")
+    if ord == "fro":
+        return vector_norm(A, 2, dims, keepdim, dtype=dtype)
+    if ord in (1, -1, _INF, -_INF):
+        d0, d1 = dims if abs(ord) == 1 else dims[::-1]
+        if not keepdim and d0 < d1:
+            d1 -= 1
+        reduce = amax if ord > 0 else amin
+        return reduce(vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype), d1, keepdim)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"glassgrad: linalg.matrix_norm(ord={ord!r}) needs the SVD, "
+                                  f"which glassgrad does not have yet")
+    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dims) <= 2):
+            return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        return matrix_norm(input, p, list(range(input.dim())) if dims is None else dims,
+                           keepdim, dtype=dtype)
+    return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+# -- logsumexp -------------------------------------------------------------------------------
+def _logsumexp_forward(self, dim, keepdim):
+    axis = _axis(self, dim)
+    if self.size == 0:
+        return xp.log(xp.sum(xp.exp(self), axis=axis, keepdims=keepdim))
+    m = xp.amax(self, axis=axis, keepdims=True)
+    m = xp.where(xp.isinf(m), 0, m)
+    with xp.errstate(divide="ignore"):
+        out = xp.log(xp.sum(xp.exp(self - m), axis=axis, keepdims=True)) + m
+    return out if keepdim or axis is None else xp.squeeze(out, axis)
+
+
+_logsumexp = defop("LogsumexpBackward0", _logsumexp_forward, dtype="float", grads={
+    "self": lambda grad, self, result, dim, keepdim: _restore(grad, dim, self.dim(), keepdim) *
+    (self - _restore(result, dim, self.dim(), keepdim)).exp()})
+
+
+def logsumexp(input, dim, keepdim=False):
+    dims = _dims(dim, input.dim()) or tuple(range(input.dim()))
+    return _logsumexp(input, dim=dims, keepdim=keepdim)
+
+
+# -- cumulative ops --------------------------------------------------------------------------
+def _cumulative(fn):
+    """torch accumulates floats in double on the CPU, rounding each output."""
+    def forward(self, dim, dtype):
+        out = dtype.np if dtype else self.dtype if self.dtype.kind == "f" else None
+        acc = xp.float64 if out is not None and out.kind == "f" else out
+        return fn(self, axis=dim, dtype=acc).astype(out, copy=False).reshape(self.shape)
+    return forward
+
+
+_cumsum_forward = _cumulative(xp.cumsum)
+_cumprod_forward = _cumulative(xp.cumprod)
+
+
+def _reversed_cumsum(t, dim):
+    return _flip(cumsum(_flip(t, dims=(dim,)), dim), dims=(dim,))
+
+
+def _cumsum_backward(grad, dim):
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return _reversed_cumsum(grad, dim)
+
+
+def _cumprod_backward(grad, self, dim, result):
+    if self.numel() <= 1 or self.shape[dim] == 1:
+        return grad
+    if not _has_zero(self):
+        return _reversed_cumsum(result * grad, dim) / self
+    # with zeros: for each k, the sum over j >= k of grad_j times prod_{i <= j, i != k} x_i
+    n, parts = self.shape[dim], []
+    for k in range(n):
+        rest = cumprod(_narrow(self, dim, k + 1, n - k - 1), dim)
+        if k == 0:
+            size = list(self.shape)
+            size[dim] = 1
+            omitted = _shape.cat([ones(size, dtype=self.dtype), rest], dim)
+        else:
+            until = prod(_narrow(self, dim, 0, k), dim, keepdim=True)
+            omitted = until if k == n - 1 else _shape.cat([until, until * rest], dim)
+        parts.append(sum(_narrow(grad, dim, k, n - k) * omitted, dim))
+    return _shape.stack(parts, dim)
+
+
+def _cum_dtype(values, attrs):
+    return _result_dtype(values, attrs) if attrs["dtype"] is None else attrs["dtype"]
+
+
+# with dtype=, torch casts the incoming gradient to the input's dtype first: the attr
+# self_scalar_type carries it (only when dtype= is given)
+_cumsum = defop("CumsumBackward0", _cumsum_forward, dtype=_cum_dtype,
+                grads={"self": lambda grad, dim: _cumsum_backward(grad, dim)})
+_cumsum_cast = defop("CumsumBackward0", lambda self, dim, dtype, self_scalar_type:
+                     _cumsum_forward(self, dim, dtype), dtype=_cum_dtype,
+                     grads={"self": lambda grad, dim, self_scalar_type: _cumsum_backward(
+                         grad.to(self_scalar_type), dim)})
+_cumprod = defop("CumprodBackward0", _cumprod_forward, dtype=_cum_dtype,
+                 grads={"self": _cumprod_backward})
+_cumprod_cast = defop("CumprodBackward0", lambda self, dim, dtype, self_scalar_type:
+                      _cumprod_forward(self, dim, dtype), dtype=_cum_dtype,
+                      grads={"self": lambda grad, self, dim, result, self_scalar_type:
+                             _cumprod_backward(grad.to(self_scalar_type), self, dim, result)})
+
+
+def cumsum(input, dim, *, dtype=None):
+    dim = _wrap_dim(dim, input.dim())
+    if dtype is None or dtype is input.dtype:
+        return _cumsum(input, dim=dim, dtype=dtype)
+    return _cumsum_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
+
+
+def cumprod(input, dim, *, dtype=None):
+    dim = _wrap_dim(dim, input.dim())
+    if dtype is None or dtype is input.dtype:
+        return _cumprod(input, dim=dim, dtype=dtype)
+    return _cumprod_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
+
+
+def _cum_extreme(largest):
+    """Running max/min; on ties (and at NaNs) the latest index wins, as in torch."""
+    def forward(self, dim):
+        if self.ndim == 0:
+            return self.copy(), xp.zeros((), xp.int64)
+        a = xp.moveaxis(self, dim, 0)
+        vals, idx = xp.empty_like(a), xp.empty(a.shape, xp.int64)
+        cur, at = a[0], xp.zeros(a.shape[1:], xp.int64)
+        for k in range(a.shape[0]):
+            x = a[k]
+            better = (x >= cur) if largest else (x <= cur)
+            if a.dtype.kind == "f":
+                better = (x != x) | ((cur == cur) & better)
+            cur, at = xp.where(better, x, cur), xp.where(better, k, at)
+            vals[k], idx[k] = cur, at
+        return tuple(_fresh(xp.moveaxis(t, 0, dim)) for t in (vals, idx))
+    return forward
+
+
+_CUM_GRAD = {"self": lambda grad, self, indices, dim: self if self.numel() == 0 else
+             _scatter_add(grad, index=indices._data, dim=dim, sizes=self.shape)}
+_cummax = defop("CummaxBackward0", _cum_extreme(True), dtype="same", grads=_CUM_GRAD,
+                outputs=("result", "indices"))
+_cummin = defop("CumminBackward0", _cum_extreme(False), dtype="same", grads=_CUM_GRAD,
+                outputs=("result", "indices"))
+
+
+def cummax(input, dim):
+    return _named("cummax", _cummax(input, dim=_wrap_dim(dim, input.dim())))
+
+
+def cummin(input, dim):
+    return _named("cummin", _cummin(input, dim=_wrap_dim(dim, input.dim())))
+
+
+# -- all, any, count_nonzero, diff -----------------------------------------------------------
+def _logical_reduce(np_fn):
+    def forward(self, dim, keepdim):
+        out = np_fn(self, axis=_axis(self, dim), keepdims=keepdim)
+        return out.astype(xp.uint8) if self.dtype == xp.uint8 else out
+    return forward
+
+
+def _logical_dtype(values, attrs):
+    return dtypes.uint8 if values[0].dtype is dtypes.uint8 else dtypes.bool
+
+
+_all = defop("all", _logical_reduce(xp.all), dtype=_logical_dtype, promote=())
+_any = defop("any", _logical_reduce(xp.any), dtype=_logical_dtype, promote=())
+_count_nonzero = defop("count_nonzero", lambda self, dim: xp.count_nonzero(
+    self, axis=_axis(self, dim)), dtype=_int64, promote=())
+
+
+def all(input, dim=None, keepdim=False):
+    return _all(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    return _any(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
+
+
+def count_nonzero(input, dim=None):
+    return _count_nonzero(input, dim=None if dim is None else _dims(dim, input.dim()))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = _wrap_dim(dim, input.dim())
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = _shape.cat(parts, dim)
+    if n == 0:
+        return zeros_like(input).copy_(input)
+    for _ in range(n):
+        size = input.shape[dim]
+        if size == 0:
+            break
+        if input.dtype is dtypes.bool:
+            input = _narrow(input, dim, 1, size - 1) != _narrow(input, dim, 0, size - 1)
+        else:
+            input = _narrow(input, dim, 1, size - 1) - _narrow(input, dim, 0, size - 1)
+    return input
+
+
+__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero",
+           "cummax", "cummin", "cumprod", "cumsum", "diff", "kthvalue", "logsumexp", "max",
+           "mean", "median", "min", "mode", "norm", "prod", "sort", "std", "std_mean", "sum",
+           "topk", "var", "var_mean"]
+
+METHODS = {name: globals()[name] for name in __all__
+           if name not in ("var_mean", "std_mean")}
+
+LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm}
