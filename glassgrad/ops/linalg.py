@@ -1,7 +1,19 @@
-"""Matrix products: mm, mv, dot, bmm and matmul composed from them as ATen does."""
+"""Linear algebra: matrix products (mm, mv, dot, bmm; matmul, tensordot, einsum composed from
+them as ATen does), diagonals and triangles, and glassgrad.linalg's factorizations and solvers.
+
+Factorizations run on numpy.linalg; their outputs take LAPACK's column-major layout (torch's
+strides) and their backward formulas are compositions of glassgrad ops, so they differentiate
+again. The LU factors that det, slogdet and solve save are computed here as LAPACK's getrf does.
+"""
+from collections import namedtuple
+
+from .. import dtypes
+from .._tensor import _wrap_dim
 from ..backend import xp
-from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, defop
-from .shape import _squeeze_result, _unsafe_view_of, contiguous, expand, reshape, transpose
+from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
+    broadcast_shapes, defop
+from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
+                    transpose, view)
 
 _mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same",
             grads={"self": lambda grad, mat2: grad.mm(mat2.t()),
@@ -126,7 +138,6 @@ def matmul(input, other):
     m1 = input.shape[-1]
     m2 = other.shape[-2] if d2 > 1 else other.shape[0]
     p = other.shape[-1] if d2 > 1 else 1
-    from .registry import broadcast_shapes
     batch = broadcast_shapes(tuple(input.shape[:-2]), tuple(other.shape[:-2]))
     nb = 1
     for s in batch:
@@ -137,7 +148,871 @@ def matmul(input, other):
     return _unsafe_view_of(bmm(a, b), out_shape)
 
 
-__all__ = ["bmm", "dot", "matmul", "mm", "mv"]
 
-METHODS = {"matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
-           "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self)}
+# -- products: outer, inner, tensordot, kron, einsum, vdot, addmm, addmv, baddbmm -------------
+def _maybe_scale(grad, factor):
+    return grad if factor == 1 else grad * factor
+
+
+def _add_scaled(self, prod, beta, alpha):
+    """beta * self + alpha * prod; beta == 0 ignores self (nan and inf included), as torch."""
+    out = prod if alpha == 1 else prod * alpha
+    return out if beta == 0 else out + (self if beta == 1 else self * beta)
+
+
+_vdot = defop("VdotBackward0", xp.vdot, ("self", "other"), dtype="same",
+              grads={"self": lambda grad, other: grad * other,
+                     "other": lambda grad, self: grad * self})
+_addmm = defop(
+    "AddmmBackward0", lambda self, mat1, mat2, beta, alpha:
+    _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha), ("self", "mat1", "mat2"),
+    dtype="same",
+    grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
+           "mat1": lambda grad, mat2, mat1_sym_sizes, alpha: _maybe_scale(grad.mm(mat2.t()),
+                                                                           alpha),
+           "mat2": lambda grad, mat1, mat2_sym_sizes, alpha: _maybe_scale(mat1.t().mm(grad),
+                                                                           alpha)})
+_addmv = defop(
+    "AddmvBackward0", lambda self, mat, vec, beta, alpha:
+    _add_scaled(self, xp.matmul(mat, vec), beta, alpha), ("self", "mat", "vec"), dtype="same",
+    grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
+           "mat": lambda grad, vec, alpha: _maybe_scale(grad.unsqueeze(1) * vec, alpha),
+           "vec": lambda grad, mat, alpha: _maybe_scale(mat.t().mv(grad), alpha)})
+_baddbmm = defop(
+    "BaddbmmBackward0", lambda self, batch1, batch2, beta, alpha:
+    _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha), ("self", "batch1", "batch2"),
+    dtype="same",
+    grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
+           "batch1": lambda grad, batch2, alpha: _maybe_scale(grad.bmm(batch2.transpose(1, 2)),
+                                                              alpha),
+           "batch2": lambda grad, batch1, alpha: _maybe_scale(batch1.transpose(1, 2).bmm(grad),
+                                                              alpha)})
+
+
+def _name(t):
+    return _TYPE_NAMES[t.dtype.name]
+
+
+def _broadcast_to(self, shape):
+    """self must expand to ``shape`` (torch's expand error otherwise)."""
+    expand(self, *shape)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        (a, b), (c, d) = mat1.shape, mat2.shape
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})")
+    for m in (mat1, mat2):
+        if m.dtype is not input.dtype:
+            raise RuntimeError(f"self and {'mat2' if m is mat2 else 'mat1'} must have the same "
+                               f"dtype, but got {_name(input)} and {_name(m)}")
+    _broadcast_to(input, (mat1.shape[0], mat2.shape[1]))
+    return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, "
+                           f"{vec.dim()}")
+    n, m = mat.shape
+    if vec.shape[0] != m or input.numel() not in (1, n) or input.dim() > 1:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
+                           f"mat ({n}x{m}), vec ({vec.shape[0]})")
+    if not (input.dtype is mat.dtype is vec.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
+                           f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
+    return _addmv(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _wrap_dim(2, batch2.dim())      # torch reads batch2.size(2) before its checks
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    bs, n, k = batch1.shape
+    if batch2.shape[:2] != (bs, k):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{bs}, {k}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+    for b in (batch1, batch2):
+        if b.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(b)}")
+    _broadcast_to(input, (bs, n, batch2.shape[2]))
+    return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def vdot(input, other):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           "tensors")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{_name(input)} and {_name(other)}")
+    n, m = input.numel(), other.numel()
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
+    return _vdot(input, other)
+
+
+def outer(input, vec2):
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.dim()}-D")
+    return reshape(input, -1, 1) * vec2      # ATen's composite: one MulBackward0
+
+
+def tensordot(a, b, dims=2):
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    ca = [_wrap_dim(d, a.dim()) for d in dims_a]
+    cb = [_wrap_dim(d, b.dim()) for d in dims_b]
+    for da, db, i, j in zip(ca, cb, dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{a.shape[da]} in dim {i} and second has size {b.shape[db]} in "
+                               f"dim {j}")
+    free_a = [d for d in range(a.dim()) if d not in ca]
+    free_b = [d for d in range(b.dim()) if d not in cb]
+    csize = _prod(a.shape[d] for d in ca)
+    if not free_a and not free_b:
+        return view(dot(reshape(permute(a, ca), csize), reshape(permute(b, cb), csize)), ())
+    left = reshape(permute(a, free_a + ca), _prod(a.shape[d] for d in free_a), csize)
+    right = reshape(permute(b, cb + free_b), csize, _prod(b.shape[d] for d in free_b))
+    return reshape(mm(left, right), [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+def inner(input, other):
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input.dtype is not other.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def kron(input, other):
+    nd = max(input.dim(), other.dim())
+    a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
+    b_shape = (1,) * (nd - other.dim()) + tuple(other.shape)
+    a = reshape(input, [s for n in a_shape for s in (n, 1)])
+    b = reshape(other, [s for n in b_shape for s in (1, n)])
+    return _unsafe_view_of(a * b, [m * n for m, n in zip(a_shape, b_shape)])
+
+
+def _prod(sizes):
+    out = 1
+    for s in sizes:
+        out *= s
+    return out
+
+
+def _einsum_terms(equation, operands):
+    lhs, arrow, rhs = equation.replace(" ", "").partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation")
+    ell = max((op.dim() - len(t.replace("...", "")) for t, op in zip(terms, operands)
+               if "..." in t), default=0)
+    ell_labels = [chr(0x2460 + i) for i in range(ell)]     # one label per ellipsis dim
+    out_terms = []
+    for i, (t, op) in enumerate(zip(terms, operands)):
+        if "..." in t:
+            head, _, tail = t.partition("...")
+            n = op.dim() - len(head) - len(tail)
+            labels = list(head) + ell_labels[ell - n:] + list(tail)
+        else:
+            labels = list(t)
+            if len(labels) != op.dim():
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                                   f"({len(labels)}) does not match the number of dimensions "
+                                   f"({op.dim()}) for operand {i} and no ellipsis was given")
+        out_terms.append(labels)
+    seen = [l for t in out_terms for l in t]
+    if arrow:
+        head, _, tail = rhs.partition("...")
+        out = list(head) + (ell_labels if "..." in rhs else []) + list(tail)
+        for l in out:
+            if l not in seen:
+                raise RuntimeError(f"einsum(): output subscript {l} does not appear in the "
+                                   f"equation for any input operand")
+    else:
+        out = ell_labels + sorted(l for l in set(seen) if seen.count(l) == 1
+                                  and l not in ell_labels)
+    return out_terms, out
+
+
+def einsum(equation, *operands):
+    """ATen's plan: each operand's diagonals taken and permuted to one label order (outputs
+    first), labels no one else needs summed, then pairwise products (mul, or bmm + view)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    terms, out = _einsum_terms(equation, operands)
+    order = out + [l for t in terms for l in dict.fromkeys(t) if l not in out]
+    order = list(dict.fromkeys(order))
+    sizes = {}
+    for t, op in zip(terms, operands):
+        for l, s in zip(t, op.shape):
+            if sizes.get(l, 1) == 1:
+                sizes[l] = s
+    prepared = []
+    for i, (t, op) in enumerate(zip(terms, operands)):
+        t = list(t)
+        while len(set(t)) < len(t):          # a repeated label: its diagonal
+            l = next(l for l in t if t.count(l) > 1)
+            p = t.index(l)
+            q = t.index(l, p + 1)
+            op = diagonal(op, 0, p, q)
+            t = [x for k, x in enumerate(t) if k not in (p, q)] + [l]
+        labels = sorted(t, key=order.index)
+        op = permute(op, [t.index(l) for l in labels])
+        others = {l for k, u in enumerate(terms) if k != i for l in u}
+        gone = [d for d, l in enumerate(labels) if l not in out and l not in others]
+        if gone:
+            op = op.sum(gone)
+            labels = [l for d, l in enumerate(labels) if d not in gone]
+        if any(op.shape[d] != sizes[l] for d, l in enumerate(labels)):
+            op = expand(op, [sizes[l] for l in labels])
+        prepared.append((op, labels))
+    cur, cl = prepared[0]
+    for k, (nxt, nl) in enumerate(prepared[1:], 2):
+        later = set(out) | {l for _, u in prepared[k:] for l in u}
+        batch = [l for l in cl if l in nl and l in later]
+        contr = [l for l in cl if l in nl and l not in later]
+        a_only = [l for l in cl if l not in nl]
+        b_only = [l for l in nl if l not in cl]
+        if not contr:       # no sum: a broadcasting product in the common label order
+            labels = sorted(set(cl) | set(nl), key=order.index)
+            cur = _align(cur, cl, labels) * _align(nxt, nl, labels)
+            cl = labels
+            continue
+        a_sizes = dict(zip(cl, cur.shape))
+        b_sizes = dict(zip(nl, nxt.shape))
+        nb, na, nc = (_prod(a_sizes[l] for l in g) for g in (batch, a_only, contr))
+        nn = _prod(b_sizes[l] for l in b_only)
+        left = reshape(permute(cur, [cl.index(l) for l in batch + a_only + contr]), nb, na, nc)
+        right = reshape(permute(nxt, [nl.index(l) for l in batch + contr + b_only]), nb, nc, nn)
+        kept = batch + a_only + b_only + contr      # summed labels stay, with size 1
+        cur = view(bmm(left, right), [a_sizes.get(l, b_sizes.get(l)) for l in kept[:-len(contr)]]
+                   + [1] * len(contr))
+        cl = sorted(kept, key=order.index)
+        cur = permute(cur, [kept.index(l) for l in cl])
+    if cl != out:       # only summed size-1 labels are left beyond the output's
+        cur = view(cur, [sizes[l] for l in out])
+    return cur
+
+
+def _align(t, labels, target):
+    for d, l in enumerate(target):
+        if l not in labels:
+            t = t.unsqueeze(d)
+    return t
+
+
+# -- diagonals and triangles -----------------------------------------------------------------
+def _diag_view(a, offset, dim1, dim2):
+    """The writable strided view of a's diagonal (moved to the last dim), like torch's."""
+    dim1, dim2 = dim1 % a.ndim, dim2 % a.ndim
+    if offset > 0:
+        a = a[(slice(None),) * dim2 + (slice(offset, None),)]
+    elif offset < 0:
+        a = a[(slice(None),) * dim1 + (slice(-offset, None),)]
+    n = min(a.shape[dim1], a.shape[dim2])
+    keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
+    return xp.lib.stride_tricks.as_strided(
+        a, [a.shape[d] for d in keep] + [n],
+        [a.strides[d] for d in keep] + [a.strides[dim1] + a.strides[dim2]],
+        writeable=a.flags.writeable)
+
+
+def _diag_scatter(grad, sizes, offset, dim1, dim2):
+    out = xp.zeros(sizes, grad.dtype)
+    _diag_view(out, offset, dim1, dim2)[...] = grad
+    return out
+
+
+def _diag_embed_forward(self, offset, dim1, dim2):
+    n = self.shape[-1] + abs(offset)
+    shape = list(self.shape[:-1])
+    dim1, dim2 = dim1 % (self.ndim + 1), dim2 % (self.ndim + 1)
+    for d in sorted((dim1, dim2)):
+        shape.insert(d, n)
+    return _diag_scatter(self, shape, offset, dim1, dim2)
+
+
+_diagonal_backward = defop(
+    "DiagonalBackwardBackward0", lambda grad_output, input_sizes, offset, dim1, dim2:
+    _diag_scatter(grad_output, input_sizes, offset, dim1, dim2), ("grad_output",), dtype="same",
+    grads={"grad_output": lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2)})
+
+
+def _diagonal_grad(grad, self_sym_sizes, offset, dim1, dim2):
+    return _diagonal_backward(grad, input_sizes=self_sym_sizes, offset=offset, dim1=dim1,
+                              dim2=dim2)
+
+
+_diagonal = defop("DiagonalBackward0", _diag_view, dtype="same", view=True,
+                  grads={"self": _diagonal_grad})
+_diagonal_copy = defop("DiagonalBackward0_copy", lambda self, offset, dim1, dim2:
+                       _diag_view(self, offset, dim1, dim2).copy(), dtype="same",
+                       grads={"self": _diagonal_grad})
+_diag_embed = defop("DiagEmbedBackward0", _diag_embed_forward, dtype="same",
+                    grads={"self": lambda grad, offset, dim1, dim2:
+                           diagonal(grad, offset, dim1, dim2)})
+_trace = defop("TraceBackward0", lambda self: xp.trace(self), dtype=lambda v, a: (
+    v[0].dtype if v[0].dtype.is_floating_point else dtypes.int64),
+    grads={"self": lambda grad, self_sym_sizes: _diagonal_backward(
+        grad.expand(min(self_sym_sizes)), input_sizes=self_sym_sizes, offset=0, dim1=0,
+        dim2=1)})
+_tril = defop("TrilBackward0", lambda self, diagonal: xp.tril(self, diagonal), dtype="same",
+              grads={"self": lambda grad, diagonal: tril(grad, diagonal)})
+_triu = defop("TriuBackward0", lambda self, diagonal: xp.triu(self, diagonal), dtype="same",
+              grads={"self": lambda grad, diagonal: triu(grad, diagonal)})
+
+
+def _diag_dims(n, dim1, dim2):
+    """Checked; kept as given (torch saves the dims unwrapped)."""
+    if _wrap_dim(dim1, n) == _wrap_dim(dim2, n):
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    _diag_dims(input.dim(), dim1, dim2)
+    return _diagonal(input, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    _diag_dims(input.dim() + 1, dim1, dim2)
+    return _diag_embed(input, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def diag(input, diagonal=0):
+    if input.dim() == 1:
+        return _diag_embed(input, offset=diagonal, dim1=-2, dim2=-1)
+    if input.dim() != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    return _diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    return _trace(input)
+
+
+def tril(input, diagonal=0):
+    if input.dim() < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return _tril(input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0):
+    if input.dim() < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return _triu(input, diagonal=diagonal)
+
+
+def _tri_(op):
+    def inplace(self, diagonal=0):
+        if self.dim() < 2:
+            raise RuntimeError(f"{op.name[:4].lower()}: input tensor must have at least 2 "
+                               "dimensions")
+        return apply_inplace(op, self, (self,), {"diagonal": diagonal})
+    return inplace
+
+
+# -- cross -----------------------------------------------------------------------------------
+_cross = defop("LinalgCrossBackward0", lambda self, other, dim:
+               xp.ascontiguousarray(xp.cross(self, other, axis=dim)),
+               ("self", "other"), dtype="same",
+               grads={"self": lambda grad, other, dim: _cross(other, grad, dim=dim),
+                      "other": lambda grad, self, dim: _cross(grad, self, dim=dim)})
+
+
+def _linalg_cross(input, other, *, dim=-1):
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(other)}")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{input.shape[d]} and {other.shape[d]}")
+    broadcast_shapes(tuple(input.shape), tuple(other.shape))
+    return _cross(input, other, dim=dim)
+
+
+def cross(input, other, dim=None):
+    if dim is None:     # deprecated default: the first dim of size 3
+        shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((d for d, s in enumerate(shape) if s == 3), -1)
+    return _linalg_cross(input, other, dim=dim)
+
+
+# -- glassgrad.linalg: factorizations and solvers ---------------------------------------------
+class _LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError: a matrix the factorization cannot handle (singular, not PD)."""
+
+
+_LinAlgError.__module__ = "torch._C"
+
+
+def _return_type(name, fields):
+    """A named tuple printed like torch.return_types.<name>(...)."""
+    base = namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"torch.return_types.{name}(\n{body})"
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls.__module__ = "torch.return_types"
+    return cls
+
+
+_QR = _return_type("linalg_qr", ("Q", "R"))
+_SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
+_EIGH = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_SLOGDET = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+_SLOGDET_OLD = _return_type("slogdet", ("sign", "logabsdet"))
+_QR_OLD = _return_type("qr", ("Q", "R"))
+_SVD_OLD = _return_type("svd", ("U", "S", "V"))
+
+
+def _colmajor(a):
+    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides)."""
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+
+
+def _check(fn, A, square=True):
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.dtype is dtypes.float16:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
+                           f"{_name(A)}")
+    if square and A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
+def _batch_error(fn, batch, index, message):
+    where = f"(Batch element {index}): " if batch else ""
+    raise _LinAlgError(f"{fn}: {where}{message}")
+
+
+def _lu_factor(a):
+    """Partially pivoted LU as LAPACK's getrf: packed LU and 1-based int32 pivots."""
+    n = a.shape[-1]
+    lu = xp.array(a, copy=True)
+    piv = xp.zeros(a.shape[:-1], xp.int32)
+    flat, pflat = lu.reshape(-1, n, n), piv.reshape(-1, n)
+    rows = xp.arange(flat.shape[0])
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        for k in range(n):
+            p = k + xp.argmax(abs(flat[:, k:, k]), axis=1)
+            pflat[:, k] = p + 1
+            top = flat[rows, k].copy()
+            flat[rows, k] = flat[rows, p]
+            flat[rows, p] = top
+            pivot = flat[:, k, k]
+            flat[:, k + 1:, k] /= xp.where(pivot == 0, 1, pivot)[:, None]
+            flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k, None] * flat[:, k, None, k + 1:]
+    return lu, piv
+
+
+def _perm_sign(piv, dtype):
+    swaps = xp.sum(piv != xp.arange(1, piv.shape[-1] + 1, dtype=piv.dtype), -1)
+    return (1 - 2 * (swaps % 2)).astype(dtype)
+
+
+def _check_singular(fn, A, message):
+    """torch's error naming the first zero pivot of the first singular matrix."""
+    lu, _ = _lu_factor(A)
+    zero = xp.diagonal(lu, 0, -2, -1) == 0
+    flat = zero.reshape(-1, zero.shape[-1])
+    for b, row in enumerate(flat):
+        if row.any():
+            _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
+
+
+def _inv_forward(A):
+    _check_singular("linalg.inv", A, "The diagonal element {} is zero, the inversion could not "
+                    "be completed because the input matrix is singular.")
+    return _colmajor(xp.linalg.inv(A)), xp.zeros(A.shape[:-2], xp.int32)
+
+
+_inv = defop("LinalgInvExBackward0", _inv_forward, ("A",), dtype="same",
+             outputs=("inverse", "info"),
+             grads={"A": lambda grad, inverse: -matmul(inverse.mT, matmul(grad, inverse.mT))})
+
+
+def inv(A):
+    _check("linalg.inv", A)
+    return _inv(A)[0]
+
+
+def _lapack_view(A):
+    """The matrix LAPACK sees in A's memory: torch factors a row-major A as A^T (same det)."""
+    return xp.swapaxes(A, -1, -2) if A.flags.c_contiguous else A
+
+
+def _det_forward(A):
+    lu, piv = _lu_factor(_lapack_view(A))
+    det = xp.prod(xp.diagonal(lu, 0, -2, -1), -1) * _perm_sign(piv, A.dtype)
+    return det, _colmajor(lu), piv
+
+
+def _det_backward(grad, A, LU, pivots, result):
+    n = A.shape[-1]
+    if A.numel() == 0:
+        from .._creation import zeros
+        return zeros(A.shape, dtype=A.dtype)
+    if n == 1:      # d det / dA = 1
+        return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
+    d = diag_embed((grad * result).unsqueeze(-1).expand(*grad.shape, n))
+    return solve(A.mT, d)
+
+
+_det = defop("LinalgDetBackward0", _det_forward, ("A",), dtype="same",
+             outputs=("result", "LU", "pivots"), grads={"A": _det_backward})
+
+
+def det(A):
+    _check("linalg.det", A)
+    return _det(A)[0]
+
+
+def _slogdet_forward(A):
+    lu, piv = _lu_factor(_lapack_view(A))
+    d = xp.diagonal(lu, 0, -2, -1)
+    with xp.errstate(divide="ignore"):
+        logabs = xp.sum(xp.log(abs(d)), -1)
+    sign = xp.prod(xp.sign(d), -1) * _perm_sign(piv, A.dtype)
+    return sign, logabs, _colmajor(lu), piv
+
+
+def _slogdet_backward(grads, A, LU, pivots, sign):
+    g = grads[1]
+    return solve(A.mT, diag_embed(g.unsqueeze(-1).expand(*g.shape, A.shape[-1])))
+
+
+_slogdet = defop("LinalgSlogdetBackward0", _slogdet_forward, ("A",), dtype="same",
+                 outputs=("sign", "logabsdet", "LU", "pivots"), diff_outputs=2,
+                 grads={"A": _slogdet_backward})
+
+
+def linalg_slogdet(A):
+    _check("linalg.slogdet", A)
+    return _SLOGDET(*_slogdet(A)[:2])
+
+
+def _vector_rhs(A, B):
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def _solve_forward(A, B, left):
+    vector = _vector_rhs(A, B)
+    Bm = B[..., None] if vector else B
+    _check_singular("torch.linalg.solve", A, "The solver failed because the input matrix is "
+                    "singular.")
+    lu, piv = _lu_factor(A)
+    if not left:
+        A, Bm = xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2)
+    X = xp.linalg.solve(A, Bm)
+    if vector:
+        X = xp.asfortranarray(X[..., 0])
+    else:
+        X = xp.swapaxes(X, -1, -2) if not left else X
+        X = X.copy() if not left else _colmajor(X)
+    return X, _colmajor(lu), piv, xp.zeros(A.shape[:-2], xp.int32)
+
+
+def _solve_grads(grad, A, LU, pivots, left, result):
+    """(gA, gB): gB solves the adjoint system, gA = -gB X^T (or -X^T gB)."""
+    vector = _vector_rhs(A, result)
+    g = grad.unsqueeze(-1) if vector else grad
+    gB = solve(A.mT, g, left=left)
+    X = result.unsqueeze(-1) if vector else result
+    gA = -matmul(gB, X.mT) if left else -matmul(X.mT, gB)
+    return gA, (gB.squeeze(-1) if vector else gB)
+
+
+_solve = defop(
+    "LinalgSolveExBackward0", _solve_forward, ("A", "B"), dtype="same",
+    outputs=("result", "LU", "pivots", "info"),
+    grads={"A": lambda grad, A, LU, pivots, left, result:
+           _solve_grads(grad, A, LU, pivots, left, result)[0],
+           "B": lambda grad, A, LU, pivots, left, result:
+           _solve_grads(grad, A, LU, pivots, left, result)[1]})
+
+
+def solve(A, B, *, left=True):
+    _check("linalg.solve", A)
+    if not B.dtype.is_floating_point:
+        _check("linalg.solve", B, square=False)
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
+                           f"of type {_name(A)} and B of type {_name(B)} instead")
+    vector = _vector_rhs(A._data, B._data)
+    Bm = B.shape + (1,) if vector else B.shape
+    n = A.shape[-1]
+    if (Bm[-2] if left else Bm[-1]) != n:
+        eq = "AX = B" if left else "XA = B"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
+                           f"({n}x{n} and {Bm[-2]}x{Bm[-1]})")
+    broadcast_shapes(tuple(A.shape[:-2]), tuple(Bm[:-2]))
+    return _solve(A, B, left=left)[0]
+
+
+def _cholesky_forward(A, upper):
+    try:
+        L = xp.linalg.cholesky(A)
+    except xp.linalg.LinAlgError:
+        flat = A.reshape(-1, *A.shape[-2:])
+        for b, M in enumerate(flat):
+            for k in range(1, M.shape[-1] + 1):
+                try:
+                    xp.linalg.cholesky(M[:k, :k])
+                except xp.linalg.LinAlgError:
+                    _batch_error("linalg.cholesky", A.ndim > 2, b,
+                                 "The factorization could not be completed because the input is "
+                                 f"not positive-definite (the leading minor of order {k} is not "
+                                 "positive-definite).")
+        raise
+    L = xp.swapaxes(L, -1, -2) if upper else L
+    return _colmajor(L), xp.zeros(A.shape[:-2], xp.int32)
+
+
+def _cholesky_backward(grad, L, upper):
+    if upper:
+        L, grad = L.mT, grad.mT
+    phi = tril(matmul(L.mT, grad))
+    phi = (phi + tril(phi, -1).mT) * 0.5
+    Linv = inv(L)
+    return matmul(matmul(Linv.mT, phi), Linv)
+
+
+_cholesky = defop("LinalgCholeskyExBackward0", _cholesky_forward, ("A",), dtype="same",
+                  outputs=("L", "info"), grads={"A": _cholesky_backward})
+
+
+def cholesky(A, *, upper=False):
+    _check("linalg.cholesky", A)
+    return _cholesky(A, upper=upper)[0]
+
+
+def _qr_forward(A, mode):
+    Q, R = xp.linalg.qr(A, mode="reduced" if mode == "reduced" else "complete")
+    if mode == "r":
+        Q = xp.zeros((0,), A.dtype)
+    return (Q if mode == "r" else _colmajor(Q)), _colmajor(R)
+
+
+def _qr_backward(grads, Q, R, mode):
+    gQ, gR = grads
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going to "
+                           "differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    gA = matmul(gR, R.mT) - matmul(Q.mT, gQ)
+    if m >= n:
+        sym = triu(gA)
+        sym = sym + sym.mT
+        sym = sym - diag_embed(diagonal(sym, 0, -2, -1) * 0.5)
+        return solve(R.mT, matmul(Q, sym) + gQ, left=False)
+    skew = tril(-gA + gA.mT)
+    gA = solve(R[..., :m].mT, matmul(Q, skew), left=False)
+    from .._creation import zeros
+    gA = cat([gA, zeros(*gA.shape[:-1], n - m, dtype=gA.dtype)], -1)
+    return gA + matmul(Q, gR)
+
+
+_qr = defop("LinalgQrBackward0", _qr_forward, ("A",), dtype="same", outputs=("Q", "R"),
+            diff_outputs=2, grads={"A": _qr_backward})
+
+
+def linalg_qr(A, mode="reduced"):
+    if mode not in ("reduced", "r", "complete"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    _check("linalg.qr", A, square=False)
+    return _QR(*_qr(A, mode=mode))
+
+
+def _svd_forward(A, full_matrices, S_sym_argsize_minus_1):
+    U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
+    return _colmajor(U), S, _colmajor(Vh)
+
+
+def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
+    gU, gS, gVh = grads
+    k = S_sym_argsize_minus_1
+    if full_matrices:
+        U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]
+    m, n = U.shape[-2], Vh.shape[-1]
+    UhgU = matmul(U.mT, gU)
+    VhgV = matmul(Vh, gVh.mT)
+    UhgU, VhgV = UhgU - UhgU.mT, VhgV - VhgV.mT
+    S2 = S * S
+    from .._creation import ones
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + diag_embed(ones(*S.shape, dtype=S.dtype))
+    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
+    if m > n:
+        gA = matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        return matmul(gA + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh)
+    if m < n:
+        gA = matmul(gA, Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        return matmul(U, gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mT), Vh))
+    return matmul(U, matmul(gA, Vh))
+
+
+_svd = defop("LinalgSvdBackward0", _svd_forward, ("A",), dtype="same", outputs=("U", "S", "Vh"),
+             diff_outputs=3, grads={"A": _svd_backward})
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    _check("linalg.svd", A, square=False)
+    return _SVD(*_svd(A, full_matrices=full_matrices, S_sym_argsize_minus_1=min(A.shape[-2:])))
+
+
+def svdvals(A, *, driver=None):
+    _check("linalg.svdvals", A, square=False)
+    return linalg_svd(A, full_matrices=False)[1]
+
+
+def _eigh_forward(A, UPLO):
+    L, V = xp.linalg.eigh(A, UPLO=UPLO)
+    return L, _colmajor(V)
+
+
+def _eigh_backward(grads, eigenvalues, eigenvectors):
+    gL, gV = grads
+    L, V = eigenvalues, eigenvectors
+    VhgV = matmul(V.mT, gV)
+    VhgV = (VhgV - VhgV.mT) * 0.5
+    from .._creation import ones
+    E = L.unsqueeze(-2) - L.unsqueeze(-1) + diag_embed(ones(*L.shape, dtype=L.dtype))
+    gA = VhgV / E
+    gA = gA - diag_embed(diagonal(gA, 0, -2, -1)) + diag_embed(gL)
+    return matmul(V, matmul(gA, V.mT))
+
+
+_eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
+              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2,
+              grads={"A": _eigh_backward})
+
+
+def eigh(A, UPLO="L"):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if not A.dtype.is_floating_point and A.dim() >= 2:
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_name(A)}\'')
+    _check("linalg.eigh", A)
+    return _EIGH(*_eigh(A, UPLO=UPLO))
+
+
+def eigvalsh(A, UPLO="L"):
+    return eigh(A, UPLO)[0]
+
+
+def _pinv_forward(self, atol, rtol, hermitian):
+    U, S, Vh = xp.linalg.svd(self, full_matrices=False)
+    smax = S.max(-1, keepdims=True, initial=0)
+    if rtol is None:
+        rtol = 0 if atol else xp.finfo(self.dtype).eps * max(self.shape[-2:])
+    cut = xp.maximum(atol or 0, rtol * smax)
+    with xp.errstate(divide="ignore"):
+        Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
+    return xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+
+
+def _pinv_backward(grad, self, result):
+    m, n = self.shape[-2], self.shape[-1]
+    P, Ph, gh = result, result.mT, grad.mT
+    if m <= n:
+        K = matmul(gh, P)
+        KPh = matmul(K, Ph)
+        return -matmul(P, K).mT + KPh - matmul(matmul(self, P), KPh) + \
+            matmul(matmul(Ph, P), gh - matmul(K, self))
+    K = matmul(P, gh)
+    PhK = matmul(Ph, K)
+    return -matmul(K, P).mT + matmul(matmul(gh - matmul(self, K), P), Ph) + PhK - \
+        matmul(matmul(PhK, P), self)
+
+
+_pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same",
+              grads={"self": _pinv_backward})
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+        raise RuntimeError(f"linalg.pinv({_name(A)}{{{list(A.shape)}}}): expected a tensor with "
+                           "2 or more dimensions of float, double, cfloat or cdouble types")
+    return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+# -- the older top-level spellings ----------------------------------------------------------
+def qr(input, some=True):
+    return _QR_OLD(*linalg_qr(input, "reduced" if some else "complete"))
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd: V rather than Vh; without compute_uv, zero-filled square U and V."""
+    if not compute_uv:
+        from .._creation import zeros
+        m, n = input.shape[-2:]
+        return _SVD_OLD(zeros(*input.shape[:-2], m, m, dtype=input.dtype), svdvals(input),
+                        zeros(*input.shape[:-2], n, n, dtype=input.dtype))
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    return _SVD_OLD(U, S, Vh.mT)
+
+
+def slogdet(input):
+    return _SLOGDET_OLD(*linalg_slogdet(input))
+
+
+inverse = inv
+
+__all__ = ["addmm", "addmv", "baddbmm", "cross", "det", "diag", "diag_embed", "diagonal",
+            "einsum", "inner", "inverse", "kron", "outer", "pinverse", "qr", "slogdet", "svd",
+            "tensordot", "trace", "tril", "triu", "vdot", "bmm", "dot", "matmul", "mm", "mv"]
+
+METHODS = {
+    "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "__matmul__": matmul,
+    "__rmatmul__": lambda self, other: matmul(other, self),
+    "outer": outer, "ger": outer, "inner": inner, "addmm": addmm, "addmv": addmv,
+    "baddbmm": baddbmm, "kron": kron, "trace": trace, "diag": diag, "diagonal": diagonal,
+    "diag_embed": diag_embed, "tril": tril, "triu": triu, "tril_": _tri_(_tril),
+    "triu_": _tri_(_triu), "cross": cross, "vdot": vdot, "det": det, "inverse": inv,
+    "slogdet": slogdet, "qr": qr, "svd": svd, "pinverse": pinverse}
+
+LINALG = {"inv": inv, "det": det, "slogdet": linalg_slogdet, "solve": solve,
+          "cholesky": cholesky, "qr": linalg_qr, "svd": linalg_svd, "svdvals": svdvals,
+          "eigh": eigh, "eigvalsh": eigvalsh, "pinv": pinv, "cross": _linalg_cross,
+          "matmul": matmul, "LinAlgError": _LinAlgError}
