@@ -1,10 +1,12 @@
 """Shape ops (views share data and the version counter), clone, casts and basic indexing."""
 import builtins
+import itertools
+import warnings
 
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
-from .registry import defop
+from .registry import _SCALAR_NAMES, broadcast_shapes, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
@@ -289,7 +291,19 @@ def stack(tensors, dim=0):
 
 
 def cat(tensors, dim=0):
-    tensors = _tensor_list(tensors, "cat")
+    return _cat_checked(tensors, dim, "cat")
+
+
+def concat(tensors, dim=0):
+    return _cat_checked(tensors, dim, "concat")
+
+
+def concatenate(tensors, axis=0, *, dim=None):
+    return _cat_checked(tensors, axis if dim is None else dim, "concatenate")
+
+
+def _cat_checked(tensors, dim, name):
+    tensors = _tensor_list(tensors, name)
     ref = next((t for t in tensors if t.shape != (0,)), tensors[0])
     dim = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(tensors):
@@ -339,6 +353,13 @@ def getitem(input, index):
     return alias(input) if result is input else result
 
 
+def _getitem_method(self, index):
+    """Tensor.__getitem__: the indexing ops' advanced getitem (which builds on the basic one
+    above) where that module has it; imported late, as indexing imports this module."""
+    from . import indexing
+    return getattr(indexing, "getitem", getitem)(self, index)
+
+
 def _apply_slice(input, dim, sl, force):
     step = 1 if sl.step is None else sl.step
     if step == 0:
@@ -356,15 +377,461 @@ def _apply_slice(input, dim, sl, force):
     return _slice(input, dim, start, end, step)
 
 
-__all__ = ["cat", "clone", "expand_as", "permute", "reshape", "select", "squeeze", "stack", "t",
-           "transpose", "unbind", "unsqueeze"]
+# -- the tensor-API shape ops ----------------------------------------------------------------
+def _split_forward(self, dim, sizes):
+    starts = itertools.accumulate(sizes, initial=0)
+    return [self[_index(dim, builtins.slice(s, s + n))] for s, n in zip(starts, sizes)]
+
+
+def _split_counts(size, split_size):
+    if size == 0:
+        return [0]
+    return [builtins.min(split_size, size - s) for s in range(0, size, split_size)]
+
+
+# the registry hands zeros for outputs that got no gradient; self_sym_sizes is saved as in torch
+_split = defop(
+    "SplitBackward0", lambda self, dim, split_size: _split_forward(
+        self, dim, _split_counts(self.shape[dim], split_size)),
+    dtype="same", view=True, outputs=None,
+    grads={"self": lambda grads, dim, self_sym_sizes, split_size: _cat(*grads, dim=dim)})
+_split_with_sizes = defop(
+    "SplitWithSizesBackward0", lambda self, dim, split_sizes: _split_forward(
+        self, dim, split_sizes),
+    dtype="same", view=True, outputs=None,
+    grads={"self": lambda grads, dim, self_sym_sizes, split_sizes: _cat(*grads, dim=dim)})
+
+
+def _axes(dims, ndim):
+    """Dims as given (torch saves them so) made non-negative; a 0-d tensor has none to move."""
+    return tuple(d % ndim for d in dims) if ndim else ()
+
+
+_flip = defop("FlipBackward0", lambda self, dims: xp.flip(self, _axes(dims, self.ndim)).copy(),
+              dtype="same", grads={"self": lambda grad, dims: _flip(grad, dims=dims)})
+
+
+def _roll_forward(self, shifts, dims):
+    if not dims:        # no dims: roll the flattened tensor
+        return xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape)
+    return xp.roll(self, shifts, _axes(dims, self.ndim))
+
+
+_roll = defop("RollBackward0", _roll_forward, dtype="same",
+              grads={"self": lambda grad, shifts, dims: _roll(
+                  grad, shifts=tuple(-s for s in shifts), dims=dims)})
+
+
+def _rot90_forward(self, k, dims):
+    """torch's own recipe (flip, then swap the axes), so the strides come out as torch's."""
+    d0, d1 = _axes(dims, self.ndim)
+    k %= 4
+    if k == 0:
+        return self.copy()
+    if k == 2:
+        return xp.flip(self, (d0, d1)).copy()
+    return xp.swapaxes(xp.flip(self, d1 if k == 1 else d0).copy(), d0, d1)
+
+
+_rot90 = defop("Rot90Backward0", _rot90_forward, dtype="same",
+               grads={"self": lambda grad, k, dims: _rot90(grad, k=-k, dims=dims)})
+
+
+def _repeat_backward(grad, repeats, sizes):
+    """Each output dim r*s seen as (r, s): sum over the r's."""
+    if 0 in repeats:        # like torch: fresh zeros, not a function of grad
+        return zeros(sizes, dtype=grad.dtype)
+    padded = (1,) * (len(repeats) - len(sizes)) + tuple(sizes)
+    split = tuple(n for r, s in zip(repeats, padded) for n in (r, s))
+    return grad.reshape(split).sum(tuple(range(0, len(split), 2))).reshape(sizes)
+
+
+_repeat = defop("RepeatBackward0", lambda self, repeats: xp.tile(self, repeats), dtype="same",
+                grads={"self": lambda grad, repeats, self_sym_sizes: _repeat_backward(
+                    grad, repeats, self_sym_sizes)})
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    n = input.dim()
+    start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if n == 0:
+        return reshape(input, 1)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    shape = input.shape
+    numel = 1
+    for s in shape[start:end + 1]:
+        numel *= s
+    return reshape(input, shape[:start] + (numel,) + shape[end + 1:])
+
+
+def unflatten(input, dim, sizes):
+    if input.dim() == 0:
+        raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
+                           "tensor has no dimensions")
+    dim = _wrap_dim(dim, input.dim())
+    sizes = _parse_size((sizes,))
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be "
+                           "inferred")
+    size = input.shape[dim]
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    if (known != size if -1 not in sizes else known == 0 or size % known):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f"size of dim {dim} ({size}) in the input tensor")
+    sizes = tuple(size // known if s == -1 else s for s in sizes)
+    return view(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
+
+
+def swapaxes(input, axis0, axis1):
+    return transpose(input, axis0, axis1)
+
+
+def swapdims(input, dim0, dim1):
+    return transpose(input, dim0, dim1)
+
+
+def movedim(input, source, destination):
+    src, dst = _parse_size((source,)), _parse_size((destination,))
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    n = input.dim()
+    wsrc, wdst = tuple(_wrap_dim(d, n) for d in src), tuple(_wrap_dim(d, n) for d in dst)
+    if n == 0:
+        return alias(input)
+    for name, raw, wrapped in (("source", src, wsrc), ("destination", dst, wdst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(raw)})")
+    order = [None] * n
+    for s, d in zip(wsrc, wdst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in wsrc)
+    return permute(input, tuple(next(rest) if o is None else o for o in order))
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def broadcast_tensors(*tensors):
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    shape = broadcast_shapes(*(t.shape for t in tensors)) if tensors else ()
+    return tuple(t if t.shape == shape else expand(t, shape) for t in tensors)
+
+
+def repeat(input, *repeats):
+    repeats = _parse_size(repeats)
+    if len(repeats) < input.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - input.dim()) + input.shape
+    if builtins.min(repeats, default=0) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{builtins.min(r * s for r, s in zip(repeats, padded))}: "
+                           f"{[r * s for r, s in zip(repeats, padded)]}")
+    return _repeat(input, repeats=repeats)
+
+
+def tile(input, *dims):
+    dims = _parse_size(dims)
+    return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Integer repeats (a view of a copy, like torch: unsqueeze, expand, clone, view); with no
+    repeats, ``input`` holds the repeats and the result is the repeated indices."""
+    if repeats is None:
+        return _repeat_indices(input)
+    if isinstance(repeats, Tensor):
+        return _repeat_interleave_tensor(input, repeats, dim, output_size)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if dim is None:
+        input, dim = flatten(input), 0
+    dim = _wrap_dim(dim, input.dim())
+    shape = input.shape
+    if output_size is not None and output_size != shape[dim] * repeats:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected "
+                           f"{shape[dim] * repeats} but got {output_size}")
+    wide = shape[:dim + 1] + (repeats,) + shape[dim + 1:]
+    out = _clone(expand(unsqueeze(input, dim + 1), wide))
+    return view(out, shape[:dim] + (shape[dim] * repeats,) + shape[dim + 1:])
+
+
+def _repeat_interleave_tensor(input, repeats, dim, output_size):
+    """Tensor repeats: index_select with the repeated indices (as torch; index_select comes
+    from the indexing ops)."""
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if dim is None:
+        input, dim = flatten(input), 0
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if repeats.numel() == 1:
+        repeats = Tensor._make(xp.full(size, repeats._data.reshape(())))
+    elif repeats.numel() != size:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {repeats.numel()} and input.size({dim}) = {size}")
+    index = _repeat_indices(repeats)
+    if output_size is not None and output_size != index.numel():
+        raise RuntimeError("allocated size does not match required size")
+    return input.index_select(dim, index)
+
+
+def _repeat_indices(repeats):
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype.name not in ("int32", "int64"):
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                  f"'{_SCALAR_NAMES[repeats.dtype.name]}'")
+    reps = repeats._data.reshape(-1)
+    if (reps < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return Tensor._make(xp.repeat(xp.arange(reps.size, dtype=reps.dtype), reps))
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    if tensor.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = _wrap_dim(dim, tensor.dim())
+    size = tensor.shape[dim]
+    if isinstance(split_size_or_sections, (tuple, list)):
+        sizes = _parse_size((split_size_or_sections,))
+        if builtins.min(sizes, default=0) < 0:
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={list(sizes)}")
+        if builtins.sum(sizes) != size:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f"split_sizes={list(sizes)}")
+        return tuple(_split_with_sizes(tensor, dim=dim, split_sizes=sizes))
+    split_size = builtins.int(split_size_or_sections)
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                           f"dimension size of {size}")
+    return tuple(_split(tensor, dim=dim, split_size=split_size))
+
+
+def chunk(input, chunks, dim=0):
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if size == 0:       # torch: as many empty chunks as asked for
+        return split(input, [0] * chunks, dim)
+    return split(input, -(-size // chunks), dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    arg = indices_or_sections
+    if isinstance(arg, Tensor):
+        if arg.dtype.name != "int64":
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {_SCALAR_NAMES[arg.dtype.name]}")
+        if arg.dim() > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a "
+                               f"zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {arg.dim()} dims")
+        arg = arg.item() if arg.dim() == 0 else arg.tolist()
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if isinstance(arg, (tuple, list)):
+        bounds = (0,) + _parse_size((arg,)) + (size,)
+    else:
+        sections = builtins.int(arg)
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        small, extra = divmod(size, sections)
+        bounds = tuple(itertools.accumulate(
+            (small + (i < extra) for i in range(sections)), initial=0))
+    return tuple(_slice(input, dim, s, e, 1) for s, e in zip(bounds, bounds[1:]))
+
+
+def narrow(input, dim, start, length):
+    if input.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = builtins.int(start), builtins.int(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], "
+                         f"but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({size}).")
+    return _slice(input, dim, start, start + length, 1)
+
+
+def flip(input, dims, *more):
+    dims = _parse_size((dims,) + more)
+    wrapped = [_wrap_dim(d, input.dim()) for d in dims]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return _flip(input, dims=dims)
+
+
+def fliplr(input):
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def roll(input, shifts, dims=None):
+    shifts = _parse_size((shifts,))
+    dims = () if dims is None else _parse_size((dims,))
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if len(shifts) != len(dims) and (dims or len(shifts) != 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    if dims and input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
+    for d in dims:
+        _wrap_dim(d, input.dim())
+    return _roll(input, shifts=shifts, dims=dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = _parse_size((dims,))
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    n = input.dim()
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    if _wrap_dim(dims[0], n) == _wrap_dim(dims[1], n):
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} "
+                           f"and dim1 = {dims[1]}")
+    return _rot90(input, k=builtins.int(k), dims=dims)
+
+
+def ravel(input):
+    return view(contiguous(input), -1)
+
+
+def atleast_1d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, 1) if t.dim() == 0 else t)
+
+
+def atleast_2d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, 1, 1) if t.dim() == 0 else
+                    unsqueeze(t, 0) if t.dim() == 1 else t)
+
+
+def atleast_3d(*tensors):
+    return _atleast(tensors, lambda t: reshape(t, 1, 1, 1) if t.dim() == 0 else
+                    unsqueeze(unsqueeze(t, 0), -1) if t.dim() == 1 else
+                    unsqueeze(t, -1) if t.dim() == 2 else t)
+
+
+def _atleast(tensors, f):
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return f(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tensors[0]
+    return tuple(f(t) for t in tensors)
+
+
+def _stack_list(tensors, name):
+    if isinstance(tensors, (tuple, list)) and not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return _tensor_list(tensors, name)
+
+
+def hstack(tensors):
+    tensors = atleast_1d(_stack_list(tensors, "hstack"))
+    return _cat_checked(tensors, 0 if tensors[0].dim() == 1 else 1, "hstack")
+
+
+def vstack(tensors):
+    return _cat_checked(atleast_2d(_stack_list(tensors, "vstack")), 0, "vstack")
+
+
+def dstack(tensors):
+    return _cat_checked(atleast_3d(_stack_list(tensors, "dstack")), 2, "dstack")
+
+
+def meshgrid(*tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    for t in tensors:
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f'received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list")
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) > 1:    # the first two axes trade places
+        order[0], order[1] = 1, 0
+    shape = [0] * len(tensors)
+    for i, t in zip(order, tensors):
+        shape[i] = t.numel()
+    out = []
+    for i, t in zip(order, tensors):
+        size = [1] * len(tensors)
+        size[i] = -1
+        out.append(expand(view(t, size), shape))
+    return tuple(out)
+
+
+moveaxis = movedim
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to", "cat",
+           "chunk", "clone", "concat", "concatenate", "dstack", "expand_as", "flatten", "flip",
+           "fliplr", "flipud", "hstack", "meshgrid", "movedim", "moveaxis", "narrow", "permute",
+           "ravel", "repeat_interleave", "reshape", "roll", "rot90", "select", "split", "squeeze",
+           "stack", "swapaxes", "swapdims", "t", "tensor_split", "tile", "transpose", "unbind",
+           "unflatten", "unsqueeze", "vstack"]
 
 METHODS = {
     "view": view, "reshape": reshape, "view_as": lambda self, other: view(self, other.shape),
     "reshape_as": lambda self, other: reshape(self, other.shape), "t": t,
     "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze, "squeeze": squeeze,
     "expand": expand, "expand_as": expand_as, "select": select, "unbind": unbind,
-    "clone": clone, "contiguous": contiguous, "__getitem__": getitem,
+    "clone": clone, "contiguous": contiguous, "__getitem__": _getitem_method,
     "T": property(lambda self: permute(self, tuple(reversed(range(self.dim()))))),
     "mT": property(lambda self: transpose(self, -2, -1)),
+    "flatten": flatten, "unflatten": unflatten, "swapaxes": swapaxes, "swapdims": swapdims,
+    "movedim": movedim, "moveaxis": movedim, "broadcast_to": broadcast_to, "repeat": repeat,
+    "repeat_interleave": repeat_interleave, "tile": tile, "split": split,
+    "tensor_split": tensor_split, "chunk": chunk, "narrow": narrow, "flip": flip,
+    "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90, "ravel": ravel,
 }

@@ -1,0 +1,360 @@
+"""The tensor-API shape ops, row by row against torch: values, grads, grad_fn names, saved
+tensors, strides and view-ness (harness); writes through views; errors. torch computes every
+expectation.
+"""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from optable import DTYPES, as_tuple, assert_same, check_op, outcome, row
+
+X = (2, 3, 4)
+
+ROWS = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
+    # flatten / unflatten / ravel
+    ("flatten", lambda t, x: x.flatten(), [X], {}),
+    ("flatten_start", lambda t, x: t.flatten(x, 1), [X], {}),
+    ("flatten_range", lambda t, x: x.flatten(0, 1), [X], {}),
+    ("flatten_neg", lambda t, x: x.flatten(-2, -1), [X], {}),
+    ("flatten_same_dim", lambda t, x: x.flatten(1, 1), [X], {}),
+    ("flatten_noncontig", lambda t, x: x.transpose(0, 2).flatten(), [X], {}),
+    ("flatten_viewable_noncontig", lambda t, x: x[:, :, ::2].flatten(0, 1), [X], {}),
+    ("flatten_0d", lambda t, x: x.flatten(), [()], {}),
+    ("unflatten", lambda t, x: x.unflatten(2, (2, 2)), [X], {}),
+    ("unflatten_-1", lambda t, x: t.unflatten(x, -1, (2, -1)), [X], {}),
+    ("unflatten_noncontig", lambda t, x: x.mT.unflatten(1, (2, 2)), [X], {}),
+    ("ravel", lambda t, x: x.ravel(), [X], {}),
+    ("ravel_noncontig", lambda t, x: t.ravel(x.mT), [X], {}),
+    ("ravel_0d", lambda t, x: x.ravel(), [()], {}),
+    # axes
+    ("swapaxes", lambda t, x: x.swapaxes(0, 2), [X], {}),
+    ("swapaxes_fn", lambda t, x: t.swapaxes(x, -1, 1), [X], {}),
+    ("swapdims", lambda t, x: t.swapdims(x, 0, 1), [X], {}),
+    ("swapdims_method", lambda t, x: x.swapdims(2, 1), [X], {}),
+    ("movedim", lambda t, x: x.movedim(0, 2), [X], {}),
+    ("movedim_lists", lambda t, x: t.movedim(x, (0, 1), (2, 0)), [X], {}),
+    ("movedim_neg", lambda t, x: x.movedim((0, -1), (-1, 0)), [X], {}),
+    ("movedim_same", lambda t, x: x.movedim(1, 1), [X], {}),
+    ("movedim_0d", lambda t, x: x.movedim(0, -1), [()], {}),
+    ("moveaxis", lambda t, x: t.moveaxis(x, -1, 0), [X], {}),
+    ("moveaxis_method", lambda t, x: x.moveaxis([1], [2]), [X], {}),
+    # broadcasting
+    ("broadcast_to", lambda t, x: t.broadcast_to(x, X), [(3, 1)], {}),
+    ("broadcast_to_method", lambda t, x: x.broadcast_to((5, 3, 2)), [(3, 1)], {}),
+    ("broadcast_to_same", lambda t, x: x.broadcast_to((3, 1)), [(3, 1)], {}),
+    ("broadcast_to_-1", lambda t, x: x.broadcast_to((2, -1, 4)), [(3, 1)], {}),
+    ("broadcast_tensors", lambda t, x, y: t.broadcast_tensors(x, y), [X, (3, 1)], {}),
+    ("broadcast_tensors_3", lambda t, x, y, z: t.broadcast_tensors(x, y, z),
+     [(3, 1), (4,), ()], {}),
+    ("broadcast_tensors_one_grad", lambda t, x, y: t.broadcast_tensors(x, y), [(3, 1), (4,)],
+     {"grad": (False, True)}),
+    # repeat / tile / repeat_interleave
+    ("repeat", lambda t, x: x.repeat(2, 1, 3), [(3, 1)], {}),
+    ("repeat_tuple", lambda t, x: x.repeat((2, 2)), [(2, 3)], {}),
+    ("repeat_ones", lambda t, x: x.repeat(1, 1), [(2, 3)], {}),
+    ("repeat_0d", lambda t, x: x.repeat(3, 2), [()], {}),
+    ("repeat_zero", lambda t, x: x.repeat(2, 0), [(2, 3)], {}),
+    ("tile", lambda t, x: x.tile((2,)), [(3, 1)], {}),
+    ("tile_fn_more", lambda t, x: t.tile(x, (2, 2, 2)), [(3, 1)], {}),
+    ("tile_varargs", lambda t, x: x.tile(2, 1, 1), [X], {}),
+    ("repeat_interleave", lambda t, x: x.repeat_interleave(2), [(3, 1)], {}),
+    ("repeat_interleave_dim", lambda t, x: x.repeat_interleave(3, dim=-2), [X], {}),
+    ("repeat_interleave_fn", lambda t, x: t.repeat_interleave(x, 2, 1), [(3, 2)], {}),
+    ("repeat_interleave_1d", lambda t, x: x.repeat_interleave(2, output_size=8), [(4,)], {}),
+    ("repeat_interleave_0d", lambda t, x: x.repeat_interleave(2), [()], {}),
+    ("tile_0d_empty", lambda t, x: x.tile(()), [()], {}),
+    ("repeat_interleave_zero", lambda t, x: x.repeat_interleave(0, 0), [(3, 2)], {}),
+    # cat family
+    ("concat", lambda t, x, y: t.concat([x, y], 1), [(2, 3), (2, 2)], {}),
+    ("concatenate", lambda t, x, y: t.concatenate((x, y)), [(2, 3), (1, 3)], {}),
+    ("concatenate_axis", lambda t, x, y: t.concatenate([x, y], axis=-1), [(2, 3), (2, 1)], {}),
+    ("hstack_1d", lambda t, x, y: t.hstack([x, y]), [(3,), (2,)], {}),
+    ("hstack_2d", lambda t, x, y: t.hstack((x, y)), [(2, 3), (2, 1)], {}),
+    ("hstack_0d", lambda t, x, y: t.hstack([x, y]), [(), ()], {}),
+    ("vstack_1d", lambda t, x, y: t.vstack([x, y]), [(3,), (3,)], {}),
+    ("vstack_2d_0d", lambda t, x, y: t.vstack([x, y]), [(1, 1), ()], {}),
+    ("vstack_3d", lambda t, x, y: t.vstack([x, y]), [X, (1, 3, 4)], {}),
+    ("dstack_1d", lambda t, x, y: t.dstack([x, y]), [(3,), (3,)], {}),
+    ("dstack_2d", lambda t, x, y: t.dstack([x, y]), [(3, 1), (3, 1)], {}),
+    ("dstack_3d_0d", lambda t, x, y: t.dstack([x, y]), [(1, 1, 2), ()], {}),
+    ("atleast_1d", lambda t, x: t.atleast_1d(x), [()], {}),
+    ("atleast_1d_many", lambda t, x, y: t.atleast_1d(x, y), [(), (2, 3)], {}),
+    ("atleast_2d", lambda t, x, y: t.atleast_2d([x, y]), [(), (3,)], {}),
+    ("atleast_3d", lambda t, x, y, z: t.atleast_3d(x, y, z), [(), (3,), (2, 3)], {}),
+    # split family (split/chunk: one multi-output node; tensor_split: one slice per piece)
+    ("split", lambda t, x: x.split(2, 2), [X], {}),
+    ("split_uneven", lambda t, x: t.split(x, 3, -1), [X], {}),
+    ("split_big", lambda t, x: x.split(5, 1), [X], {}),
+    ("split_sizes", lambda t, x: x.split([1, 3], 2), [X], {}),
+    ("split_sizes_fn", lambda t, x: t.split(x, (1, 0, 1), 0), [X], {}),
+    ("split_one_used", lambda t, x: x.split(1, 1)[1], [X], {}),
+    ("split_two_used", lambda t, x: (lambda o: o[0] * o[2])(x.split(1, 1)), [X], {}),
+    ("split_sizes_one_used", lambda t, x: x.split([3, 1], 2)[1] * 2, [X], {}),
+    ("chunk", lambda t, x: x.chunk(2, 2), [X], {}),
+    ("chunk_uneven", lambda t, x: t.chunk(x, 3, 2), [X], {}),
+    ("chunk_more_than_size", lambda t, x: x.chunk(5), [(3, 2)], {}),
+    ("chunk_empty", lambda t, x: x[:, :0].chunk(3, 1), [(2, 3)], {}),
+    ("chunk_one_used", lambda t, x: x.chunk(4, -1)[2], [X], {}),
+    ("tensor_split", lambda t, x: x.tensor_split(3, 2), [X], {}),
+    ("tensor_split_even", lambda t, x: t.tensor_split(x, 2, dim=2), [X], {}),
+    ("tensor_split_indices", lambda t, x: x.tensor_split([1, 3], 2), [X], {}),
+    ("tensor_split_wild_indices", lambda t, x: x.tensor_split([1, 6, 2, -1]), [(4, 2)], {}),
+    ("tensor_split_tensor_indices", lambda t, x: x.tensor_split(t.tensor([1, 2]), 1), [X], {}),
+    ("tensor_split_tensor_sections", lambda t, x: x.tensor_split(t.tensor(2), -1), [X], {}),
+    ("tensor_split_one", lambda t, x: x.tensor_split(1), [X], {}),
+    ("narrow", lambda t, x: x.narrow(2, 1, 2), [X], {}),
+    ("narrow_fn_neg", lambda t, x: t.narrow(x, -1, -3, 3), [X], {}),
+    ("narrow_empty", lambda t, x: x.narrow(0, 2, 0), [X], {}),
+    ("narrow_tensor_start", lambda t, x: x.narrow(1, t.tensor(1), 2), [X], {}),
+    # flip / roll / rot90
+    ("flip", lambda t, x: x.flip(0, 2), [X], {}),
+    ("flip_fn", lambda t, x: t.flip(x, (-1,)), [X], {}),
+    ("flip_list", lambda t, x: x.flip([1]), [X], {}),
+    ("flip_none", lambda t, x: x.flip(()), [X], {}),
+    ("flip_0d", lambda t, x: x.flip(0), [()], {}),
+    ("fliplr", lambda t, x: x.fliplr(), [X], {}),
+    ("flipud", lambda t, x: t.flipud(x), [(3,)], {}),
+    ("roll", lambda t, x: x.roll(1, 2), [X], {}),
+    ("roll_flat", lambda t, x: t.roll(x, 5), [X], {}),
+    ("roll_multi", lambda t, x: x.roll((1, -2), (0, -1)), [X], {}),
+    ("roll_big_shift", lambda t, x: x.roll(-7, 1), [X], {}),
+    ("roll_0d", lambda t, x: x.roll(1), [()], {}),
+    ("rot90", lambda t, x: x.rot90(), [X], {}),
+    ("rot90_2", lambda t, x: t.rot90(x, 2, (1, 2)), [X], {}),
+    ("rot90_3", lambda t, x: x.rot90(3), [X], {}),
+    ("rot90_-1", lambda t, x: x.rot90(-1, [-1, 0]), [X], {}),
+    ("rot90_0", lambda t, x: x.rot90(0), [X], {}),
+    ("rot90_5", lambda t, x: x.rot90(5, (2, 1)), [X], {}),
+    # meshgrid
+    ("meshgrid_ij", lambda t, x, y: t.meshgrid(x, y, indexing="ij"), [(3,), (4,)], {}),
+    ("meshgrid_xy", lambda t, x, y: t.meshgrid(x, y, indexing="xy"), [(3,), (4,)], {}),
+    ("meshgrid_list_3", lambda t, x, y, z: t.meshgrid([x, y, z], indexing="xy"),
+     [(2,), (3,), ()], {}),
+    ("meshgrid_one", lambda t, x: t.meshgrid(x, indexing="ij"), [(3,)], {}),
+    ("meshgrid_one_grad", lambda t, x, y: t.meshgrid(x, y, indexing="ij"), [(3,), (2,)],
+     {"grad": (False, True)}),
+    # existing view ops: view-ness and nodes of the ones test_ops.py leaves out
+    ("view_as", lambda t, x: x.view_as(t.ones(4, 6)), [X], {}),
+    ("reshape_as", lambda t, x: x.reshape_as(t.ones(4, 6)), [X], {}),
+    ("reshape_as_noncontig", lambda t, x: x.mT.reshape_as(t.ones(4, 6)), [X], {}),
+    ("T_3d", lambda t, x: x.T, [X], {}),
+    ("T_1d", lambda t, x: x.T, [(3,)], {}),
+    ("mT", lambda t, x: x.mT, [(3, 4)], {}),
+    ("squeeze_nothing", lambda t, x: x.squeeze(), [(3, 4)], {}),
+    ("unsqueeze_0d", lambda t, x: x.unsqueeze(0), [()], {}),
+    ("expand_same", lambda t, x: x.expand(3, 4), [(3, 4)], {}),
+    ("contiguous_of_view", lambda t, x: x[:, 1:].contiguous(), [(3, 4)], {}),
+    ("contiguous_expand", lambda t, x: x.expand(2, 3, 4).contiguous(), [(3, 1)], {}),
+]]
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn,shapes,kw", ROWS)
+def test_op(fn, shapes, kw, dtype):
+    check_op(fn, shapes, kw, dtype)
+
+
+TENSOR_REPEATS = [row(name, fn, *shapes) for name, fn, shapes in [
+    ("repeat_interleave_tensor", lambda t, x: x.repeat_interleave(t.tensor([1, 2, 0]), dim=0),
+     [(3, 1)]),
+    ("repeat_interleave_tensor_flat", lambda t, x: t.repeat_interleave(x, t.tensor([1, 0, 2])),
+     [(3, 1)]),
+    ("repeat_interleave_tensor_one", lambda t, x: x.repeat_interleave(t.tensor([2]), -1),
+     [(2, 3)]),
+    ("repeat_interleave_tensor_0d", lambda t, x: x.repeat_interleave(t.tensor(2), 0,
+                                                                     output_size=4), [(2, 3)]),
+]]
+
+
+@pytest.mark.skipif(not hasattr(gg.Tensor, "index_select"),
+                    reason="tensor repeats run index_select, which comes with the indexing ops")
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn,shapes,kw", TENSOR_REPEATS)
+def test_repeat_interleave_tensor_repeats(fn, shapes, kw, dtype):
+    check_op(fn, shapes, kw, dtype)
+
+
+# -- writes through views ----------------------------------------------------------------------
+WRITES = {
+    "view": lambda t, x: x.view(6, 4), "view_as": lambda t, x: x.view_as(t.ones(4, 6)),
+    "reshape": lambda t, x: x.reshape(4, 6), "reshape_copy": lambda t, x: x.mT.reshape(-1),
+    "reshape_alias": lambda t, x: x.mT.reshape(2, 2, 2, 3),
+    "reshape_as": lambda t, x: x.reshape_as(t.ones(24)),
+    "squeeze": lambda t, x: x[:, :1].squeeze(), "unsqueeze": lambda t, x: x.unsqueeze(1),
+    "permute": lambda t, x: x.permute(2, 0, 1), "transpose": lambda t, x: x.transpose(0, 1),
+    "t": lambda t, x: x[0].t(), "T": lambda t, x: x[0].T, "mT": lambda t, x: x.mT,
+    "expand": lambda t, x: x[:, :1].expand(2, 3, 4),
+    "expand_as": lambda t, x: x[0, 0].expand_as(x),
+    "contiguous": lambda t, x: x.contiguous(), "contiguous_copy": lambda t, x: x.mT.contiguous(),
+    "flatten": lambda t, x: x.flatten(1), "flatten_same": lambda t, x: x.flatten(2, 2),
+    "flatten_copy": lambda t, x: x.mT.flatten(), "unflatten": lambda t, x: x.unflatten(2, (2, 2)),
+    "ravel": lambda t, x: x.ravel(), "ravel_copy": lambda t, x: x.mT.ravel(),
+    "swapaxes": lambda t, x: x.swapaxes(0, 2), "swapdims": lambda t, x: x.swapdims(1, 2),
+    "movedim": lambda t, x: x.movedim(0, -1), "moveaxis": lambda t, x: t.moveaxis(x, 1, 0),
+    "broadcast_to": lambda t, x: x[:, :1].broadcast_to((2, 3, 4)),
+    "broadcast_tensors": lambda t, x: t.broadcast_tensors(x, x[0, :, :1], t.ones(2, 1, 1)),
+    "repeat": lambda t, x: x.repeat(1, 1, 1), "tile": lambda t, x: x.tile(2),
+    "repeat_interleave": lambda t, x: x.repeat_interleave(2, 1),
+    "cat": lambda t, x: t.cat([x, x]), "hstack": lambda t, x: t.hstack([x, x]),
+    "vstack": lambda t, x: t.vstack([x[0, 0], x[1, 0]]),
+    "dstack": lambda t, x: t.dstack([x[0], x[1]]),
+    "atleast_3d": lambda t, x: t.atleast_3d(x[0, 0]),
+    "split": lambda t, x: x.split(3, 2), "split_sizes": lambda t, x: x.split([1, 2], 1),
+    "chunk": lambda t, x: x.chunk(2, -1), "tensor_split": lambda t, x: x.tensor_split(3, 2),
+    "tensor_split_indices": lambda t, x: x.tensor_split([1], 1),
+    "unbind": lambda t, x: x.unbind(1), "narrow": lambda t, x: x.narrow(2, 1, 2),
+    "flip": lambda t, x: x.flip(0), "fliplr": lambda t, x: x.fliplr(),
+    "flipud": lambda t, x: x.flipud(), "roll": lambda t, x: x.roll(1),
+    "rot90": lambda t, x: x.rot90(), "rot90_0": lambda t, x: x.rot90(0),
+    "meshgrid": lambda t, x: t.meshgrid(x[0, 0], x[1, :, 0], indexing="xy"),
+}
+
+
+def write_through(lib, fn):
+    """Write -1, -2, ... into each output under no_grad; what the base and outputs show."""
+    base = lib.tensor(np.arange(24.0).reshape(X))
+    outs = as_tuple(fn(lib, base))
+    seen = [(o._is_view(), o._base is base, o is base, o.is_contiguous()) for o in outs]
+    with lib.no_grad():
+        for k, o in enumerate(outs):
+            o.fill_(-1.0 - k)
+    return (seen, base.tolist(), [o.tolist() for o in outs], base._version,
+            [o._version for o in outs])
+
+
+@pytest.mark.filterwarnings("ignore:The use of `x.T`")
+@pytest.mark.parametrize("fn", WRITES.values(), ids=WRITES.keys())
+def test_write_through_views(fn):
+    assert write_through(gg, fn) == write_through(torch, fn)
+
+
+@pytest.mark.parametrize("fn", [lambda t, x: x.split(2, 1), lambda t, x: x.chunk(3, 2),
+                                lambda t, x: x.unbind(0)], ids=["split", "chunk", "unbind"])
+def test_multi_output_views_share_one_node(fn):
+    def program(lib):
+        x = lib.ones(X, requires_grad=True)
+        outs = fn(lib, x)
+        return ([type(o.grad_fn).__name__ for o in outs], [o.output_nr for o in outs],
+                len({id(o.grad_fn) for o in outs}))
+    assert program(gg) == program(torch)
+
+
+def test_broadcast_tensors_of_nothing():
+    assert gg.broadcast_tensors() == torch.broadcast_tensors() == ()
+
+
+def test_meshgrid_default_indexing_warns():
+    for lib in (torch, gg):
+        with pytest.warns(UserWarning, match="it will be required to pass the indexing"):
+            out = lib.meshgrid(lib.ones(2), lib.ones(3))
+        assert [tuple(o.shape) for o in out] == [(2, 3), (2, 3)]
+
+
+@pytest.mark.parametrize("repeats", [[1, 2, 0, 3], [0], [], [2, 2]], ids=str)
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_repeat_interleave_indices(repeats, dtype):
+    def f(lib):
+        return lib.repeat_interleave(lib.tensor(repeats, dtype=getattr(lib, dtype)))
+    (ref, ref_err), (got, got_err) = outcome(lambda: f(torch)), outcome(lambda: f(gg))
+    assert got_err == ref_err
+    assert_same(ref, got)
+
+
+# -- errors ----------------------------------------------------------------------------------
+ERRORS = {
+    "flatten_order": lambda t: t.ones(2, 3, 4).flatten(2, 1),
+    "flatten_dim": lambda t: t.ones(2, 3).flatten(3),
+    "flatten_0d_dim": lambda t: t.ones(()).flatten(1),
+    "unflatten_prod": lambda t: t.ones(2, 4).unflatten(1, (3, 2)),
+    "unflatten_empty": lambda t: t.ones(2, 4).unflatten(1, ()),
+    "unflatten_dim": lambda t: t.ones(2, 4).unflatten(2, (2, 2)),
+    "unflatten_two_-1": lambda t: t.ones(2, 4).unflatten(1, (-1, -1)),
+    "unflatten_-1_bad": lambda t: t.ones(2, 4).unflatten(1, (3, -1)),
+    "unflatten_0d": lambda t: t.ones(()).unflatten(0, (1,)),
+    "swapaxes_dim": lambda t: t.ones(2, 3).swapaxes(0, 2),
+    "swapdims_dim": lambda t: t.swapdims(t.ones(2, 3), -3, 0),
+    "movedim_len": lambda t: t.ones(2, 3).movedim((0, 1), (0,)),
+    "movedim_repeated": lambda t: t.ones(2, 3).movedim((0, 0), (0, 1)),
+    "movedim_repeated_dst": lambda t: t.ones(2, 3).movedim((0, 1), (1, 1)),
+    "movedim_dim": lambda t: t.ones(2, 3).movedim(2, 0),
+    "movedim_neg_repeated": lambda t: t.ones(2, 3).movedim((0, -2), (0, 1)),
+    "broadcast_to": lambda t: t.ones(3, 2).broadcast_to((3, 4)),
+    "broadcast_to_fewer": lambda t: t.ones(3, 2).broadcast_to((2,)),
+    "broadcast_tensors": lambda t: t.broadcast_tensors(t.ones(3, 2), t.ones(4)),
+    "broadcast_tensors_3": lambda t: t.broadcast_tensors(t.ones(3, 1), t.ones(4),
+                                                         t.ones(2, 1, 1), t.ones(5)),
+    "broadcast_tensors_list": lambda t: t.broadcast_tensors([t.ones(2), t.ones(1)]),
+    "repeat_fewer": lambda t: t.ones(3, 2).repeat(2),
+    "repeat_negative": lambda t: t.ones(3, 2).repeat(-1, 1),
+    "tile_negative": lambda t: t.ones(3).tile(-1),
+    "repeat_interleave_negative": lambda t: t.ones(3).repeat_interleave(-1),
+    "repeat_interleave_dim": lambda t: t.ones(3).repeat_interleave(2, dim=1),
+    "repeat_interleave_output_size": lambda t: t.ones(3).repeat_interleave(2, output_size=5),
+    "repeat_interleave_2d": lambda t: t.repeat_interleave(t.tensor([[1, 2]])),
+    "repeat_interleave_0d": lambda t: t.repeat_interleave(t.tensor(3)),
+    "repeat_interleave_float": lambda t: t.repeat_interleave(t.tensor([1.0, 2.0])),
+    "repeat_interleave_neg": lambda t: t.repeat_interleave(t.tensor([1, -2])),
+    "repeat_interleave_tensor_len": lambda t: t.ones(2, 3).repeat_interleave(t.tensor([1, 2]),
+                                                                            dim=1),
+    "repeat_interleave_tensor_2d": lambda t: t.ones(3).repeat_interleave(t.tensor([[1, 2, 1]])),
+    "repeat_interleave_tensor_neg": lambda t: t.ones(3).repeat_interleave(t.tensor([1, -2, 1])),
+    "repeat_interleave_tensor_float": lambda t: t.ones(3).repeat_interleave(t.tensor([1., 2, 1])),
+    "concat_tensor": lambda t: t.concat(t.ones(2)),
+    "concatenate_tensor": lambda t: t.concatenate(t.ones(2)),
+    "concat_mismatch": lambda t: t.concat([t.ones(2, 3), t.ones(3, 2)]),
+    "hstack_empty": lambda t: t.hstack([]),
+    "vstack_empty": lambda t: t.vstack([]),
+    "dstack_empty": lambda t: t.dstack(()),
+    "hstack_mismatch": lambda t: t.hstack([t.ones(2, 3), t.ones(3, 3)]),
+    "vstack_mismatch": lambda t: t.vstack([t.ones(3), t.ones(2)]),
+    "split_negative": lambda t: t.ones(4).split(-1),
+    "split_sizes_sum": lambda t: t.ones(4).split([1, 2]),
+    "split_sizes_negative": lambda t: t.ones(4).split([5, -1]),
+    "split_0d": lambda t: t.ones(()).split(1),
+    "split_zero": lambda t: t.ones(4).split(0),
+    "split_dim": lambda t: t.ones(4).split(2, 1),
+    "chunk_0": lambda t: t.ones(4).chunk(0),
+    "chunk_negative": lambda t: t.ones(4).chunk(-1),
+    "chunk_0d": lambda t: t.ones(()).chunk(2),
+    "chunk_dim": lambda t: t.ones(4).chunk(2, -2),
+    "tensor_split_0": lambda t: t.ones(4).tensor_split(0),
+    "tensor_split_0d": lambda t: t.ones(()).tensor_split(2),
+    "tensor_split_float_tensor": lambda t: t.ones(4).tensor_split(t.tensor([1.0])),
+    "tensor_split_2d_tensor": lambda t: t.ones(2, 3).tensor_split(t.tensor([[1]])),
+    "tensor_split_dim": lambda t: t.ones(4).tensor_split(2, 1),
+    "narrow_start": lambda t: t.ones(4).narrow(0, 5, 1),
+    "narrow_negative_start": lambda t: t.ones(4).narrow(0, -5, 1),
+    "narrow_length": lambda t: t.ones(4).narrow(0, 1, 4),
+    "narrow_negative_length": lambda t: t.ones(4).narrow(0, 1, -1),
+    "narrow_0d": lambda t: t.ones(()).narrow(0, 0, 1),
+    "narrow_dim": lambda t: t.ones(4).narrow(1, 0, 1),
+    "flip_repeated": lambda t: t.ones(2, 3).flip(0, -2),
+    "flip_dim": lambda t: t.ones(2, 3).flip(2),
+    "fliplr_1d": lambda t: t.ones(3).fliplr(),
+    "flipud_0d": lambda t: t.ones(()).flipud(),
+    "roll_align": lambda t: t.ones(2, 3).roll((1, 2), 0),
+    "roll_align_no_dims": lambda t: t.ones(2, 3).roll((1, 2)),
+    "roll_dim": lambda t: t.ones(2, 3).roll(1, 2),
+    "roll_0d_dim": lambda t: t.ones(()).roll(1, 0),
+    "movedim_0d_dim": lambda t: t.ones(()).movedim(0, 1),
+    "roll_no_shifts": lambda t: t.ones(2, 3).roll((), ()),
+    "rot90_three_dims": lambda t: t.ones(2, 3).rot90(1, (0, 1, 2)),
+    "rot90_1d": lambda t: t.ones(3).rot90(),
+    "rot90_same_dims": lambda t: t.ones(2, 3).rot90(1, (0, 0)),
+    "rot90_same_dims_neg": lambda t: t.ones(2, 3).rot90(1, (0, -2)),
+    "rot90_dim": lambda t: t.ones(2, 3).rot90(1, (0, 2)),
+    "meshgrid_dtype": lambda t: t.meshgrid(t.ones(2), t.ones(2, dtype=t.float64),
+                                           indexing="ij"),
+    "meshgrid_indexing": lambda t: t.meshgrid(t.ones(2), indexing="foo"),
+    "meshgrid_empty": lambda t: t.meshgrid([], indexing="ij"),
+}
+
+
+@pytest.mark.parametrize("f", ERRORS.values(), ids=ERRORS.keys())
+def test_errors(f):
+    ref, ref_err = outcome(lambda: f(torch))
+    got, got_err = outcome(lambda: f(gg))
+    assert ref_err is not None, "torch accepted this case"
+    assert got_err == ref_err
