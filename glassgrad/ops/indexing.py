@@ -1,5 +1,848 @@
-"""Indexing ops: advanced __getitem__/__setitem__, gather/scatter, index_*, masked_*, take, nonzero."""
+"""Indexing ops: advanced __getitem__/__setitem__, gather/scatter, index_*, masked_*, take, nonzero.
 
-__all__ = []        # names for the glassgrad namespace
+Index tensors are real inputs without a formula where PyTorch's op takes one tensor (no edge,
+saved and version-checked); ``index``/``index_put`` take a list of them, kept as an attr.
+Backward formulas are written with these same ops, so double backward works.
+"""
+import builtins
+import warnings
 
-METHODS = {}        # Tensor methods
+from .. import dtypes
+from .._creation import full, ones, tensor, zeros
+from .._tensor import Tensor, _wrap_dim
+from ..backend import xp
+from . import shape as _shape
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
+
+
+def _make(array):
+    return Tensor._make(xp.asarray(array))
+
+
+def _strided(shape, strides, dtype):
+    """A fresh array with the given element strides (torch's layout, size-0 dims included)."""
+    dtype = xp.dtype(dtype)
+    size = 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides) if n)
+    buf = xp.empty(size, dtype)
+    return xp.lib.stride_tricks.as_strided(buf, shape, [st * dtype.itemsize for st in strides])
+
+
+def _dense(a):
+    """``a`` with torch's contiguous strides (NumPy leaves other strides on size-0/1 dims)."""
+    a = xp.asarray(a)
+    strides, step = [], 1
+    for n in reversed(a.shape):
+        strides.insert(0, step)
+        step *= builtins.max(n, 1)
+    out = _strided(a.shape, strides, a.dtype)
+    out[...] = a
+    return out
+
+
+def _along(dim, item):
+    """The NumPy index that applies ``item`` at ``dim``."""
+    return (builtins.slice(None),) * dim + (item,)
+
+
+def _coords(index, dim):
+    """Broadcastable coordinates: index at ``dim``, the position itself elsewhere (scatter)."""
+    coords = list(xp.indices(index.shape, sparse=True))
+    coords[dim] = index.astype(xp.int64)
+    return tuple(coords)
+
+
+def _check_bounds(index, size, dim, error=RuntimeError, prefix="", wrap=False):
+    """torch's out-of-bounds error; ``wrap``: negative indices count from the end."""
+    bad = (index >= size) | (index < (-size if wrap else 0))
+    if bad.any():
+        raise error(f"{prefix}index {index[bad].flat[0]} is out of bounds for dimension {dim} "
+                    f"with size {size}")
+
+
+# -- index / index_put (advanced indexing) ---------------------------------------------------
+def _key(shape, indices):
+    """The NumPy index for torch's ``index(self, indices)``, with torch's checks."""
+    for t in indices:
+        if t is not None and t.dtype.name not in ("int64", "int32", "uint8", "bool"):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    masks = [t is not None and t.dtype.name in ("uint8", "bool") for t in indices]
+    if sum(t.dim() if m else 1 for t, m in zip(indices, masks)) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    key, dims, dim = [], [], 0           # dims: the self dim each index array indexes
+    for t, m in zip(indices, masks):
+        if t is None:
+            key.append(builtins.slice(None))
+            dim += 1
+        elif m:
+            if t.dtype.name == "uint8":
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
+                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+            for j, n in enumerate(t.shape):
+                if n != shape[dim + j]:
+                    raise IndexError(f"The shape of the mask {list(t.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {list(shape)} "
+                                     f"at index {dim + j}")
+            key.extend(xp.nonzero(t._data))
+            dims.extend(range(dim, dim + t.dim()))
+            dim += t.dim()
+        else:
+            key.append(t._data.astype(xp.int64))
+            dims.append(dim)
+            dim += 1
+    arrays = [k for k in key if not isinstance(k, builtins.slice)]
+    try:
+        xp.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(a.shape)) for a in arrays)) from None
+    for k, (a, d) in enumerate(zip(arrays, dims)):
+        _check_bounds(a, shape[d], k, IndexError, wrap=True)
+    return tuple(key)
+
+
+def _index_put_forward(self, values, indices, accumulate):
+    key = _key(self.shape, indices)
+    out = self.copy(order="K")
+    target = xp.empty(self.shape, bool)[key].shape
+    try:
+        xp.broadcast_shapes(values.shape, target)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(target)}") from None
+    if accumulate:
+        xp.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+_index = defop(
+    "IndexBackward0", lambda self, indices: _dense(self[_key(self.shape, indices)]),
+    dtype="same", grads={"self": lambda grad, self_sym_sizes, indices: index_put(
+        zeros(self_sym_sizes, dtype=grad.dtype), indices, grad, accumulate=True)})
+_index_put = defop(
+    "IndexPutBackward0", _index_put_forward, ("self", "values"), dtype="same",
+    grads={"self": lambda grad, indices, accumulate: grad if accumulate else index_put(
+               grad, indices, zeros((), dtype=grad.dtype)),
+           "values": lambda grad, indices: index(grad, indices)})
+
+
+def _index_list(indices, name):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    return tuple(indices)
+
+
+def index(input, indices):
+    """torch's ``aten::index``: ``indices`` lists an index tensor (or None) per leading dim."""
+    return _index(input, indices=_index_list(indices, "index"))
+
+
+def _put_args(self, indices, values, name):
+    indices = _index_list(indices, name)
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_SCALAR_NAMES[self.dtype.name]} for the destination and "
+                           f"{_SCALAR_NAMES[values.dtype.name]} for the source.")
+    return indices
+
+
+def index_put(input, indices, values, accumulate=False):
+    indices = _put_args(input, indices, values, "index_put")
+    return _index_put(input, values, indices=indices, accumulate=accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    indices = _put_args(input, indices, values, "index_put_")
+    return apply_inplace(_index_put, input, (input, values),
+                         {"indices": indices, "accumulate": accumulate})
+
+
+# -- __getitem__ / __setitem__ ---------------------------------------------------------------
+def _is_mask(t):
+    return t.dtype.name in ("bool", "uint8")
+
+
+def _items(index):
+    """The index as a tuple of items, a list read as a tuple where torch still does."""
+    if isinstance(index, tuple):
+        return index
+    if isinstance(index, list) and len(index) < 32 and any(
+            it is None or it is Ellipsis or isinstance(it, (Tensor, list, tuple, builtins.slice))
+            for it in index):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated "
+                      "and will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. "
+                      "In pytorch 2.9 this will be interpreted as tensor index, "
+                      "x[torch.tensor(seq)], which will result either in an error or a "
+                      "different result", UserWarning, stacklevel=3)
+        return tuple(index)
+    return (index,)
+
+
+def _as_index_tensor(it):
+    if isinstance(it, Tensor):
+        return it
+    if isinstance(it, (list, tuple)):
+        t = tensor(it)
+        return t if t.numel() else t.long()
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                     f"Variables are valid indices (got {type(it).__name__})")
+
+
+def _slicing(input, items):
+    """torch's applySlicing: ints, slices and None become views; the tensor-like items become
+    the index list (None where a dim is not indexed) for the ``index`` op that follows."""
+    items = [it if it is None or it is Ellipsis or isinstance(it, (builtins.int, builtins.slice))
+             else _as_index_tensor(it) for it in items]
+    specified = sum(0 if it is None or it is Ellipsis or isinstance(it, builtins.bool) else
+                    it.dim() if isinstance(it, Tensor) and _is_mask(it) else 1 for it in items)
+    if specified > input.dim():
+        raise IndexError(f"too many indices for tensor of dimension {input.dim()}")
+    result, dim, indices, covered = input, 0, [], 0   # covered: dims the index list spans
+
+    def add(t, ndim):
+        nonlocal covered
+        indices.extend([None] * (dim - covered) + [t])
+        covered = dim + ndim
+    for it in items:
+        if isinstance(it, Tensor) and it.dim() == 0 and not it.is_floating_point():
+            it = builtins.bool(it.item()) if it.dtype is dtypes.bool else builtins.int(it.item())
+        if it is None:
+            result = _shape.unsqueeze(result, dim)
+            dim += 1
+        elif it is Ellipsis:
+            dim += input.dim() - specified
+        elif isinstance(it, builtins.bool):      # x[True]: a new dim of size 1 (or 0), indexed
+            result = _shape.unsqueeze(result, dim)
+            add(tensor([0] if it else [], dtype=dtypes.int64), 1)
+            dim += 1
+        elif isinstance(it, builtins.int):
+            result = _shape.select(result, dim, it)
+        elif isinstance(it, builtins.slice):
+            result = _shape._apply_slice(result, dim, it, force=False)
+            dim += 1
+        else:
+            add(it, it.dim() if _is_mask(it) else 1)
+            dim = covered
+    return result, indices
+
+
+def _basic(items):
+    return all(it is None or it is Ellipsis or (isinstance(it, (builtins.int, builtins.slice))
+                                                and not isinstance(it, builtins.bool))
+               for it in items)
+
+
+def getitem(input, index):
+    """Tensor.__getitem__ with advanced indexing (tensors, lists, bool masks)."""
+    items = _items(index)
+    if _basic(items):
+        return _shape.getitem(input, items if isinstance(index, list) else index)
+    if isinstance(index, str):
+        raise TypeError(f"new(): invalid data type '{type(index).__name__}'")
+    result, indices = _slicing(input, items)
+    if not indices:
+        return _shape.alias(input) if result is input else result
+    return _index(result, indices=tuple(indices))
+
+
+def _strip_leading_ones(value):
+    n = 0
+    while n < value.dim() and value.shape[n] == 1:
+        n += 1
+    return value.reshape(value.shape[n:]) if n else value
+
+
+def setitem(self, index, value):
+    """Tensor.__setitem__: views for the basic part, then fill_/copy_ or index_put_."""
+    sliced, indices = _slicing(self, _items(index))
+    if not isinstance(value, Tensor):
+        value = _make(xp.asarray(value).astype(self.dtype.np))
+    if indices:
+        index_put_(sliced, indices, _strip_leading_ones(value))
+    elif value.shape == sliced.shape:
+        sliced.copy_(value)
+    elif value.dim() == 0:
+        sliced.fill_(value)
+    else:
+        sliced.copy_(_shape.expand(_strip_leading_ones(value), sliced.shape))
+
+
+# -- gather / scatter ------------------------------------------------------------------------
+def _check_index_dtype(index, name):
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+
+
+def _gather_forward(self, index, dim, sparse_grad):
+    dim = _wrap(dim, self)
+    if self.ndim == 0:
+        return self[()].reshape(index.shape).copy()
+    part = self[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n)
+                      for d, n in enumerate(index.shape))]
+    return _dense(xp.take_along_axis(part, index.astype(xp.int64), dim))
+
+
+_gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same",
+                grads={"self": lambda grad, self, dim, index, sparse_grad: scatter_add(
+                    zeros(self.shape, dtype=grad.dtype), dim, index, grad)})
+
+
+def _check_gather(self, dim, index, name="gather", src=None):
+    """torch's gather/scatter checks; the dim is returned as given (torch saves it so)."""
+    w = _wrap_dim(dim, self.dim())
+    _check_index_dtype(index, "gather" if name == "gather" else "scatter")
+    if index.dim() != self.dim() and index.numel():
+        what = "input" if name == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} "
+                           "tensor")
+    for k in range(index.dim()):
+        if name == "gather" and k != w and index.shape[k] > self.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                               f"{list(index.shape)} to be no larger than self "
+                               f"{list(self.shape)} apart from dimension {w}")
+        if name != "gather" and ((k != w and index.shape[k] > self.shape[k]) or (
+                src is not None and index.shape[k] > src.size(k))):
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(self.shape)} apart from dimension {w} and to be no "
+                               f"larger size than src {list((self if src is None else src).shape)}")
+    if self.dim():
+        _check_bounds(index._data, self.shape[w], w)
+    return dim
+
+
+def _wrap(dim, a):
+    return dim % builtins.max(a.ndim, 1)
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    dim = _check_gather(input, dim, index)
+    return _gather(input, index, dim=dim, sparse_grad=sparse_grad)
+
+
+_UFUNCS = {"sum": xp.add, "add": xp.add, "mean": xp.add, "prod": xp.multiply,
+           "multiply": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}
+
+
+def _scatter_forward(self, index, src, dim, reduce=None, include_self=True):
+    dim = _wrap(dim, self)
+    out = _dense(self)
+    if not index.size:
+        return out
+    coords = _coords(index, dim)
+    if isinstance(src, xp.ndarray) and src.ndim:
+        src = src[tuple(builtins.slice(0, n) for n in index.shape)]
+    src = xp.broadcast_to(xp.asarray(src, dtype=self.dtype), index.shape)
+    if reduce is None:
+        out[coords] = src
+        return out
+    if not include_self:
+        ident = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
+        if ident is None:
+            info = xp.finfo if out.dtype.kind == "f" else xp.iinfo
+            ident = info(out.dtype).min if reduce == "amax" else info(out.dtype).max
+        out[coords] = ident
+    _UFUNCS[reduce].at(out, coords, src)
+    if reduce == "mean":
+        count = xp.full(out.shape, builtins.int(include_self), out.dtype)
+        xp.add.at(count, coords, 1)
+        count[count == 0] = 1
+        out = out / count if out.dtype.kind == "f" else out // count
+    return out
+
+
+def _not_implemented(grad):
+    raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+_scatter_src = defop("ScatterBackward0", _scatter_forward, ("self", "index", "src"), dtype="same",
+                     grads={"self": lambda grad, dim, index: scatter(grad, dim, index, 0),
+                            "src": lambda grad, dim, index: gather(grad, dim, index)})
+_scatter_value = defop(
+    "ScatterBackward1", lambda self, index, dim, value: _scatter_forward(self, index, value, dim),
+    ("self", "index"), dtype="same",
+    grads={"self": lambda grad, dim, index: scatter(grad, dim, index, 0)})
+_scatter_reduce_arg = defop(     # scatter(..., reduce=): PyTorch has no derivative for it
+    "NotImplemented", _scatter_forward, ("self", "index", "src"), dtype="same",
+    grads={"self": _not_implemented, "src": _not_implemented})
+_scatter_add = defop(
+    "ScatterAddBackward0", lambda self, index, src, dim: _scatter_forward(
+        self, index, src, dim, "sum"), ("self", "index", "src"), dtype="same",
+    grads={"self": lambda grad: grad, "src": lambda grad, dim, index: gather(grad, dim, index)})
+
+
+def _scatter_reduce_grads(grad, self, index, src, result, dim, reduce, include_self):
+    """Both gradients of scatter_reduce (PyTorch's scatter_reduce_backward, restated)."""
+    if reduce == "sum":
+        grad_self, grad_src = grad, gather(grad, dim, index)
+    elif reduce == "mean":
+        n = full(grad.shape, builtins.int(include_self), dtype=grad.dtype)
+        n = scatter_add(n, dim, index, ones(src.shape, dtype=src.dtype))
+        n = masked_fill(n, n == 0, 1)
+        grad_self, grad_src = grad / n, gather(grad, dim, index) / gather(n, dim, index)
+    elif reduce == "prod":
+        masked_self = masked_fill(self, self == 0, 1)
+        masked_self_result = scatter_reduce(masked_self, dim, index, src, reduce,
+                                            include_self=include_self)
+        grad_self = grad * masked_self_result / masked_self
+        src_zero = src == 0
+        zeros_self = zeros(self.shape, dtype=self.dtype)
+        src_num_zeros = gather(scatter_add(zeros_self, dim, index, src_zero.to(self.dtype)), dim,
+                               index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src_result = scatter_reduce(self, dim, index, masked_fill(src, src_single_zero, 1),
+                                           reduce, include_self=include_self)
+        from .pointwise import where
+        grad_src = where(src_single_zero, gather(grad * masked_src_result, dim, index),
+                         gather(grad * result, dim, index) / masked_fill(src, src_zero, 1))
+    else:       # amax / amin: the gradient is shared evenly among the tied extremes
+        value = gather(result, dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        src_is_result = (src == value).to(self.dtype)
+        distributed = grad / scatter_add(self_is_result, dim, index, src_is_result)
+        grad_self = self_is_result * distributed
+        grad_src = src_is_result * gather(distributed, dim, index)
+    if not include_self:
+        grad_self = scatter(grad_self, dim, index, 0)
+    return grad_self, grad_src
+
+
+_scatter_reduce = defop(
+    "ScatterReduceBackward0", _scatter_forward, ("self", "index", "src"), dtype="same",
+    grads={"self": lambda grad, self, index, src, result, dim, reduce, include_self:
+           _scatter_reduce_grads(grad, self, index, src, result, dim, reduce, include_self)[0],
+           "src": lambda grad, self, index, src, result, dim, reduce, include_self:
+           _scatter_reduce_grads(grad, self, index, src, result, dim, reduce, include_self)[1]})
+
+
+def _scatter_args(input, dim, index, src, name):
+    if isinstance(src, Tensor) and src.dtype is not input.dtype:
+        _check_index_dtype(index, "scatter")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return _check_gather(input, dim, index, name, src if isinstance(src, Tensor) else None)
+
+
+def _scatter(input, dim, index, src, reduce, inplace):
+    dim = _scatter_args(input, dim, index, src, "scatter")
+    run = (lambda op, values, attrs: apply_inplace(op, input, values, attrs)) if inplace else \
+        (lambda op, values, attrs: op(*values, **attrs))
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if isinstance(src, Tensor):
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated "
+                          "and will be removed in a future PyTorch release. Use "
+                          "torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
+        src = src if isinstance(src, Tensor) else _make(xp.asarray(src, input.dtype.np))
+        return run(_scatter_reduce_arg, (input, index, src), {"dim": dim, "reduce": reduce})
+    if isinstance(src, Tensor):
+        return run(_scatter_src, (input, index, src), {"dim": dim})
+    return run(_scatter_value, (input, index), {"dim": dim, "value": src})
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter(input, dim, index, value if src is None else src, reduce, False)
+
+
+def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter(input, dim, index, value if src is None else src, reduce, True)
+
+
+def scatter_add(input, dim, index, src):
+    dim = _scatter_args(input, dim, index, src, "scatter_add")
+    return _scatter_add(input, index, src, dim=dim)
+
+
+def scatter_add_(input, dim, index, src):
+    dim = _scatter_args(input, dim, index, src, "scatter_add")
+    return apply_inplace(_scatter_add, input, (input, index, src), {"dim": dim})
+
+
+def _scatter_reduce_args(input, dim, index, src, reduce):
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    return _scatter_args(input, dim, index, src, "scatter_reduce")
+
+
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    dim = _scatter_reduce_args(input, dim, index, src, reduce)
+    return _scatter_reduce(input, index, src, dim=dim, reduce=reduce, include_self=include_self)
+
+
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    dim = _scatter_reduce_args(input, dim, index, src, reduce)
+    return apply_inplace(_scatter_reduce, input, (input, index, src),
+                         {"dim": dim, "reduce": reduce, "include_self": include_self})
+
+
+def take_along_dim(input, indices, dim=None):
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_SCALAR_NAMES[indices.dtype.name]}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    dim = _wrap_dim(dim, input.dim())
+    sizes = list(input.shape)
+    sizes[dim] = indices.shape[dim]
+    shape = list(broadcast_shapes(tuple(sizes), indices.shape))
+    indices = _shape.expand(indices, shape)
+    shape[dim] = input.shape[dim]
+    return gather(_shape.expand(input, shape), dim, indices)
+
+
+# -- index_select / index_add / index_copy / index_fill --------------------------------------
+def _vector_index(index, name):
+    if index.dim() > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    return index._data.reshape(-1).astype(xp.int64)
+
+
+def _index_select_forward(self, index, dim):
+    dim = _wrap(dim, self)
+    if self.ndim == 0:
+        return xp.take(self.reshape(1), index).reshape(index.shape)
+    return _dense(xp.take(self, index.reshape(-1).astype(xp.int64), axis=dim))
+
+
+_index_select = defop(
+    "IndexSelectBackward0", _index_select_forward, ("self", "index"), dtype="same",
+    grads={"self": lambda grad, self_sym_sizes, dim, index: index_add(
+        zeros(self_sym_sizes, dtype=grad.dtype), dim, index, grad)})
+
+
+def index_select(input, dim, index):
+    raw, dim = dim, _wrap_dim(dim, input.dim())
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    idx = _vector_index(index, "index_select")
+    size = input.shape[dim] if input.dim() else 1
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
+    return _index_select(input, index, dim=raw)
+
+
+def _index_add_forward(self, index, source, dim, alpha, source_dim):
+    dim = _wrap(dim, self)
+    out = _dense(self)
+    xp.add.at(out, _along(dim, index.reshape(-1).astype(xp.int64)),
+              source if alpha == 1 else source * xp.asarray(alpha, self.dtype))
+    return out
+
+
+def _index_copy_forward(self, index, source, dim, source_dim):
+    dim = _wrap(dim, self)
+    out = _dense(self)
+    out[_along(dim, index.reshape(-1).astype(xp.int64))] = source
+    return out
+
+
+def _source_grad(grad, dim, index, source, source_dim):
+    if source_dim > 0:
+        return index_select(grad, dim, index).expand_as(source)
+    return index_select(grad, dim, index.squeeze(0))
+
+
+_index_add = defop(
+    "IndexAddBackward0", _index_add_forward, ("self", "index", "source"), dtype="same",
+    grads={"self": lambda grad: grad,
+           "source": lambda grad, dim, index, source, source_dim, alpha:
+           _source_grad(grad, dim, index, source, source_dim) * alpha if alpha != 1 else
+           _source_grad(grad, dim, index, source, source_dim)})
+_index_copy = defop(
+    "IndexCopyBackward0", _index_copy_forward, ("self", "index", "source"), dtype="same",
+    grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0),
+           "source": _source_grad})
+
+
+def _index_add_args(input, dim, index, source):
+    raw, dim = dim, _wrap_dim(dim, input.dim())
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{_SCALAR_NAMES[index.dtype.name]}")
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {_SCALAR_NAMES[index.dtype.name]} and size: "
+                         f"{list(index.shape)}")
+    n = source.shape[dim] if source.dim() else 1
+    if index.numel() != n:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+                           f"to source.size(dim): ({n}), for dim: {dim}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_add_(): self ({_SCALAR_NAMES[input.dtype.name]}) and source "
+                           f"({_SCALAR_NAMES[source.dtype.name]}) must have the same scalar "
+                           "type")
+    _check_bounds(index._data.reshape(-1), input.shape[dim] if input.dim() else 1, dim)
+    return {"dim": raw, "source_dim": source.dim()}
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    return _index_add(input, index, source, alpha=alpha,
+                      **_index_add_args(input, dim, index, source))
+
+
+def index_add_(input, dim, index, source, *, alpha=1):
+    attrs = {**_index_add_args(input, dim, index, source), "alpha": alpha}
+    return apply_inplace(_index_add, input, (input, index, source), attrs)
+
+
+def _index_copy_args(input, dim, index, source):
+    raw, dim = dim, _wrap_dim(dim, input.dim())
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{_SCALAR_NAMES[index.dtype.name]}")
+    if index.dim() > 1:
+        raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{index.dim()})")
+    n = source.shape[dim] if source.dim() else 1
+    if index.numel() != n:
+        raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal "
+                         f"to source.size(dim) ({n})")
+    rest = [s for d, s in enumerate(input.shape) if d != dim]
+    src_rest = [s for d, s in enumerate(source.shape) if d != dim]
+    if source.dim() and rest != src_rest:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(map(str, rest))} at "
+                           f"dimension {dim} and source slice shape: "
+                           f"{' '.join(map(str, src_rest))} at dimension 0.")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, "
+                           f"but got (self) {_SCALAR_NAMES[input.dtype.name]} and (source) "
+                           f"{_SCALAR_NAMES[source.dtype.name]}")
+    size = input.shape[dim] if input.dim() else 1
+    _check_bounds(index._data.reshape(-1), size, dim, IndexError, "index_copy_(): ")
+    return {"dim": raw, "source_dim": source.dim()}
+
+
+def index_copy(input, dim, index, source):
+    return _index_copy(input, index, source, **_index_copy_args(input, dim, index, source))
+
+
+def index_copy_(input, dim, index, source):
+    return apply_inplace(_index_copy, input, (input, index, source),
+                         _index_copy_args(input, dim, index, source))
+
+
+def _index_fill_forward(self, index, value=None, dim=0):
+    dim = _wrap(dim, self)
+    out = self.copy(order="K")
+    out[_along(dim, index.reshape(-1).astype(xp.int64))] = value
+    return out
+
+
+_index_fill_scalar = defop(
+    "IndexFillBackward0", lambda self, index, dim, value: _index_fill_forward(self, index, value,
+                                                                               dim),
+    ("self", "index"), dtype="same",
+    grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0)})
+_index_fill_tensor = defop(
+    "IndexFillBackward1", lambda self, index, value, dim: _index_fill_forward(self, index, value,
+                                                                               dim),
+    ("self", "index", "value"), dtype="same",
+    grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0),
+           "value": lambda grad, dim, index: index_select(
+               grad, dim, _make(xp.unique(index._data))).sum()})
+
+
+def _index_fill_args(input, dim, index, value):
+    raw, dim = dim, _wrap_dim(dim, input.dim())
+    if index.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if isinstance(value, Tensor) and value.dim():
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+    _check_bounds(index._data.reshape(-1), input.shape[dim] if input.dim() else 1, dim,
+                  IndexError, wrap=True)
+    return raw
+
+
+def _index_fill(input, dim, index, value, inplace):
+    dim = _index_fill_args(input, dim, index, value)
+    if isinstance(value, Tensor):
+        op, values, attrs = _index_fill_tensor, (input, index, value), {"dim": dim}
+    else:
+        op, values, attrs = _index_fill_scalar, (input, index), {"dim": dim, "value": value}
+    return apply_inplace(op, input, values, attrs) if inplace else op(*values, **attrs)
+
+
+def index_fill(input, dim, index, value):
+    return _index_fill(input, dim, index, value, False)
+
+
+def index_fill_(input, dim, index, value):
+    return _index_fill(input, dim, index, value, True)
+
+
+# -- masked_fill / masked_select / masked_scatter --------------------------------------------
+def _masked_fill_forward(self, mask, value):
+    return _dense(xp.where(mask, xp.asarray(value).astype(self.dtype), self))
+
+
+_masked_fill_scalar = defop(
+    "MaskedFillBackward0", _masked_fill_forward, ("self", "mask"), dtype="same",
+    grads={"self": lambda grad, mask: masked_fill(grad, mask, 0)})
+_masked_fill_tensor = defop(
+    "MaskedFillBackward1", _masked_fill_forward, ("self", "mask", "value"), dtype="same",
+    grads={"self": lambda grad, mask: masked_fill(grad, mask, 0),
+           "value": lambda grad, mask: masked_select(grad, mask).sum()})
+
+
+def _masked_fill(input, mask, value, inplace):
+    if mask.dtype is not dtypes.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_C10_NAMES[mask.dtype.name]}")
+    if isinstance(value, Tensor) and value.dim():
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+    if isinstance(value, Tensor):
+        op, values, attrs = _masked_fill_tensor, (input, mask, value), {}
+    else:
+        op, values, attrs = _masked_fill_scalar, (input, mask), {"value": value}
+    if inplace:
+        return apply_inplace(op, input, values, attrs)
+    broadcast_shapes(mask.shape, input.shape)
+    return op(*values, **attrs)
+
+
+def masked_fill(input, mask, value):
+    return _masked_fill(input, mask, value, False)
+
+
+def masked_fill_(input, mask, value):
+    return _masked_fill(input, mask, value, True)
+
+
+def _masked_select_forward(self, mask):
+    shape = xp.broadcast_shapes(self.shape, mask.shape)
+    return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
+
+
+def _masked_select_backward(grad, self, mask):
+    shape = broadcast_shapes(self.shape, mask.shape)
+    return masked_scatter(zeros(shape, dtype=grad.dtype), _shape.expand(mask, shape), grad)
+
+
+_masked_select = defop("MaskedSelectBackward0", _masked_select_forward, ("self", "mask"),
+                       dtype="same", grads={"self": _masked_select_backward})
+
+
+def masked_select(input, mask):
+    if mask.dtype is not dtypes.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    broadcast_shapes(mask.shape, input.shape)
+    return _masked_select(input, mask)
+
+
+def _masked_scatter_forward(self, mask, source):
+    shape = xp.broadcast_shapes(self.shape, mask.shape)
+    out = _dense(xp.broadcast_to(self, shape))
+    where = xp.broadcast_to(mask, shape)
+    n = builtins.int(where.sum())
+    if n > source.size:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    out[where] = source.reshape(-1)[:n]
+    return out
+
+
+def _masked_scatter_backward(grad, mask, sizes):
+    selected = masked_select(grad, mask)
+    numel = 1
+    for s in sizes:
+        numel *= s
+    if numel > selected.numel():
+        selected = _shape.cat([selected, zeros(numel - selected.numel(), dtype=grad.dtype)])
+    return selected.reshape(sizes)
+
+
+_masked_scatter = defop(
+    "MaskedScatterBackward0", _masked_scatter_forward, ("self", "mask", "source"), dtype="same",
+    grads={"self": lambda grad, mask: masked_fill(grad, mask, 0),
+           "source": lambda grad, mask, source_sym_sizes: _masked_scatter_backward(
+               grad, mask, source_sym_sizes)})
+
+
+def _masked_scatter_args(input, mask, source):
+    if mask.dtype is not dtypes.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {_SCALAR_NAMES[mask.dtype.name]}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{_SCALAR_NAMES[input.dtype.name]} and "
+                           f"{_SCALAR_NAMES[source.dtype.name]}")
+
+
+def masked_scatter(input, mask, source):
+    _masked_scatter_args(input, mask, source)
+    broadcast_shapes(input.shape, mask.shape)
+    return _masked_scatter(input, mask, source)
+
+
+def masked_scatter_(input, mask, source):
+    _masked_scatter_args(input, mask, source)
+    _shape.expand(mask, input.shape)        # the mask must expand to self (torch's error)
+    return apply_inplace(_masked_scatter, input, (input, mask, source), {})
+
+
+# -- take, nonzero, argwhere -----------------------------------------------------------------
+def _take_backward(grad, self, index):
+    flat = zeros(self.numel(), dtype=grad.dtype)
+    return index_put(flat, (index.reshape(-1),), grad.reshape(-1), accumulate=True) \
+        .reshape(self.shape)
+
+
+_take = defop("TakeBackward0", lambda self, index: _dense(self.reshape(-1)[index]),
+              ("self", "index"), dtype="same", grads={"self": _take_backward})
+
+
+def take(input, index):
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got "
+                           f"{_SCALAR_NAMES[index.dtype.name]}")
+    n = input.numel()
+    bad = (index._data >= n) | (index._data < -n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {index._data[bad].flat[0]} on a "
+                         f"tensor of {n} elements.")
+    return _take(input, index)
+
+
+def nonzero(input, *, as_tuple=False):
+    data = input._data
+    if as_tuple:
+        if data.ndim == 0:
+            return (_make(xp.zeros(builtins.int(data != 0), xp.int64)),)
+        return nonzero(input).unbind(1)
+    found = xp.argwhere(data) if data.ndim else xp.zeros((builtins.int(data != 0), 0), int)
+    out = _strided(found.shape, (1, found.shape[0]), xp.int64)    # column-major, like torch
+    out[...] = found
+    return Tensor._make(out)
+
+
+def argwhere(input):
+    return nonzero(input)
+
+
+__all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index_put",
+           "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select",
+           "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
+
+METHODS = {
+    "__setitem__": setitem, "index_put": index_put, "index_put_": index_put_,
+    "gather": gather, "scatter": scatter, "scatter_": scatter_, "scatter_add": scatter_add,
+    "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
+    "scatter_reduce_": scatter_reduce_, "take_along_dim": take_along_dim,
+    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
+    "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
+    "index_fill_": index_fill_, "masked_fill": masked_fill, "masked_fill_": masked_fill_,
+    "masked_select": masked_select, "masked_scatter": masked_scatter,
+    "masked_scatter_": masked_scatter_, "take": take, "nonzero": nonzero, "argwhere": argwhere,
+}
