@@ -1,5 +1,14 @@
-"""glassgrad.nn.functional: torch.nn.functional's ops (rows in glassgrad/ops/nn.py)."""
-from ..ops.nn import *  # noqa: F401,F403
-from ..ops.nn import FUNCTIONAL as _FUNCTIONAL
+"""glassgrad.nn.functional: torch.nn.functional's ops (rows in glassgrad/ops/nn.py), and the
+activations of glassgrad/ops/pointwise.py under their functional names."""
+from ..ops import nn as _nn
+from ..ops import pointwise as _pointwise
 
-globals().update(_FUNCTIONAL)
+# torch.nn.functional has no cdist (only torch.cdist)
+globals().update({name: getattr(_nn, name) for name in _nn.__all__ if name != "cdist"})
+globals().update(_nn.FUNCTIONAL)
+
+_ACTIVATIONS = ("relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
+                "softplus", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh")
+# whichever of them the pointwise module defines (others arrive as it grows)
+globals().update({name: getattr(_pointwise, name) for name in _ACTIVATIONS
+                  if hasattr(_pointwise, name)})

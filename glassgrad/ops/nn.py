@@ -1,6 +1,490 @@
-"""NN-style ops (softmax, log_softmax, dropout, linear, pad, ...) for glassgrad.nn.functional."""
+"""NN-style ops (softmax, log_softmax, dropout, linear, pad, ...) for glassgrad.nn.functional.
 
-__all__ = []        # names for the glassgrad namespace
+Composites are built from the same ops ATen composes them from, so their nodes carry PyTorch's
+names. The primitive rows they need that belong elsewhere (addmm, vector_norm/norm, clamp_min and
+add-a-scalar) are private here until their own modules export them.
+"""
+import builtins
+import math
+import warnings
 
-METHODS = {}        # Tensor methods
-FUNCTIONAL = {}    # names only in glassgrad.nn.functional (linear, pad, one_hot, ...)
+from .. import dtypes
+from .._creation import empty_like, zeros, zeros_like
+from .._tensor import Tensor, _wrap_dim
+from ..autograd.grad_mode import no_grad
+from ..backend import xp
+from .linalg import matmul
+from .pointwise import clamp_, where
+from .random import bernoulli_
+from .registry import _SCALAR_NAMES, broadcast_shapes, defop
+from .shape import expand, reshape
+
+
+def _name(d):
+    return _SCALAR_NAMES[d.name]
+
+
+def _sum_keep(t, dim):
+    return t if t.dim() == 0 else t.sum(dim, keepdim=True)
+
+
+def _unsqueeze_dims(t, dims, ndim):
+    """Put back the reduced dims of a keepdim=False result (dims None: all reduced)."""
+    for d in sorted(range(ndim) if dims is None else dims):
+        t = t.unsqueeze(d)
+    return t
+
+
+# -- softmax, log_softmax --------------------------------------------------------------------
+def _softmax_forward(self, dim, log):
+    a = self.reshape(1) if self.ndim == 0 else self
+    a = a.astype(xp.float32) if a.dtype == xp.float16 else a   # half accumulates in float
+    shifted = a - a.max(axis=dim, keepdims=True, initial=-xp.inf)
+    e = xp.exp(shifted)
+    s = e.sum(axis=dim, keepdims=True)
+    out = shifted - xp.log(s) if log else e / s
+    return out.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+_softmax = defop("SoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, False),
+                 dtype="same", grads={"self": lambda grad, result, dim:
+                                      result * (grad - _sum_keep(grad * result, dim))})
+_log_softmax = defop("LogSoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, True),
+                     dtype="same", grads={"self": lambda grad, result, dim:
+                                          grad - result.exp() * _sum_keep(grad, dim)})
+
+
+def _implicit_dim(name, ndim):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  f"include dim=X as an argument.", stacklevel=4)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_like(op, kernel, input, dim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    dim = _wrap_dim(dim, input.dim())
+    if not input.is_floating_point():
+        where_ = "lastdim_" if dim == input.dim() - 1 else ""
+        raise NotImplementedError(f'"{kernel}_{where_}kernel_impl" not implemented for '
+                                  f"'{_name(input.dtype)}'")
+    return op(input, dim=dim)
+
+
+def softmax(input, dim, dtype=None):
+    return _softmax_like(_softmax, "softmax", input, dim, dtype)
+
+
+def log_softmax(input, dim, dtype=None):
+    return _softmax_like(_log_softmax, "log_softmax", input, dim, dtype)
+
+
+def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim())
+    return softmax(input, dim, dtype)
+
+
+def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim())
+    return log_softmax(input, dim, dtype)
+
+
+# -- dropout ---------------------------------------------------------------------------------
+def _dropout(input, p, train, inplace):
+    """ATen's _dropout: input times a Bernoulli(1 - p) mask scaled by 1 / (1 - p)."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = zeros((), dtype=input.dtype)
+    else:
+        noise = bernoulli_(empty_like(input), 1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout(input, p, train):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    return _dropout(input, p, train, False)
+
+
+def _functional_dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _dropout(input, p, training, inplace)
+
+
+# -- linear ----------------------------------------------------------------------------------
+_addmm = defop("AddmmBackward0", lambda self, mat1, mat2, beta, alpha:
+               beta * self + alpha * xp.matmul(mat1, mat2) if (beta, alpha) != (1, 1)
+               else xp.add(self, xp.matmul(mat1, mat2)), ("self", "mat1", "mat2"), dtype="same",
+               grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
+                      "mat1": lambda grad, mat2, alpha: grad.mm(mat2.t()) * alpha
+                      if alpha != 1 else grad.mm(mat2.t()),
+                      "mat2": lambda grad, mat1, alpha: mat1.t().mm(grad) * alpha
+                      if alpha != 1 else mat1.t().mm(grad)})
+
+
+def _addmm_checked(bias, mat1, mat2):
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    for name, a in (("self", bias), ("mat1", mat1)):
+        if a.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{_name(a.dtype)} and {_name(mat2.dtype)}")
+    (n, k), (k2, m) = mat1.shape, mat2.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    expand(bias.detach(), n, m)        # PyTorch's error when bias does not broadcast
+    return _addmm(bias, mat1, mat2, beta=1, alpha=1)
+
+
+def linear(input, weight, bias=None):
+    """ATen's linear: addmm for 2-D input (or flattened contiguous input) with a vector-like
+    bias, else matmul and an in-place add of the bias."""
+    if input.dim() == 0 or weight.dim() == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.dim()}D and {weight.dim()}D")
+    if bias is not None and input.dim() == 2:
+        return _addmm_checked(bias, input, weight.t())
+    vector_like = bias is not None and (bias.dim() == 1 or
+                                        builtins.sum(s != 1 for s in bias.shape) == 1)
+    if vector_like and bias.is_contiguous() and input.is_contiguous():
+        *lead, k = input.shape
+        out = _addmm_checked(bias, reshape(input, math.prod(lead), k), weight.t())
+        return out.view(*lead, out.shape[1])
+    out = matmul(input, weight.t())
+    return out if bias is None else out.add_(bias)
+
+
+# -- one_hot ---------------------------------------------------------------------------------
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = tensor._data
+    if a.size == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    else:
+        if a.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if num_classes == -1:
+            num_classes = int(a.max()) + 1
+        elif a.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((a[..., None] == xp.arange(num_classes)).astype(xp.int64))
+
+
+# -- pad -------------------------------------------------------------------------------------
+def _pairs(pad, ndim):
+    """(dim, before, after) for each padded dim: the pad list runs from the last dim back."""
+    return [(ndim - 1 - k, pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)]
+
+
+def _constant_pad_forward(self, pad, value):
+    crop = [builtins.slice(None)] * self.ndim
+    widths = [(0, 0)] * self.ndim
+    for d, lo, hi in _pairs(pad, self.ndim):
+        crop[d] = builtins.slice(max(-lo, 0), self.shape[d] - max(-hi, 0))
+        widths[d] = (max(lo, 0), max(hi, 0))
+    out = self[tuple(crop)]
+    return xp.pad(out, widths, constant_values=value) if out.ndim else out.copy()
+
+
+_constant_pad = defop("ConstantPadNdBackward0", _constant_pad_forward, dtype="same",
+                      grads={"self": lambda grad, pad: _constant_pad(
+                          grad, pad=tuple(-p for p in pad), value=0)})
+
+
+def _pad_index(size, lo, hi, mode):
+    """For each output position along a dim, the input position it reads."""
+    i = xp.arange(-lo, size + hi)
+    if mode == "reflect":
+        return (size - 1) - xp.abs((size - 1) - xp.abs(i))
+    return xp.clip(i, 0, size - 1)
+
+
+def _index_pad(self, padding, mode):
+    for d, lo, hi in _pairs(padding, self.ndim):
+        self = xp.take(self, _pad_index(self.shape[d], lo, hi, mode), axis=d)
+    return self
+
+
+def _index_pad_backward(grad_output, shape, padding, mode):
+    """Each input position receives the sum of the output positions that read it."""
+    for d, lo, hi in reversed(_pairs(padding, len(shape))):
+        out = xp.zeros(grad_output.shape[:d] + (shape[d],) + grad_output.shape[d + 1:],
+                       grad_output.dtype)
+        xp.add.at(out, (builtins.slice(None),) * d + (_pad_index(shape[d], lo, hi, mode),),
+                  grad_output)
+        grad_output = out
+    return grad_output
+
+
+def _index_pad_rows(mode, name, k):
+    back = defop(f"{name}{k}DBackwardBackward0", lambda grad_output, self, padding:
+                 _index_pad_backward(grad_output, self.shape, padding, mode),
+                 ("grad_output", "self"), dtype="same",
+                 grads={"grad_output": lambda grad, padding: forward(grad, padding=padding),
+                        "self": lambda grad: zeros_like(grad)})
+    forward = defop(f"{name}{k}DBackward0", lambda self, padding: _index_pad(self, padding, mode),
+                    dtype="same", grads={"self": lambda grad, self, padding:
+                                         back(grad, self, padding=padding)})
+    return forward
+
+
+_INDEX_PADS = {(mode, k): _index_pad_rows(mode, name, k)
+               for mode, name in (("reflect", "ReflectionPad"), ("replicate", "ReplicationPad"))
+               for k in (1, 2, 3)}
+
+
+def pad(input, pad, mode="constant", value=None):
+    if mode not in ("constant", "reflect", "replicate"):
+        if mode == "circular":
+            raise NotImplementedError("glassgrad: circular padding comes with in-place slice "
+                                      "assignment (CopySlices)")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pad, n = tuple(builtins.int(p) for p in pad), input.dim()
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * n:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{n}")
+    if mode == "constant":
+        shape = input.shape
+        for d, lo, hi in _pairs(pad, n):
+            if shape[d] + min(lo, 0) < 0 or shape[d] + min(lo, 0) + hi < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+        return _constant_pad(input, pad=pad, value=0 if value is None else value)
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pad) // 2
+    if not 1 <= k <= 3 or n not in (k + 1, k + 2):
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input "
+                                  f"tensor.")
+    if 0 in input.shape[n - k - 1:]:
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 "
+                           f"batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    if mode == "reflect":
+        for j, (d, lo, hi) in enumerate(_pairs(pad, n)):
+            if lo >= input.shape[d] or hi >= input.shape[d]:
+                raise RuntimeError(f"Argument #{4 + 2 * j}: Padding size should be less than the "
+                                   f"corresponding input dimension, but got: padding ({lo}, "
+                                   f"{hi}) at dimension {d} of input {list(input.shape)}")
+    return _INDEX_PADS[mode, k](input, padding=pad)
+
+
+# -- norms and distances ---------------------------------------------------------------------
+def _norm_forward(self, p, dim, keepdim):
+    a = xp.abs(self.astype(xp.float32) if self.dtype == xp.float16 else self)
+    axis = None if dim is None or self.ndim == 0 else dim
+    if p == 0:
+        out = (a != 0).sum(axis=axis, keepdims=keepdim).astype(a.dtype)
+    elif p == 1:
+        out = a.sum(axis=axis, keepdims=keepdim)
+    elif p == 2:
+        out = xp.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
+    elif p == math.inf:
+        out = a.max(axis=axis, keepdims=keepdim, initial=0)
+    elif p == -math.inf:
+        out = a.min(axis=axis, keepdims=keepdim)
+    else:
+        out = (a ** p).sum(axis=axis, keepdims=keepdim) ** (1 / p)
+    return xp.asarray(out).astype(self.dtype)
+
+
+def _norm_backward(grad, self, p, result, dim, keepdim):
+    """d norm_p(self) / d self, with the subgradient 0 where the norm is 0 (FunctionsManual's
+    norm_backward)."""
+    if not keepdim and self.dim():
+        grad = _unsqueeze_dims(grad, dim, self.dim())
+        result = _unsqueeze_dims(result, dim, self.dim())
+    if p == 0:
+        return zeros_like(self)
+    if p == 1:
+        return self.sign() * grad
+    if p == 2:
+        return grad * where(result == 0, 0.0, self / result)
+    if math.isinf(p):
+        is_max = (self.abs() == result).to(self.dtype)
+        count = is_max.sum() if dim is None or not self.dim() else is_max.sum(dim, keepdim=True)
+        return self.sign() * ((grad / count) * is_max)
+    if p < 1:
+        scaled = self.sign() * where(self == 0, 0.0, self.abs() ** (p - 1))
+        return scaled * grad * result ** (1 - p)
+    scaled = self.sign() * self.abs() ** (p - 1) if p < 2 else self * self.abs() ** (p - 2)
+    return scaled * where(result == 0, 0.0, grad / result ** (p - 1))
+
+
+_vector_norm = defop("LinalgVectorNormBackward0", lambda self, ord, dim, keepdim:
+                     _norm_forward(self, ord, dim, keepdim), dtype="same",
+                     grads={"self": lambda grad, self, ord, result, dim, keepdim:
+                            _norm_backward(grad, self, ord, result, dim, keepdim)})
+_norm = defop("NormBackward1", _norm_forward, dtype="same",
+              grads={"self": lambda grad, self, p, result, dim, keepdim:
+                     _norm_backward(grad, self, p, result, dim, keepdim)})
+_clamp_min = defop("ClampMinBackward0", lambda self, min: xp.maximum(self, min), dtype="same",
+                   grads={"self": lambda grad, self, min: where(self >= min, grad, 0.0)})
+_add_scalar = defop("AddBackward1", lambda self, other: xp.add(self, other),
+                    dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
+                    grads={"self": lambda grad: grad})
+
+
+def _norm_dims(input, dim):
+    return (_wrap_dim(dim, input.dim()),) if isinstance(dim, builtins.int) else \
+        tuple(_wrap_dim(d, input.dim()) for d in dim)
+
+
+def _vector_norm_of(input, ord, dim, keepdim):
+    if not input.is_floating_point():
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_name(input.dtype)}")
+    return _vector_norm(input, ord=builtins.float(ord), dim=_norm_dims(input, dim),
+                        keepdim=keepdim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    denom = _clamp_min(_vector_norm_of(input, p, dim, True), min=eps)
+    return input / expand(denom, input.shape)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """ATen's: each input divided by its (clamped) norm, then the dot product along dim."""
+    common = dtypes.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_name(common)}")
+    x1 = x1 if x1.is_floating_point() else x1.to(common)
+    x2 = x2 if x2.is_floating_point() else x2.to(common)
+    if x1.shape != x2.shape:
+        shape = broadcast_shapes(x1.shape, x2.shape)
+        x1, x2 = expand(x1, shape), expand(x2, shape)
+    n1 = _vector_norm_of(x1, 2, dim, True).clone()
+    n2 = _vector_norm_of(x2, 2, dim, True).clone()
+    with no_grad():
+        clamp_(n1, min=eps)
+        clamp_(n2, min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    diff = _add_scalar(x1 - x2, other=eps)
+    dim = builtins.max(x1.dim(), x2.dim()) - 1
+    return _norm(diff, p=builtins.float(p), dim=_norm_dims(diff, dim), keepdim=keepdim)
+
+
+def _cdist_forward(x1, x2, p):
+    diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return (diff != 0).sum(-1).astype(x1.dtype)
+    if p == 1:
+        return diff.sum(-1)
+    if p == 2:
+        return xp.sqrt((diff * diff).sum(-1))
+    if p == math.inf:
+        return diff.max(-1, initial=0)
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+def _cdist_backward_forward(grad_output, x1, x2, cdist, p):
+    """The gradient for x1 of sum(grad_output * cdist(x1, x2)), batch dims broadcast."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    dist = cdist[..., None]
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        if p == 0:
+            g = xp.zeros_like(diff)
+        elif p == 1:
+            g = xp.sign(diff)
+        elif p < 2:
+            g = xp.where((dist == 0) | ((diff == 0) & (p < 1)), 0,
+                         xp.sign(diff) * xp.abs(diff) ** (p - 1) / dist ** (p - 1))
+        elif p == 2:
+            g = xp.where(dist == 0, 0, diff / dist)
+        elif p == math.inf:
+            g = xp.sign(diff) * (xp.abs(diff) == dist)
+        else:
+            g = xp.where(dist == 0, 0, diff * xp.abs(diff) ** (p - 2) / dist ** (p - 1))
+    return (grad_output[..., None] * g).sum(-2).astype(x1.dtype)
+
+
+def _no_double_backward(grad):
+    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+
+
+_cdist_backward = defop("CdistBackwardBackward0", _cdist_backward_forward,
+                        ("grad_output", "x1", "x2", "cdist"), dtype="same",
+                        grads=dict.fromkeys(("grad_output", "x1", "x2", "cdist"),
+                                            _no_double_backward))
+_cdist = defop("CdistBackward0", _cdist_forward, ("x1", "x2"), dtype="same", grads={
+    "x1": lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, result, p=p),
+    "x2": lambda grad, x1, x2, p, result: _cdist_backward(grad.mT, x2, x1, result.mT, p=p)})
+
+
+def _euclidean_dist_forward(x1, x2):
+    """ATen's matrix-product form: |a|^2 - 2 a.b + |b|^2, clamped at 0, square-rooted."""
+    n1 = (x1 * x1).sum(-1, keepdims=True)
+    n2 = (x2 * x2).sum(-1, keepdims=True)
+    a = xp.concatenate([-2 * x1, n1, xp.ones_like(n1)], -1)
+    b = xp.concatenate([x2, xp.ones_like(n2), n2], -1)
+    return xp.sqrt(xp.maximum(a @ xp.swapaxes(b, -1, -2), 0))
+
+
+def _euclidean_ratio(grad, result):
+    return where(result == 0, 0.0, grad / result)
+
+
+_euclidean_dist = defop("EuclideanDistBackward0", _euclidean_dist_forward, ("x1", "x2"),
+                        dtype="same", grads={
+    "x1": lambda grad, x1, x2, result: (lambda r: x1 * r.sum(-1, keepdim=True) - r.matmul(x2))(
+        _euclidean_ratio(grad, result)),
+    "x2": lambda grad, x1, x2, result: (lambda r: x2 * r.sum(-2).unsqueeze(-1) -
+                                        r.mT.matmul(x1))(_euclidean_ratio(grad, result))})
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    mode = _CDIST_MODES[compute_mode]
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_name(x.dtype)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    batch = broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    (r1, c), r2 = x1.shape[-2:], x2.shape[-2]
+    if x1.dtype is not x2.dtype:
+        raise RuntimeError(f"expected scalar type {_name(x1.dtype)} but found {_name(x2.dtype)}")
+    if x1.numel() and x2.numel() and p == 2 and (mode == 1 or (mode == 0 and
+                                                               (r1 > 25 or r2 > 25))):
+        nb = math.prod(batch)
+        if nb != 1:
+            x1 = reshape(expand(x1, *batch, r1, c).contiguous(), nb, r1, c)
+            x2 = reshape(expand(x2, *batch, r2, c).contiguous(), nb, r2, c)
+        return _euclidean_dist(x1, x2).view(*batch, r1, r2)
+    return _cdist(x1, x2, p=builtins.float(p))
+
+
+__all__ = ["cdist", "cosine_similarity", "dropout", "log_softmax", "pairwise_distance",
+           "softmax"]       # names for the glassgrad namespace (and nn.functional)
+
+METHODS = {"softmax": softmax, "log_softmax": log_softmax}    # Tensor methods
+
+# names only in glassgrad.nn.functional (and F's own signatures of softmax, dropout)
+FUNCTIONAL = {"softmax": _functional_softmax, "log_softmax": _functional_log_softmax,
+              "dropout": _functional_dropout, "linear": linear, "one_hot": one_hot, "pad": pad,
+              "normalize": normalize}

@@ -1,0 +1,319 @@
+"""Random ops (glassgrad/ops/random.py) and dropout. Their stream is NumPy's, so values cannot
+match torch's: these tests check shapes, dtypes, ranges, statistics over many samples, that
+manual_seed and generator= make draws repeatable, and against torch everything deterministic
+(node names, zero gradients, dropout's scale, errors)."""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from optable import assert_same, outcome
+
+N = 100_000
+
+
+def draws(f, seed=0):
+    gg.manual_seed(seed)
+    return f().numpy()
+
+
+# -- repeatability ---------------------------------------------------------------------------
+SAMPLERS = {
+    "randperm": lambda g=None: gg.randperm(20, generator=g),
+    "normal_tt": lambda g=None: gg.normal(gg.zeros(5), gg.ones(5), generator=g),
+    "normal_tf": lambda g=None: gg.normal(gg.zeros(5), 2.0, generator=g),
+    "normal_ft": lambda g=None: gg.normal(1.0, gg.ones(5), generator=g),
+    "normal_ff": lambda g=None: gg.normal(0.0, 1.0, (5,), generator=g),
+    "bernoulli": lambda g=None: gg.bernoulli(gg.full((20,), 0.5), generator=g),
+    "bernoulli_p": lambda g=None: gg.bernoulli(gg.zeros(20), 0.5, generator=g),
+    "multinomial": lambda g=None: gg.multinomial(gg.ones(20), 5, generator=g),
+    "multinomial_repl": lambda g=None: gg.ones(20).multinomial(5, True, generator=g),
+    "uniform_": lambda g=None: gg.zeros(5).uniform_(generator=g),
+    "normal_": lambda g=None: gg.zeros(5).normal_(generator=g),
+    "bernoulli_": lambda g=None: gg.zeros(20).bernoulli_(generator=g),
+    "bernoulli_tensor": lambda g=None: gg.zeros(20).bernoulli_(gg.full((20,), .5), generator=g),
+    "exponential_": lambda g=None: gg.zeros(5).exponential_(generator=g),
+}
+
+
+@pytest.mark.parametrize("f", SAMPLERS.values(), ids=SAMPLERS.keys())
+def test_manual_seed_repeats(f):
+    a, b, c = draws(f, 7), draws(f, 7), draws(f, 8)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("f", SAMPLERS.values(), ids=SAMPLERS.keys())
+def test_generator_argument(f):
+    """A generator of its own: repeatable by its seed, and the default stream is untouched."""
+    gg.manual_seed(3)
+    before = gg.rand(4).numpy()
+    gg.manual_seed(3)
+    a = f(gg.Generator().manual_seed(11)).numpy()
+    after = gg.rand(4).numpy()
+    b = f(gg.Generator().manual_seed(11)).numpy()
+    np.testing.assert_array_equal(before, after)
+    np.testing.assert_array_equal(a, b)
+
+
+# -- values and statistics -------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_uniform_(dtype):
+    x = gg.empty(N, dtype=getattr(gg, dtype))
+    assert x.uniform_(-2, 3) is x
+    a = x.numpy().astype(np.float64)
+    assert x.dtype is getattr(gg, dtype) and x._version == 1
+    assert a.min() >= -2 and a.max() < 3
+    assert abs(a.mean() - 0.5) < 0.03 and abs(a.std() - 5 / np.sqrt(12)) < 0.03
+    b = gg.empty(N).uniform_(**{"from": 1, "to": 2}).numpy()
+    assert b.min() >= 1 and b.max() < 2 and abs(b.mean() - 1.5) < 0.01
+    c = gg.empty(N).uniform_(0.5).numpy()
+    assert c.min() >= 0.5 and c.max() < 1
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_normal_(dtype):
+    x = gg.empty(N, dtype=getattr(gg, dtype)).normal_(1.5, 2.0)
+    a = x.numpy().astype(np.float64)
+    assert x.dtype is getattr(gg, dtype)
+    assert abs(a.mean() - 1.5) < 0.03 and abs(a.std() - 2.0) < 0.03
+    assert (gg.empty(5).normal_(3.0, 0.0).numpy() == 3.0).all()
+
+
+def test_exponential_():
+    a = gg.empty(N, dtype=gg.float64).exponential_(4.0).numpy()
+    assert a.min() >= 0 and abs(a.mean() - 0.25) < 0.005 and abs(a.std() - 0.25) < 0.005
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+def test_bernoulli_(dtype):
+    x = gg.empty(N, dtype=getattr(gg, dtype)).bernoulli_(0.3)
+    a = x.numpy().astype(np.float64)
+    assert x.dtype is getattr(gg, dtype)
+    assert set(np.unique(a)) <= {0.0, 1.0} and abs(a.mean() - 0.3) < 0.01
+    p = gg.tensor([0.0, 0.2, 0.9, 1.0])
+    b = gg.empty(N, 4, dtype=getattr(gg, dtype)).bernoulli_(p).numpy().astype(np.float64)
+    np.testing.assert_allclose(b.mean(0), [0.0, 0.2, 0.9, 1.0], atol=0.01)
+    assert gg.zeros(10).bernoulli_().numpy().sum() > 0      # default p=0.5
+
+
+def test_bernoulli():
+    p = gg.tensor([0.0, 0.25, 0.75, 1.0], dtype=gg.float64)
+    out = gg.bernoulli(p.expand(N, 4))
+    assert out.dtype is gg.float64 and out.shape == (N, 4)
+    a = out.numpy()
+    assert set(np.unique(a)) <= {0.0, 1.0}
+    np.testing.assert_allclose(a.mean(0), [0.0, 0.25, 0.75, 1.0], atol=0.01)
+    np.testing.assert_allclose(p.expand(N, 4).bernoulli().numpy().mean(0), p.numpy(), atol=0.01)
+    ints = gg.bernoulli(gg.zeros(N, dtype=gg.int64), 0.6)
+    assert ints.dtype is gg.int64 and abs(ints.numpy().mean() - 0.6) < 0.01
+
+
+def test_normal():
+    mean = gg.tensor([[-1.0], [2.0]], dtype=gg.float64)
+    std = gg.tensor([0.5, 1.0, 3.0])
+    out = gg.normal(mean.expand(2, N // 10).reshape(2, N // 10, 1), std)
+    assert out.shape == (2, N // 10, 3) and out.dtype is gg.float64
+    a = out.numpy()
+    np.testing.assert_allclose(a.mean(1), [[-1.0] * 3, [2.0] * 3], atol=0.1)
+    np.testing.assert_allclose(a.std(1), [[0.5, 1.0, 3.0]] * 2, rtol=0.03)
+    b = gg.normal(gg.full((N,), 2.0), 0.5).numpy()
+    assert abs(b.mean() - 2) < 0.01 and abs(b.std() - 0.5) < 0.01
+    c = gg.normal(-3.0, gg.full((N,), 2.0)).numpy()
+    assert abs(c.mean() + 3) < 0.03 and abs(c.std() - 2) < 0.03
+    d = gg.normal(1.0, 2.0, (N,), dtype=gg.float64)
+    assert d.dtype is gg.float64 and abs(d.numpy().mean() - 1) < 0.03
+    assert str(gg.normal(0, 1, [2, 3]).dtype) == str(torch.normal(0, 1, [2, 3]).dtype)
+    assert gg.normal(0.0, 1.0, (3,), requires_grad=True).requires_grad
+    assert gg.normal(gg.tensor(0.), gg.tensor(1.)).shape == ()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "uint8", "float32", "float64"])
+def test_randperm(dtype):
+    for n in (0, 1, 7, 100):
+        p = gg.randperm(n, dtype=getattr(gg, dtype))
+        assert p.dtype is getattr(gg, dtype) and p.shape == (n,)
+        np.testing.assert_array_equal(np.sort(p.numpy()), np.arange(n))
+    assert gg.randperm(3, dtype=gg.float32, requires_grad=True).requires_grad
+
+
+def test_multinomial_without_replacement():
+    probs = gg.tensor([[0.1, 0.0, 0.5, 0.4, 0.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
+    for _ in range(200):
+        out = gg.multinomial(probs, 3).numpy()
+        assert out.shape == (2, 3) and out.dtype == np.int64
+        assert all(len(set(r)) == 3 for r in out)              # no repeats
+        assert set(out[0]) == {0, 2, 3}                         # zero-probability never first
+    full = gg.multinomial(probs, 5).numpy()
+    assert all(sorted(r) == [0, 1, 2, 3, 4] for r in full)
+    first = np.array([gg.multinomial(probs[0], 1).item() for _ in range(3000)])
+    np.testing.assert_allclose(np.bincount(first, minlength=5) / 3000,
+                               [0.1, 0.0, 0.5, 0.4, 0.0], atol=0.03)
+
+
+def test_multinomial_with_replacement():
+    probs = gg.tensor([2.0, 0.0, 5.0, 3.0])         # unnormalised weights
+    out = probs.multinomial(N, replacement=True).numpy()
+    assert out.shape == (N,) and out.dtype == np.int64
+    np.testing.assert_allclose(np.bincount(out, minlength=4) / N, [0.2, 0.0, 0.5, 0.3],
+                               atol=0.01)
+    assert gg.multinomial(gg.ones(2, 3), 10, True).shape == (2, 10)
+    assert gg.multinomial(gg.ones(0, 3), 2).shape == (0, 2)
+
+
+# -- dropout ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.5, 0.9])
+def test_dropout_scaling(p, dtype):
+    """The kept values are input / (1 - p), computed as torch computes it; about p dropped."""
+    def run(lib):
+        x = lib.ones(N, dtype=getattr(lib, dtype), requires_grad=True)
+        out = lib.nn.functional.dropout(x, p)
+        saved = out.grad_fn._saved_self, out.grad_fn._saved_other
+        out.backward(lib.ones(N, dtype=getattr(lib, dtype)))
+        return out, x.grad, saved
+    (t_out, t_grad, (t_self, _)), (g_out, g_grad, (g_self, g_other)) = run(torch), run(gg)
+    t_vals, g_vals = t_out.detach().numpy(), g_out.detach().numpy()
+    assert g_vals.dtype == t_vals.dtype
+    np.testing.assert_array_equal(np.unique(g_vals), np.unique(t_vals))   # {0, 1/(1-p)}
+    assert abs((g_vals == 0).mean() - p) < 0.01
+    assert type(g_out.grad_fn).__name__ == type(t_out.grad_fn).__name__ == "MulBackward0"
+    np.testing.assert_array_equal(g_grad.numpy(), g_vals)     # d(x * mask)/dx = mask
+    np.testing.assert_array_equal(g_other.numpy(), g_vals)
+    assert_same(t_self, g_self, "_saved_self")      # not saved: the mask needs no grad
+
+
+def test_dropout_training_flag_and_inplace():
+    x = gg.ones(1000)
+    assert gg.nn.functional.dropout(x, 0.5, training=False) is x
+    assert gg.nn.functional.dropout(x, 0.0) is x
+    assert gg.dropout(x, 0.5, False) is x
+    np.testing.assert_array_equal(gg.nn.functional.dropout(x, 1.0).numpy(), np.zeros(1000))
+    y = gg.ones(1000)
+    out = gg.nn.functional.dropout(y, 0.5, inplace=True)
+    assert out is y and y._version == 1 and set(np.unique(y.numpy())) == {0.0, 2.0}
+    a = gg.dropout(gg.ones(N), 0.25, True).numpy()
+    assert abs((a == 0).mean() - 0.25) < 0.01
+    gg.manual_seed(5)
+    b = gg.nn.functional.dropout(gg.ones(50), 0.5).numpy()
+    gg.manual_seed(5)
+    np.testing.assert_array_equal(gg.nn.functional.dropout(gg.ones(50), 0.5).numpy(), b)
+
+
+# -- graph: node names and zero gradients, against torch -------------------------------------
+GRAPHS = {
+    "uniform_": lambda t, x, q: (x * 1).uniform_(),
+    "normal_": lambda t, x, q: (x * 1).normal_(2.0, 0.5),
+    "exponential_": lambda t, x, q: (x * 1).exponential_(),
+    "bernoulli_": lambda t, x, q: (x * 1).bernoulli_(0.3),
+    "bernoulli_tensor": lambda t, x, q: (x * 1).bernoulli_(q.sigmoid()),
+    "bernoulli": lambda t, x, q: t.bernoulli(x.sigmoid()),
+    "normal_tt": lambda t, x, q: t.normal(x, q.exp()),
+    "normal_tf": lambda t, x, q: t.normal(x, 0.5),
+    "normal_ft": lambda t, x, q: t.normal(1.0, q.exp()),
+    "normal_bcast": lambda t, x, q: t.normal(x[:, :1], q[0].exp()),
+}
+
+
+@pytest.mark.parametrize("f", GRAPHS.values(), ids=GRAPHS.keys())
+def test_random_graph(f):
+    arrays = [np.random.default_rng(i).standard_normal((3, 4)) for i in range(2)]
+
+    def run(lib):
+        x, q = (lib.tensor(a, requires_grad=True) for a in arrays)
+        out = f(lib, x, q)
+        grads = lib.autograd.grad(out.sum(), (x, q), allow_unused=True)
+        return out, grads
+    (t_out, t_grads), (g_out, g_grads) = run(torch), run(gg)
+    assert type(g_out.grad_fn).__name__ == type(t_out.grad_fn).__name__
+    assert g_out.shape == t_out.shape and str(g_out.dtype) == str(t_out.dtype)
+    assert g_out._version == t_out._version
+    for t, g in zip(t_grads, g_grads):
+        assert_same(t, g, "grad")
+    for name in ("_saved_mean_sym_sizes", "_saved_std_sym_sizes"):
+        if hasattr(t_out.grad_fn, name):
+            assert getattr(g_out.grad_fn, name) == getattr(t_out.grad_fn, name)
+
+
+def test_bernoulli_p_not_differentiable():
+    def run(lib):
+        out = lib.bernoulli(lib.ones(3, requires_grad=True) * 0.5, 0.3)
+        return type(out.grad_fn).__name__, outcome(lambda: out.sum().backward())[1]
+    assert run(gg) == run(torch)
+
+
+# -- errors ----------------------------------------------------------------------------------
+def _T(t, *s, **kw):
+    return t.ones(*s, **kw)
+
+
+ERRORS = {
+    "uniform_int": lambda t: t.zeros(3, dtype=t.int64).uniform_(),
+    "uniform_range": lambda t: t.zeros(3).uniform_(2, 1),
+    "uniform_range_frac": lambda t: t.zeros(3).uniform_(1.5, 0.25),
+    "uniform_to_inf": lambda t: t.zeros(3).uniform_(0, float("inf")),
+    "uniform_from_f16": lambda t: t.zeros(3, dtype=t.float16).uniform_(-1e6, 0),
+    "uniform_to_f16": lambda t: t.zeros(3, dtype=t.float16).uniform_(0, 1e6),
+    "uniform_leaf": lambda t: _T(t, 3, requires_grad=True).uniform_(),
+    "uniform_expanded": lambda t: t.zeros(1, 3).expand(2, 3).uniform_(),
+    "normal_int": lambda t: t.zeros(3, dtype=t.int64).normal_(),
+    "normal_std": lambda t: t.zeros(3).normal_(0, -1),
+    "normal_std_frac": lambda t: t.zeros(3).normal_(0, -0.5),
+    "normal_expanded": lambda t: t.zeros(1, 3).expand(2, 3).normal_(),
+    "exponential_int": lambda t: t.zeros(3, dtype=t.int64).exponential_(),
+    "exponential_neg": lambda t: t.zeros(3).exponential_(-1),
+    "exponential_zero": lambda t: t.zeros(3).exponential_(0),
+    "exponential_frac": lambda t: t.zeros(3).exponential_(-0.5),
+    "bernoulli__p": lambda t: t.zeros(3).bernoulli_(1.5),
+    "bernoulli__pneg": lambda t: t.zeros(3).bernoulli_(-0.5),
+    "bernoulli__p_frac": lambda t: t.zeros(3).bernoulli_(1.25),
+    "bernoulli__tensor_range": lambda t: t.zeros(3).bernoulli_(t.tensor([0.5, 2., 0.])),
+    "bernoulli__tensor_shape": lambda t: t.zeros(3).bernoulli_(t.tensor([0.5, 0.5])),
+    "bernoulli__leaf": lambda t: _T(t, 3, requires_grad=True).bernoulli_(),
+    "bernoulli_range": lambda t: t.bernoulli(t.tensor([0.5, 1.5])),
+    "bernoulli_neg": lambda t: t.bernoulli(t.tensor([0.5, -0.5])),
+    "bernoulli_int": lambda t: t.bernoulli(t.tensor([1, 0])),
+    "bernoulli_p": lambda t: t.bernoulli(t.tensor([0.5, 0.5]), p=1.5),
+    "normal_tf_std": lambda t: t.normal(_T(t, 3), -1.0),
+    "normal_tf_std_frac": lambda t: t.normal(_T(t, 3), -1.5),
+    "normal_tt_std": lambda t: t.normal(_T(t, 3), -_T(t, 3)),
+    "normal_ft_std": lambda t: t.normal(0.0, -_T(t, 3)),
+    "normal_ff_std": lambda t: t.normal(1.0, -1.0, (3,)),
+    "normal_shape": lambda t: t.normal(_T(t, 3), _T(t, 4)),
+    "normal_int": lambda t: t.normal(_T(t, 3).long(), 1.0),
+    "normal_int_both": lambda t: t.normal(_T(t, 3).long(), _T(t, 3)),
+    "normal_int_std": lambda t: t.normal(2, _T(t, 3).long()),
+    "normal_ff_int_dtype": lambda t: t.normal(2, 3, (2,), dtype=t.int64),
+    "normal_no_size": lambda t: t.normal(1.0, 1.0),
+    "normal_int_size": lambda t: t.normal(0., 1., 3),
+    "normal_tensor_size": lambda t: t.normal(_T(t, 3), 1.0, (3,)),
+    "randperm_neg": lambda t: t.randperm(-1),
+    "randperm_bool": lambda t: t.randperm(2, dtype=t.bool),
+    "randperm_int8": lambda t: t.randperm(200, dtype=t.int8),
+    "randperm_uint8": lambda t: t.randperm(300, dtype=t.uint8),
+    "randperm_f16": lambda t: t.randperm(3000, dtype=t.float16),
+    "randperm_requires_grad": lambda t: t.randperm(4, requires_grad=True),
+    "multinomial_3d": lambda t: t.multinomial(_T(t, 2, 2, 2), 1),
+    "multinomial_0d": lambda t: t.multinomial(t.tensor(1.), 1),
+    "multinomial_int": lambda t: t.multinomial(t.tensor([1, 2]), 1),
+    "multinomial_too_many": lambda t: t.multinomial(_T(t, 3), 4),
+    "multinomial_zero_samples": lambda t: t.multinomial(_T(t, 3), 0),
+    "multinomial_zero_cats": lambda t: t.multinomial(_T(t, 0), 1),
+    "multinomial_neg": lambda t: t.multinomial(t.tensor([1., -1.]), 1),
+    "multinomial_nan": lambda t: t.multinomial(t.tensor([1., float("nan")]), 1),
+    "multinomial_inf": lambda t: t.multinomial(t.tensor([1., float("inf")]), 2),
+    "multinomial_zero_sum": lambda t: t.multinomial(t.tensor([0., 0.]), 1),
+    "multinomial_zero_row": lambda t: t.multinomial(t.tensor([[0., 0.], [1., 1.]]), 1),
+    "multinomial_repl_neg": lambda t: t.multinomial(t.tensor([1., -1.]), 2, True),
+    "multinomial_repl_inf": lambda t: t.multinomial(t.tensor([1., float("inf")]), 2, True),
+    "multinomial_repl_nan": lambda t: t.multinomial(t.tensor([1., float("nan")]), 2, True),
+    "multinomial_repl_zero_sum": lambda t: t.multinomial(t.tensor([0., 0.]), 2, True),
+}
+
+
+@pytest.mark.parametrize("f", ERRORS.values(), ids=ERRORS.keys())
+def test_errors(f):
+    ref, ref_err = outcome(lambda: f(torch))
+    got, got_err = outcome(lambda: f(gg))
+    assert ref_err is not None, "torch accepted this case"
+    assert got_err == ref_err
