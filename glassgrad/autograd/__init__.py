@@ -4,6 +4,8 @@ import warnings
 from .engine import run_backward
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
+from . import function  # noqa: F401
+from .function import Function  # noqa: F401
 
 
 def _as_tuple(x):
@@ -111,3 +113,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+# after backward/grad: these modules call them (torch binds gradcheck the function over the module)
+from . import functional  # noqa: E402,F401
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402,F401
