@@ -836,7 +836,7 @@ __all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index
            "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
 
 METHODS = {
-    "__setitem__": setitem, "index_put": index_put, "index_put_": index_put_,
+    "__getitem__": getitem, "__setitem__": setitem, "index_put": index_put, "index_put_": index_put_,
     "gather": gather, "scatter": scatter, "scatter_": scatter_, "scatter_add": scatter_add,
     "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
     "scatter_reduce_": scatter_reduce_, "take_along_dim": take_along_dim,

@@ -13,6 +13,7 @@ from .._creation import empty_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import no_grad
 from ..backend import xp
+from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
 from .pointwise import clamp_, where
 from .random import bernoulli_
@@ -26,13 +27,6 @@ def _name(d):
 
 def _sum_keep(t, dim):
     return t if t.dim() == 0 else t.sum(dim, keepdim=True)
-
-
-def _unsqueeze_dims(t, dims, ndim):
-    """Put back the reduced dims of a keepdim=False result (dims None: all reduced)."""
-    for d in sorted(range(ndim) if dims is None else dims):
-        t = t.unsqueeze(d)
-    return t
 
 
 # -- softmax, log_softmax --------------------------------------------------------------------
@@ -117,16 +111,6 @@ def _functional_dropout(input, p=0.5, training=True, inplace=False):
 
 
 # -- linear ----------------------------------------------------------------------------------
-_addmm = defop("AddmmBackward0", lambda self, mat1, mat2, beta, alpha:
-               beta * self + alpha * xp.matmul(mat1, mat2) if (beta, alpha) != (1, 1)
-               else xp.add(self, xp.matmul(mat1, mat2)), ("self", "mat1", "mat2"), dtype="same",
-               grads={"self": lambda grad, beta: grad if beta == 1 else grad * beta,
-                      "mat1": lambda grad, mat2, alpha: grad.mm(mat2.t()) * alpha
-                      if alpha != 1 else grad.mm(mat2.t()),
-                      "mat2": lambda grad, mat1, alpha: mat1.t().mm(grad) * alpha
-                      if alpha != 1 else mat1.t().mm(grad)})
-
-
 def _addmm_checked(bias, mat1, mat2):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.dim() != 2:
@@ -139,7 +123,7 @@ def _addmm_checked(bias, mat1, mat2):
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
     expand(bias.detach(), n, m)        # PyTorch's error when bias does not broadcast
-    return _addmm(bias, mat1, mat2, beta=1, alpha=1)
+    return _linalg.addmm(bias, mat1, mat2)
 
 
 def linear(input, weight, bias=None):
@@ -280,54 +264,6 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # -- norms and distances ---------------------------------------------------------------------
-def _norm_forward(self, p, dim, keepdim):
-    a = xp.abs(self.astype(xp.float32) if self.dtype == xp.float16 else self)
-    axis = None if dim is None or self.ndim == 0 else dim
-    if p == 0:
-        out = (a != 0).sum(axis=axis, keepdims=keepdim).astype(a.dtype)
-    elif p == 1:
-        out = a.sum(axis=axis, keepdims=keepdim)
-    elif p == 2:
-        out = xp.sqrt((a * a).sum(axis=axis, keepdims=keepdim))
-    elif p == math.inf:
-        out = a.max(axis=axis, keepdims=keepdim, initial=0)
-    elif p == -math.inf:
-        out = a.min(axis=axis, keepdims=keepdim)
-    else:
-        out = (a ** p).sum(axis=axis, keepdims=keepdim) ** (1 / p)
-    return xp.asarray(out).astype(self.dtype)
-
-
-def _norm_backward(grad, self, p, result, dim, keepdim):
-    """d norm_p(self) / d self, with the subgradient 0 where the norm is 0 (FunctionsManual's
-    norm_backward)."""
-    if not keepdim and self.dim():
-        grad = _unsqueeze_dims(grad, dim, self.dim())
-        result = _unsqueeze_dims(result, dim, self.dim())
-    if p == 0:
-        return zeros_like(self)
-    if p == 1:
-        return self.sign() * grad
-    if p == 2:
-        return grad * where(result == 0, 0.0, self / result)
-    if math.isinf(p):
-        is_max = (self.abs() == result).to(self.dtype)
-        count = is_max.sum() if dim is None or not self.dim() else is_max.sum(dim, keepdim=True)
-        return self.sign() * ((grad / count) * is_max)
-    if p < 1:
-        scaled = self.sign() * where(self == 0, 0.0, self.abs() ** (p - 1))
-        return scaled * grad * result ** (1 - p)
-    scaled = self.sign() * self.abs() ** (p - 1) if p < 2 else self * self.abs() ** (p - 2)
-    return scaled * where(result == 0, 0.0, grad / result ** (p - 1))
-
-
-_vector_norm = defop("LinalgVectorNormBackward0", lambda self, ord, dim, keepdim:
-                     _norm_forward(self, ord, dim, keepdim), dtype="same",
-                     grads={"self": lambda grad, self, ord, result, dim, keepdim:
-                            _norm_backward(grad, self, ord, result, dim, keepdim)})
-_norm = defop("NormBackward1", _norm_forward, dtype="same",
-              grads={"self": lambda grad, self, p, result, dim, keepdim:
-                     _norm_backward(grad, self, p, result, dim, keepdim)})
 _clamp_min = defop("ClampMinBackward0", lambda self, min: xp.maximum(self, min), dtype="same",
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0.0)})
 _add_scalar = defop("AddBackward1", lambda self, other: xp.add(self, other),
@@ -344,8 +280,7 @@ def _vector_norm_of(input, ord, dim, keepdim):
     if not input.is_floating_point():
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_name(input.dtype)}")
-    return _vector_norm(input, ord=builtins.float(ord), dim=_norm_dims(input, dim),
-                        keepdim=keepdim)
+    return _reduce.vector_norm(input, builtins.float(ord), _norm_dims(input, dim), keepdim)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):
@@ -375,7 +310,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = _add_scalar(x1 - x2, other=eps)
     dim = builtins.max(x1.dim(), x2.dim()) - 1
-    return _norm(diff, p=builtins.float(p), dim=_norm_dims(diff, dim), keepdim=keepdim)
+    return _reduce.norm_p(diff, p=builtins.float(p), dim=_norm_dims(diff, dim), keepdim=keepdim)
 
 
 def _cdist_forward(x1, x2, p):

@@ -5,7 +5,7 @@ import math
 import warnings
 
 from .. import dtypes
-from .._creation import ones, zeros_like
+from .._creation import ones, zeros as _zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
@@ -123,35 +123,18 @@ def sum_to(grad, shape):
     return grad
 
 
-# -- helpers for backward formulas: flip, gather and scatter into zeros ----------------------
-# index arguments are NumPy arrays kept as attrs: they need no grad and need not broadcast.
-def _put(out, index, src, dim, add):
-    if out.ndim == 0:
-        return out + src if add else src.copy()
-    if add:
-        idx = list(xp.indices(index.shape, sparse=True))
-        idx[dim] = index
-        xp.add.at(out, tuple(idx), src)
-    else:
-        xp.put_along_axis(out, index, src, dim)
-    return out
+# -- helpers for backward formulas: flip and scatter into zeros (the public ops, imported late:
+# shape and indexing import this module)
+def _flip(t, dims):
+    return _shape.flip(t, dims)
 
 
-def _gather_forward(self, index, dim):
-    return self.copy() if self.ndim == 0 else xp.take_along_axis(self, index, dim)
-
-
-_flip = defop("FlipBackward0", lambda self, dims: xp.flip(self, dims).copy(), dtype="same",
-              grads={"self": lambda grad, dims: _flip(grad, dims=dims)})
-_gather = defop("GatherBackward0", _gather_forward, dtype="same",
-                grads={"self": lambda grad, index, dim, self_sym_sizes: _scatter_add(
-                    grad, index=index, dim=dim, sizes=self_sym_sizes)})
-_scatter = defop("ScatterBackward0", lambda src, index, dim, sizes: _put(
-    xp.zeros(sizes, src.dtype), index, src, dim, False), ("src",), dtype="same",
-    grads={"src": lambda grad, index, dim: _gather(grad, index=index, dim=dim)})
-_scatter_add = defop("ScatterAddBackward0", lambda src, index, dim, sizes: _put(
-    xp.zeros(sizes, src.dtype), index, src, dim, True), ("src",), dtype="same",
-    grads={"src": lambda grad, index, dim: _gather(grad, index=index, dim=dim)})
+def _scatter_into_zeros(grad, dim, index, sizes, add=False):
+    from . import indexing
+    if not sizes:       # a 0-d input: its one element gets the gradient
+        return grad
+    zeros = _zeros(sizes, dtype=grad.dtype)
+    return (indexing.scatter_add if add else indexing.scatter)(zeros, dim, index, grad)
 
 
 def _narrow(t, dim, start, length):
@@ -162,10 +145,9 @@ def _select_backward(grad, dim, indices, sizes, keepdim):
     """The gradient of a reduction that picked ``indices`` along ``dim``."""
     if not sizes:
         return grad
-    index = indices._data
     if not keepdim:
-        grad, index = grad.unsqueeze(dim), xp.expand_dims(index, dim)
-    return _scatter(grad, index=index, dim=dim, sizes=sizes)
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+    return _scatter_into_zeros(grad, dim, indices, sizes)
 
 
 def _evenly_distribute(grad, self, result):
@@ -861,6 +843,12 @@ def _vector_norm_backward(grad, self, ord, result, dim, keepdim):
 _vector_norm = defop("LinalgVectorNormBackward0", _vector_norm_forward,
                      dtype=lambda values, attrs: attrs["dtype"] or values[0].dtype,
                      grads={"self": _vector_norm_backward})
+# at::norm(self, p, dim, keepdim): the same math under the node ATen's composites record
+# (pairwise_distance)
+norm_p = defop("NormBackward1", lambda self, p, dim, keepdim: _vector_norm_forward(
+    self, p, dim, keepdim, None), dtype="same",
+    grads={"self": lambda grad, self, p, result, dim, keepdim: _vector_norm_backward(
+        grad, self, p, result, dim, keepdim)})
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -1032,7 +1020,7 @@ def _cum_extreme(largest):
 
 
 _CUM_GRAD = {"self": lambda grad, self, indices, dim: self if self.numel() == 0 else
-             _scatter_add(grad, index=indices._data, dim=dim, sizes=self.shape)}
+             _scatter_into_zeros(grad, dim, indices, self.shape, add=True)}
 _cummax = defop("CummaxBackward0", _cum_extreme(True), dtype="same", grads=_CUM_GRAD,
                 outputs=("result", "indices"))
 _cummin = defop("CumminBackward0", _cum_extreme(False), dtype="same", grads=_CUM_GRAD,

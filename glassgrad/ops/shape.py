@@ -321,7 +321,8 @@ def _cat_checked(tensors, dim, name):
 
 
 def getitem(input, index):
-    """Basic indexing (ints, slices, None, ...) as torch's chain of select/slice/unsqueeze."""
+    """Basic indexing (ints, slices, None, ...) as torch's chain of select/slice/unsqueeze.
+    Tensor.__getitem__ is indexing.getitem, which hands basic indices here."""
     if isinstance(index, builtins.slice):      # a lone slice always records a SliceBackward0
         return _apply_slice(input, 0, index, force=True)
     if input.dim() == 0 and isinstance(index, builtins.int) and \
@@ -329,12 +330,6 @@ def getitem(input, index):
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                          "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     items = index if isinstance(index, tuple) else (index,)
-    for it in items:
-        if not (it is None or it is Ellipsis or isinstance(it, (builtins.int, builtins.slice))) \
-                or isinstance(it, builtins.bool):
-            raise IndexError("glassgrad: only integers, slices (`:`), ellipsis (`...`) and None "
-                             "are supported as indices so far (advanced indexing comes with the "
-                             "tensor-API issue)")
     consumed = sum(1 for it in items if it is not None and it is not Ellipsis)
     if consumed > input.dim():
         raise IndexError(f"too many indices for tensor of dimension {input.dim()}")
@@ -351,13 +346,6 @@ def getitem(input, index):
             result = _apply_slice(result, dim, it, force=False)
             dim += 1
     return alias(input) if result is input else result
-
-
-def _getitem_method(self, index):
-    """Tensor.__getitem__: the indexing ops' advanced getitem (which builds on the basic one
-    above) where that module has it; imported late, as indexing imports this module."""
-    from . import indexing
-    return getattr(indexing, "getitem", getitem)(self, index)
 
 
 def _apply_slice(input, dim, sl, force):
@@ -826,7 +814,7 @@ METHODS = {
     "reshape_as": lambda self, other: reshape(self, other.shape), "t": t,
     "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze, "squeeze": squeeze,
     "expand": expand, "expand_as": expand_as, "select": select, "unbind": unbind,
-    "clone": clone, "contiguous": contiguous, "__getitem__": _getitem_method,
+    "clone": clone, "contiguous": contiguous,
     "T": property(lambda self: permute(self, tuple(reversed(range(self.dim()))))),
     "mT": property(lambda self: transpose(self, -2, -1)),
     "flatten": flatten, "unflatten": unflatten, "swapaxes": swapaxes, "swapdims": swapdims,
