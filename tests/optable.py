@@ -201,3 +201,11 @@ def check_op(fn, shapes, kw, dtype):
         assert g_e == t_e, what
         for k, (t, g) in enumerate(zip(t_res or (), g_res or ())):
             assert_same(t, g, f"{what}: second grad {k}")
+
+
+def check_error(f):
+    """``f(lib)`` raises in torch, and glassgrad raises the same type with the same first line."""
+    _, ref_err = outcome(lambda: f(torch))
+    _, got_err = outcome(lambda: f(gg))
+    assert ref_err is not None, "torch accepted this case"
+    assert got_err == ref_err
