@@ -2,6 +2,7 @@
 import warnings
 
 from differential import catch, same
+from test_function import legendre
 
 
 def wrong_cube(lib, factor):
@@ -32,20 +33,6 @@ def detached_cube(lib):
             x, = ctx.saved_tensors
             return 3 * x.detach() ** 2 * g
     return DetachedCube
-
-
-def legendre(lib):
-    class LegendrePolynomial3(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return 0.5 * (5 * input ** 3 - 3 * input)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, = ctx.saved_tensors
-            return grad_output * 1.5 * (5 * input ** 2 - 1)
-    return LegendrePolynomial3
 
 
 def x64(lib, values, grad=True):
