@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test docs clean
+.PHONY: demo test docs bench graphviz clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -15,14 +15,24 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed graphviz
 	$(BIN)/python -m glassgrad.demo
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test graphviz
 	$(BIN)/python -m pytest -q
 
 docs: $(VENV)/.installed
 	$(BIN)/python -m glassgrad.ops.table > docs/ops.md
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/run.py
+
+# Graphviz's `dot` renders graph pictures; installed where the machine allows (root + apt-get),
+# otherwise the tests that need it skip and say why.
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  (apt-get update -qq >/dev/null && apt-get install -y -qq graphviz >/dev/null) || \
+	  echo "graphviz: could not install 'dot'; graph rendering tests will skip"; }
 
 clean:
 	rm -rf $(VENV)
