@@ -73,16 +73,14 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = data
-        t._grad = None
+        t._grad = t._base = t._hook_state = None
         t.grad_fn = grad_fn
         t._output_nr = 0
-        t._version_counter = VersionCounter() if counter is None else counter
-        t._base = None
+        t._version_counter = _VersionCounter() if counter is None else counter
         t._requires_grad = requires_grad
-        t._inference = state.inference
-        t._hook_state = None
+        t._inference = state._inference
         return t
 
     def __new__(cls, *args, **kwargs):
@@ -370,6 +368,11 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         from ._creation import tensor
         return (tensor, (self._data.copy(),), None)
+
+
+_new = object.__new__
+_VersionCounter = VersionCounter
+dtypes._Tensor = Tensor
 
 
 def _wrap_dim(dim, ndim):

@@ -47,6 +47,8 @@ ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _FROM_NP = {d.np: d for d in ALL}
 
 _default = [float32]
+CACHES = []         # dicts of results that depend on the default dtype (cleared when it changes)
+_Tensor = None      # set by _tensor.py (the cache key reads a tensor's array directly)
 
 
 def get_default_dtype():
@@ -57,6 +59,8 @@ def set_default_dtype(d):
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
+    for cache in CACHES:    # Python floats promote to the default dtype: cached results go
+        cache.clear()
 
 
 def from_numpy_dtype(np_dtype):
@@ -101,8 +105,39 @@ def _combine(higher, lower):
     return higher
 
 
+_RESULT_TYPES = {}
+CACHES.append(_RESULT_TYPES)
+
+
+def operand_key(operands):
+    """What torch.result_type depends on: per tensor its dtype and whether it is 0-d, per
+    Python number its type (None for anything else). Hashable; equal keys give equal results."""
+    key = []
+    for op in operands:
+        t = type(op)
+        if t is _Tensor:
+            d = op._data
+            key.append(d.dtype.char)
+            key.append(d.ndim == 0)
+        elif t is _builtins.float or t is _builtins.int or t is _builtins.bool:
+            key.append(t)
+        else:
+            return None
+    return tuple(key)
+
+
 def result_type(*operands):
     """torch.result_type for tensors and Python numbers (any number of operands)."""
+    key = operand_key(operands)
+    if key is None:
+        return _result_type(operands)
+    r = _RESULT_TYPES.get(key)
+    if r is None:
+        r = _RESULT_TYPES[key] = _result_type(operands)
+    return r
+
+
+def _result_type(operands):
     dim_r = zero_r = wrapped_r = None
     for op in operands:
         d = getattr(op, "dtype", None)

@@ -2,6 +2,8 @@
 buffers and central validation (shape reduction, dtype cast) of every gradient. No recursion."""
 import heapq
 
+from ..dtypes import _FROM_NP
+from .graph import _TENSOR as _Tensor, _tensor_cls, AccumulateGrad
 from .grad_mode import state
 
 
@@ -52,6 +54,10 @@ def _validate(node, grads):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
+        if type(g) is _Tensor[0]:     # the common case, without building Size and dtype
+            d = g._data
+            if d.shape == shape and _FROM_NP.get(d.dtype) is dtype:
+                continue
         if g.shape != shape:
             if not _expandable(shape, g.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
@@ -135,9 +141,15 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
     captured = [None] * len(targets) if captures is not None else None
     prev = state.grad_enabled
     state.grad_enabled = create_graph
+    heappush, heappop = heapq.heappush, heapq.heappop
+    _tensor_cls()
+    node = None
     try:
-        while heap:
-            node = heapq.heappop(heap)[2]
+        while True:
+            if node is None:
+                if not heap:
+                    break
+                node = heappop(heap)[2]
             grads = buffers.pop(node)
             hooks_done = False
             if captures is not None and node in captures:
@@ -145,10 +157,17 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 for i, nr in captures[node]:
                     captured[i] = grads[nr]
             if needed is not None and node not in needed:
+                node = None
                 continue
-            out = _call_function(node, grads, hooks_done)
+            if (node._pre_hooks is None and node._hooks is None and node._tensor_pre_hooks is None
+                    and node._retain_grad_hooks is None and type(node) is not AccumulateGrad):
+                out = _validate(node, node.apply(grads))       # no hooks: the common case
+            else:
+                out = _call_function(node, grads, hooks_done)
+            grads = None
             if not keep_graph:
                 node.release()
+            ready = None
             for (nxt, nr), g in zip(node.next_functions, out):
                 if nxt is None:
                     continue
@@ -157,10 +176,27 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                     if buf is None:
                         buf = buffers[nxt] = [None] * len(nxt._input_metadata)
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
-                deps[nxt] -= 1
-                if deps[nxt] == 0 and nxt in buffers:
-                    heapq.heappush(heap, (-nxt._sequence_nr, tick, nxt))
-                    tick += 1
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0 and nxt in buffers:
+                    if ready is None:
+                        ready = nxt
+                    else:
+                        if ready is not True:
+                            heappush(heap, (-ready._sequence_nr, tick, ready))
+                            tick += 1
+                            ready = True
+                        heappush(heap, (-nxt._sequence_nr, tick, nxt))
+                        tick += 1
+            out = g = None    # drop references: an AccumulateGrad may then take the buffer
+            if ready is None or ready is True:
+                node = None
+            elif heap:        # order by sequence number among everything ready
+                heappush(heap, (-ready._sequence_nr, tick, ready))
+                tick += 1
+                node = None
+            else:             # the only ready node (a chain): no queue round trip
+                node = ready
     finally:
         state.grad_enabled = prev
     return captured

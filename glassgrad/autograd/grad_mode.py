@@ -9,16 +9,29 @@ import threading
 
 
 class _State(threading.local):
-    grad_enabled = True
-    inference = False
+    """``grad`` is a plain attribute (read by every op), kept equal to
+    ``grad_enabled and not inference`` by the two properties' setters."""
+    _grad_enabled = True
+    _inference = False
+    grad = True
 
     @property
-    def grad(self):
-        return self.grad_enabled and not self.inference
+    def grad_enabled(self):
+        return self._grad_enabled
 
-    @grad.setter
-    def grad(self, flag):
-        self.grad_enabled = flag
+    @grad_enabled.setter
+    def grad_enabled(self, flag):
+        self._grad_enabled = flag
+        self.grad = flag and not self._inference
+
+    @property
+    def inference(self):
+        return self._inference
+
+    @inference.setter
+    def inference(self, flag):
+        self._inference = flag
+        self.grad = self._grad_enabled and not flag
 
 
 state = _State()

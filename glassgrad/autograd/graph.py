@@ -6,6 +6,19 @@ re-wrapped on unpack. A graph is freed by reference counting as soon as its last
 """
 import itertools
 import re
+import sys
+
+from .grad_mode import state
+
+_refcount = sys.getrefcount
+_TENSOR = []
+
+
+def _tensor_cls():
+    if not _TENSOR:
+        from .._tensor import Tensor
+        _TENSOR.append(Tensor)
+    return _TENSOR[0]
 
 _sequence = itertools.count()
 _hook_ids = itertools.count()
@@ -78,8 +91,7 @@ class SavedTensor:
             raise RuntimeError(self._modified_message(node))
         if self.tensor is not None:
             return self.tensor
-        from .._tensor import Tensor
-        t = Tensor._make(self.data, True, node, self.counter)
+        t = _tensor_cls()._make(self.data, True, node, self.counter)
         t._output_nr = self.output_nr
         return t
 
@@ -174,12 +186,19 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"
 
     def apply(self, grads):
-        from .._tensor import Tensor
-        from .grad_mode import state
         var, grad = self.variable, grads[0]
         if var._grad is None:
-            # the new .grad must not alias anything the user holds, unless it carries a graph
-            var._grad = grad if state.grad else Tensor._make(grad._data.copy())
+            # the new .grad must not alias anything the user holds, unless it carries a graph;
+            # a buffer only the engine holds (refcounts: this frame, grads, getrefcount's
+            # argument; an owning, writable array nothing else refers to) is taken as is
+            if state.grad:
+                var._grad = grad
+            elif (_refcount(grad) <= 3 and grad._hook_state is None and grad.grad_fn is None
+                  and _refcount(grad._data) <= 2 and grad._data.base is None
+                  and grad._data.flags.writeable):
+                var._grad = grad
+            else:
+                var._grad = _tensor_cls()._make(grad._data.copy())
         elif state.grad:    # create_graph: out of place, so the sum stays differentiable
             var._grad = var._grad + grad
         else:

@@ -26,6 +26,12 @@ from ..autograd.graph import FREED_MESSAGE, Node, SavedTensor
 from ..backend import ndarray, xp
 
 _FREED = object()
+_new = object.__new__
+_FROM_NP = dtypes._FROM_NP
+_operand_key = dtypes.operand_key
+_VersionCounter = Tensor._make(None)._version_counter.__class__
+# how attach() saves a name, decided once per op (an attr of the call always wins)
+_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT = range(4)
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
 
 
@@ -55,11 +61,24 @@ class OpNode(Node):
             return [g if edge is not None else None
                     for g, (edge, _) in zip(out, self.next_functions)]
         out = []
+        attrs, tensors = self._attrs, self._tensors
         for (formula, names), (edge, _) in zip(op.formulas, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
-            else:
-                out.append(formula(grad, *[self._value(n) for n in names]))
+                continue
+            args = []
+            for n in names:
+                if n in attrs:
+                    args.append(attrs[n])
+                    continue
+                v = tensors[n]
+                if type(v) is SavedTensor:
+                    args.append(v.unpack(self))
+                elif v is _FREED:
+                    raise RuntimeError(FREED_MESSAGE)
+                else:
+                    args.append(self._unpack(v))
+            out.append(formula(grad, *args))
         return out
 
     def _value(self, name):
@@ -131,7 +150,27 @@ class OpDef:
         self.differentiable = bool(grads)
         self.saved_names = {n for _, names in self.formulas for n in names}
         self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+        # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
+        # key (see dtypes.operand_key); how each formula name is saved
+        self._fast = (not self.variadic and promote is None and type(dtype_rule) is str
+                      and dtype_rule in ("promote", "float", "bool"))
+        self._prepared = {}
+        dtypes.CACHES.append(self._prepared)
+        self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
+        self._save_plan = None if self.variadic else tuple(
+            tuple((n, *self._save_kind(n)) for n in names) for _, names in self.formulas)
         TABLE.append(self)
+
+    def _save_kind(self, n):
+        if self.outputs is not None and n in self.outputs:
+            return _SAVE_OUTPUT, self.outputs.index(n)
+        if n.endswith("_sym_sizes") and n[:-10] in self.inputs:
+            return _SAVE_SIZES, self.inputs.index(n[:-10])
+        if n.endswith("_sym_numel") and n[:-10] in self.inputs:
+            return _SAVE_NUMEL, self.inputs.index(n[:-10])
+        if n in self.inputs:
+            return _SAVE_INPUT, self.inputs.index(n)
+        return None, None      # only ever an attr of the call (a KeyError-like miss otherwise)
 
     # -- forward -----------------------------------------------------------------------------
     def prepare(self, values, attrs):
@@ -139,6 +178,36 @@ class OpDef:
         rule = self.dtype_rule
         if rule == "same":
             return [v._data if isinstance(v, Tensor) else v for v in values], None
+        if self._fast:
+            key = _operand_key(values)
+            if key is not None:
+                hit = self._prepared.get(key)
+                if hit is None:
+                    want = dtypes.result_type(*values)
+                    if rule == "float" and not want.is_floating_point:
+                        want = dtypes.get_default_dtype()
+                    hit = self._prepared[key] = (want.np, dtypes.bool if rule == "bool" else want,
+                                                 want.np.kind in "iu")
+                npd, result, cast_ints = hit
+                arrays = []
+                shape = mismatch = None
+                for v in values:
+                    if type(v) is Tensor:
+                        a = v._data
+                        if a.dtype is not npd:
+                            a = a.astype(npd, copy=False)
+                        if shape is None:
+                            shape = a.shape
+                        elif a.shape != shape:
+                            mismatch = True
+                    elif cast_ints and type(v) is int:
+                        a = xp.asarray(v).astype(npd)
+                    else:
+                        a = v
+                    arrays.append(a)
+                if mismatch:     # pointwise operands broadcast
+                    broadcast_shapes(*[a.shape for a in arrays if isinstance(a, ndarray)])
+                return arrays, result
         _check_operands(self.name, values)
         if callable(rule):
             want = rule(values, attrs)
@@ -157,17 +226,82 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        arrays, want = self.prepare(values, attrs)
+        arrays = None
+        if self._fast:      # prepare(), inlined for tensors and Python numbers
+            key = []
+            for v in values:
+                t = type(v)
+                if t is Tensor:
+                    d = v._data
+                    key.append(d.dtype.char)
+                    key.append(d.ndim == 0)
+                elif t is float or t is int or t is bool:
+                    key.append(t)
+                else:
+                    break
+            else:
+                hit = self._prepared.get(tuple(key))
+                if hit is not None:
+                    npd, want, cast_ints = hit
+                    arrays = []
+                    shape = mismatch = None
+                    for v in values:
+                        if type(v) is Tensor:
+                            a = v._data
+                            if a.dtype is not npd:
+                                a = a.astype(npd, copy=False)
+                            if shape is None:
+                                shape = a.shape
+                            elif a.shape != shape:
+                                mismatch = True
+                        elif cast_ints and type(v) is int:
+                            a = xp.asarray(v).astype(npd)
+                        else:
+                            a = v
+                        arrays.append(a)
+                    if mismatch:     # pointwise operands broadcast
+                        broadcast_shapes(*[a.shape for a in arrays if isinstance(a, ndarray)])
+        if arrays is None:
+            arrays, want = self.prepare(values, attrs)
         out = self.forward(*arrays, **attrs)
-        if not self.multi:
-            if type(out) is not ndarray or (want is not None and out.dtype != want.np):
-                out = xp.asarray(out, dtype=None if want is None else want.np)
-            return self.record(values, attrs, (out,))[0]
-        n = len(out) if self.outputs is None else self.diff_outputs
-        outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
-                     for i, o in enumerate(out))
-        results = self.record(values, attrs, outs)
-        return list(results) if self.outputs is None else results
+        if self.multi:
+            n = len(out) if self.outputs is None else self.diff_outputs
+            outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
+                         for i, o in enumerate(out))
+            results = self.record(values, attrs, outs)
+            return list(results) if self.outputs is None else results
+        if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
+                                        out.dtype != want.np):
+            out = xp.asarray(out, dtype=None if want is None else want.np)
+        # the one-output record(), inlined: this is the path every op call takes
+        r = _new(Tensor)
+        r._data = out
+        r._grad = r._base = r._hook_state = r.grad_fn = None
+        r._output_nr = 0
+        r._requires_grad = False
+        inference = state._inference
+        if self.view:
+            src = values[0]
+            r._version_counter = src._version_counter
+            r._base = src if src._base is None else src._base
+            r._inference = inference or src._inference
+        else:
+            r._version_counter = _VersionCounter()
+            r._inference = inference
+        if not state.grad or not self.differentiable or out.dtype.kind != "f":
+            return r
+        i = self._single_diff
+        if i is not None:
+            v = values[i]
+            if not (isinstance(v, Tensor) and (v._requires_grad or v.grad_fn is not None)):
+                return r
+            needs = (True,)
+        else:
+            needs = self.needs(values)
+            if True not in needs:
+                return r
+        self.attach((r,), values, attrs, needs)
+        return r
 
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
@@ -179,7 +313,7 @@ class OpDef:
             for r in results:
                 r._version_counter, r._base, r._inference = \
                     src._version_counter, base, src._inference
-        if state.inference:
+        if state._inference:
             for r in results:
                 r._inference = True
         if not (state.grad and self.differentiable and outs) or outs[0].dtype.kind != "f":
@@ -198,6 +332,8 @@ class OpDef:
 
     def attach(self, results, values, attrs, needs, saved_self=None):
         """Make a node for ``results`` and save what the needed formulas use."""
+        if saved_self is None and not self.variadic:
+            return self._attach(results, values, attrs, needs)
         ndiff = len(results) if self.outputs is None else self.diff_outputs
         positions = range(len(values)) if self.variadic else self.diff
         node = self.node_cls(
@@ -236,6 +372,44 @@ class OpDef:
             r.grad_fn = node
             r._output_nr = i
         return node
+
+    def _attach(self, results, values, attrs, needs):
+        """attach() for a fixed-arity op, with the save decisions made at definition."""
+        ndiff = len(results) if self.outputs is None else self.diff_outputs
+        edges = []
+        for i, need in zip(self.diff, needs):
+            if need:
+                v = values[i]
+                fn = v.grad_fn
+                edges.append((fn, v._output_nr) if fn is not None else
+                             (v._grad_accumulator(), 0))
+            else:
+                edges.append((None, 0))
+        node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
+                                                 for r in results[:ndiff]))
+        node._attrs = kept = {}
+        node._tensors = tensors = {}
+        for plan, need in zip(self._save_plan, needs):
+            for n, kind, i in plan:
+                if n in kept or n in tensors:
+                    continue
+                # like PyTorch: metadata and outputs always, inputs only for formulas that run
+                if n in attrs:
+                    kept[n] = attrs[n]
+                elif kind is _SAVE_OUTPUT:
+                    tensors[n] = SavedTensor(results[i], i < ndiff, i)
+                elif kind is _SAVE_SIZES:
+                    kept[n] = values[i]._data.shape
+                elif kind is _SAVE_NUMEL:
+                    kept[n] = values[i]._data.size
+                elif need:
+                    v = values[i]
+                    tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
+        for i, r in enumerate(results[:ndiff]):
+            r.grad_fn = node
+            r._output_nr = i
+        return node
+
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1):
