@@ -11,7 +11,8 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import DTYPES, Mask, assert_same, check_error, check_op, outcome, row
+from optable import (DTYPES, MULTI_VIEW, NODE_NAME, UNPACK_ALL, VIEW_GRAD_FN, Mask, assert_same,
+                     check_error, check_op, ip, known, outcome, row)
 
 # -- the table -------------------------------------------------------------------------------
 BCAST = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3)), ((5,), ())]
@@ -22,46 +23,61 @@ def _sh(s):
 
 
 def binary_rows():
-    ops = [("add", lambda t, x, y: x + y, {}), ("sub", lambda t, x, y: x - y, {}),
-           ("mul", lambda t, x, y: x * y, {}), ("div", lambda t, x, y: x / y, {"nz": True}),
-           ("pow", lambda t, x, y: x ** y, {"lo": 0.5, "hi": 2}),
-           ("add_alpha", lambda t, x, y: t.add(x, y, alpha=2.5), {}),
-           ("sub_alpha", lambda t, x, y: x.sub(y, alpha=-3), {}),
-           ("where", lambda t, x, y: t.where(x > 0, x, y), {})]
+    ops = [("add", lambda t, x, y: x + y, {}, ip("add_")),
+           ("sub", lambda t, x, y: x - y, {}, ip("sub_")),
+           ("mul", lambda t, x, y: x * y, {}, ip("mul_")),
+           ("div", lambda t, x, y: x / y, {"nz": True}, ip("div_")),
+           ("pow", lambda t, x, y: x ** y, {"lo": 0.5, "hi": 2}, ip("pow_")),
+           ("add_alpha", lambda t, x, y: t.add(x, y, alpha=2.5), {}, ip("add_", alpha=2.5)),
+           ("sub_alpha", lambda t, x, y: x.sub(y, alpha=-3), {}, ip("sub_", alpha=-3)),
+           ("where", lambda t, x, y: t.where(x > 0, x, y), {}, None)]
     out = []
-    for (name, fn, kw), (a, b) in itertools.product(ops, BCAST):
+    for (name, fn, kw, inplace), (a, b) in itertools.product(ops, BCAST):
+        if inplace and len(a) >= len(b) and a[-len(b) or len(a):] in (b, a[-len(b):]) and \
+                all(m >= n for m, n in zip(a[::-1], b[::-1])):     # x holds the result's shape
+            kw = dict(kw, inplace=inplace)
         out.append(row(f"{name}-{_sh(a)}-{_sh(b)}", fn, a, b, **kw))
-    for name, fn, kw in ops[:5]:
+    for name, fn, kw, inplace in ops[:5]:
         for flags in ((True, False), (False, True)):
             out.append(row(f"{name}-grad{int(flags[0])}{int(flags[1])}", fn, (3, 4), (4,),
-                           grad=flags, **kw))
+                           grad=flags, inplace=inplace, **kw))
     return out
 
 
 SCALAR = [
-    row("x+2", lambda t, x: x + 2, (3, 4)), row("2+x", lambda t, x: 2 + x, (3, 4)),
-    row("x+2.5", lambda t, x: x + 2.5, (3, 4)), row("x-2", lambda t, x: x - 2, (3, 4)),
+    row("x+2", lambda t, x: x + 2, (3, 4), inplace=ip("add_", 2)),
+    row("2+x", lambda t, x: 2 + x, (3, 4)),
+    row("x+2.5", lambda t, x: x + 2.5, (3, 4), inplace=ip("__iadd__", 2.5)),
+    row("x-2", lambda t, x: x - 2, (3, 4), inplace=ip("sub_", 2)),
     row("1-x", lambda t, x: 1 - x, (3, 4)), row("1.5-x", lambda t, x: 1.5 - x, (3, 4)),
-    row("x*2", lambda t, x: x * 2, (3, 4)), row("2*x", lambda t, x: 2 * x, (3, 4)),
-    row("x/2", lambda t, x: x / 2, (3, 4)), row("2/x", lambda t, x: 2 / x, (3, 4), nz=True),
-    row("x**2", lambda t, x: x ** 2, (3, 4)), row("x**3.5", lambda t, x: x ** 3.5, (3, 4), lo=.5),
-    row("x**0", lambda t, x: x ** 0, (3, 4)), row("x**-1", lambda t, x: x ** -1, (3, 4), nz=True),
+    row("x*2", lambda t, x: x * 2, (3, 4), inplace=ip("__imul__", 2)),
+    row("2*x", lambda t, x: 2 * x, (3, 4)),
+    row("x/2", lambda t, x: x / 2, (3, 4), inplace=ip("__itruediv__", 2)),
+    row("2/x", lambda t, x: 2 / x, (3, 4), nz=True),
+    row("x**2", lambda t, x: x ** 2, (3, 4), inplace=ip("pow_", 2)),
+    row("x**3.5", lambda t, x: x ** 3.5, (3, 4), lo=.5, inplace=ip("__ipow__", 3.5)),
+    row("x**0", lambda t, x: x ** 0, (3, 4), inplace=ip("pow_", 0)),
+    row("x**-1", lambda t, x: x ** -1, (3, 4), nz=True, inplace=ip("pow_", -1)),
     row("2**x", lambda t, x: 2 ** x, (3, 4)), row("0.5**x", lambda t, x: 0.5 ** x, (3, 4)),
-    row("add_scalar_alpha", lambda t, x: x.add(2, alpha=3), (3, 4)),
-    row("sub_scalar_alpha", lambda t, x: t.sub(x, 2, alpha=3), (3, 4)),
+    row("add_scalar_alpha", lambda t, x: x.add(2, alpha=3), (3, 4),
+        inplace=ip("add_", 2, alpha=3)),
+    row("sub_scalar_alpha", lambda t, x: t.sub(x, 2, alpha=3), (3, 4),
+        inplace=ip("sub_", 2, alpha=3)),
     row("rsub_alpha", lambda t, x: t.rsub(x, 2, alpha=3), (3, 4)),
     row("rsub_tensor", lambda t, x, y: t.rsub(x, y), (3, 4), (4,)),
-    row("x*0d", lambda t, x, y: x * y, (3, 4), ()),
+    row("x*0d", lambda t, x, y: x * y, (3, 4), (), inplace=ip("mul_")),
     row("where_scalar", lambda t, c, x: t.where(c, x, 0.0), Mask((3, 1)), (3, 4)),
     row("where_mask", lambda t, c, x, y: t.where(c, x, y), Mask((3, 1)), (1, 4), (3, 4)),
-    row("pow_int_values", lambda t, x, y: x ** y, (3, 4), (3, 4), ints=True, fd=False),
-    row("x**2_zeros", lambda t, x: x ** 2, (3, 4), ints=True),
-    row("x**-0.5", lambda t, x: x ** -0.5, (3, 4), lo=0.5, hi=2),
+    row("pow_int_values", lambda t, x, y: x ** y, (3, 4), (3, 4), ints=True, fd=False,
+        inplace=ip("pow_")),
+    row("x**2_zeros", lambda t, x: x ** 2, (3, 4), ints=True, inplace=ip("pow_", 2)),
+    row("x**-0.5", lambda t, x: x ** -0.5, (3, 4), lo=0.5, hi=2, inplace=ip("pow_", -0.5)),
     row("0**x", lambda t, x: 0 ** x, (3, 4), ints=True, fd=False),
 ]
 
 MISC = [
-    row("mul_nograd", lambda t, x, y: x * y, (3, 4), (4,), grad=(False, False)),
+    row("mul_nograd", lambda t, x, y: x * y, (3, 4), (4,), grad=(False, False),
+        inplace=ip("mul_")),
     row("matmul_nograd", lambda t, x, y: x @ y, (2, 3, 4), (4,), grad=(False, False)),
     row("sum_dtype", lambda t, x: x.sum(dtype=t.float64), (3, 4)),
     row("sum_dim_dtype", lambda t, x: t.sum(x, 0, dtype=t.float64), (3, 4)),
@@ -70,37 +86,54 @@ MISC = [
 ]
 
 UNARY = [row(name, fn, (3, 4), **kw) for name, fn, kw in [
-    ("neg", lambda t, x: -x, {}), ("neg_fn", lambda t, x: t.neg(x), {}),
-    ("abs", lambda t, x: x.abs(), {}), ("abs_op", lambda t, x: abs(x), {}),
-    ("sign", lambda t, x: x.sign(), {}), ("exp", lambda t, x: x.exp(), {}),
-    ("log", lambda t, x: t.log(x), {"lo": 0.2, "hi": 2}),
-    ("sqrt", lambda t, x: x.sqrt(), {"lo": 0.2, "hi": 2}),
-    ("sin", lambda t, x: x.sin(), {}), ("cos", lambda t, x: t.cos(x), {}),
-    ("tanh", lambda t, x: x.tanh(), {}), ("sigmoid", lambda t, x: t.sigmoid(x), {}),
-    ("relu", lambda t, x: x.relu(), {}), ("reciprocal", lambda t, x: x.reciprocal(), {"nz": 1}),
-    ("clamp", lambda t, x: x.clamp(-0.5, 0.5), {}),
-    ("clamp_min", lambda t, x: x.clamp(min=0.1), {}),
-    ("clamp_max", lambda t, x: t.clamp(x, max=-0.2), {}),
-    ("clip", lambda t, x: x.clip(-.3, .3), {}),
-    ("clamp_min_gt_max", lambda t, x: x.clamp(0.5, -0.5), {}),
+    ("neg", lambda t, x: -x, {"inplace": ip("neg_")}),
+    ("neg_fn", lambda t, x: t.neg(x), {"inplace": lambda t, x: t.neg_(x * 1)}),
+    ("abs", lambda t, x: x.abs(), {"inplace": ip("abs_")}),
+    ("abs_op", lambda t, x: abs(x), {"inplace": lambda t, x: t.abs_(x * 1)}),
+    ("sign", lambda t, x: x.sign(), {"inplace": ip("sign_")}),
+    ("exp", lambda t, x: x.exp(), {"inplace": ip("exp_")}),
+    ("log", lambda t, x: t.log(x), {"lo": 0.2, "hi": 2, "inplace": lambda t, x: t.log_(x * 1)}),
+    ("sqrt", lambda t, x: x.sqrt(), {"lo": 0.2, "hi": 2, "inplace": ip("sqrt_")}),
+    ("sin", lambda t, x: x.sin(), {"inplace": ip("sin_")}),
+    ("cos", lambda t, x: t.cos(x), {"inplace": lambda t, x: t.cos_(x * 1)}),
+    ("tanh", lambda t, x: x.tanh(), {"inplace": ip("tanh_")}),
+    ("sigmoid", lambda t, x: t.sigmoid(x), {"inplace": lambda t, x: t.sigmoid_(x * 1)}),
+    ("relu", lambda t, x: x.relu(), {"inplace": ip("relu_")}),
+    ("reciprocal", lambda t, x: x.reciprocal(), {"nz": 1, "inplace": ip("reciprocal_")}),
+    ("clamp", lambda t, x: x.clamp(-0.5, 0.5), {"inplace": ip("clamp_", -0.5, 0.5)}),
+    ("clamp_min", lambda t, x: x.clamp(min=0.1), {"inplace": ip("clamp_", min=0.1)}),
+    ("clamp_max", lambda t, x: t.clamp(x, max=-0.2), {"inplace": ip("clamp_", max=-0.2)}),
+    ("clip", lambda t, x: x.clip(-.3, .3), {"inplace": ip("clip_", -.3, .3)}),
+    ("clamp_min_gt_max", lambda t, x: x.clamp(0.5, -0.5), {"inplace": ip("clamp_", 0.5, -0.5)}),
     ("exp_0d", lambda t, x: x[0, 0].exp(), {}),
 ]]
 
-KINKS = [row(f"{name}-at-kinks", fn, (3, 4), ints=True, fd=False) for name, fn in [
-    ("abs", lambda t, x: x.abs()), ("relu", lambda t, x: x.relu()), ("sign", lambda t, x: x.sign()),
-    ("clamp", lambda t, x: x.clamp(-1, 1)), ("clamp_min", lambda t, x: x.clamp(min=0)),
-    ("clamp_max", lambda t, x: x.clamp(max=0)), ("sqrt", lambda t, x: x.abs().sqrt()),
-    ("log", lambda t, x: x.abs().log()), ("reciprocal", lambda t, x: x.reciprocal()),
-    ("div_by_zero", lambda t, x: 1.0 / x), ("x**0.5", lambda t, x: x.abs() ** 0.5),
-    ("x**-1", lambda t, x: x ** -1), ("x**0", lambda t, x: x ** 0),
-    ("clamp_", lambda t, x: (x * 1).clamp_(-1, 0))]]
+KINKS = [row(f"{name}-at-kinks", fn, (3, 4), ints=True, fd=False, inplace=inplace)
+         for name, fn, inplace in [
+    ("abs", lambda t, x: x.abs(), ip("abs_")), ("relu", lambda t, x: x.relu(), ip("relu_")),
+    ("sign", lambda t, x: x.sign(), ip("sign_")),
+    ("clamp", lambda t, x: x.clamp(-1, 1), ip("clamp_", -1, 1)),
+    ("clamp_min", lambda t, x: x.clamp(min=0), ip("clamp_", min=0)),
+    ("clamp_max", lambda t, x: x.clamp(max=0), ip("clamp_", max=0)),
+    ("sqrt", lambda t, x: x.abs().sqrt(), ip("sqrt_", pre=lambda t, x: x.abs())),
+    ("log", lambda t, x: x.abs().log(), ip("log_", pre=lambda t, x: x.abs())),
+    ("reciprocal", lambda t, x: x.reciprocal(), ip("reciprocal_")),
+    ("div_by_zero", lambda t, x: 1.0 / x, None),
+    ("x**0.5", lambda t, x: x.abs() ** 0.5, ip("pow_", 0.5, pre=lambda t, x: x.abs())),
+    ("x**-1", lambda t, x: x ** -1, ip("pow_", -1)), ("x**0", lambda t, x: x ** 0, ip("pow_", 0)),
+    ("clamp_", lambda t, x: (x * 1).clamp_(-1, 0), None)]]
 
-COMPARE = [row(f"{name}-{_sh(a)}-{_sh(b)}", fn, a, b, ints=True, grad=(True, False))
-           for name, fn in [("eq", lambda t, x, y: x == y), ("ne", lambda t, x, y: x.ne(y)),
-                            ("lt", lambda t, x, y: x < y), ("le", lambda t, x, y: t.le(x, y)),
-                            ("gt", lambda t, x, y: x > y), ("ge", lambda t, x, y: x >= y),
-                            ("eq_scalar", lambda t, x, y: x == 1),
-                            ("lt_rscalar", lambda t, x, y: 0 < x)]
+# fd=False: an in-place comparison keeps x's history, so its gradient is not the step's
+COMPARE = [row(f"{name}-{_sh(a)}-{_sh(b)}", fn, a, b, ints=True, grad=(True, False), fd=False,
+               inplace=inplace if a == (3, 4) else None)
+           for name, fn, inplace in [
+               ("eq", lambda t, x, y: x == y, ip("eq_")),
+               ("ne", lambda t, x, y: x.ne(y), ip("ne_")),
+               ("lt", lambda t, x, y: x < y, ip("lt_")),
+               ("le", lambda t, x, y: t.le(x, y), ip("le_")),
+               ("gt", lambda t, x, y: x > y, ip("gt_")), ("ge", lambda t, x, y: x >= y, ip("ge_")),
+               ("eq_scalar", lambda t, x, y: x == 1, lambda t, x, y: (x * 1).eq_(1)),
+               ("lt_rscalar", lambda t, x, y: 0 < x, lambda t, x, y: (x * 1).gt_(0))]
            for a, b in BCAST[:3]]
 
 REDUCE = [row(f"{fname}-{name}", lambda t, x, f=fname, a=a, k=k: getattr(x, f)(*a, **k), s)
@@ -224,9 +257,26 @@ INPLACE = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 ]]
 
 
+# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
+KNOWN = {
+    **dict.fromkeys([
+        "matmul-4-4x5-grad11", "matmul-2x3x4-4x5-grad11", "matmul-3x4-2x4x5-grad11",
+        "matmul-2x3x4-2x4x5-grad11", "matmul-2x3x4-4-grad11", "matmul_fn", "mm_t"
+    ], VIEW_GRAD_FN),
+    **dict.fromkeys([
+        "2**x", "0.5**x", "pow_int_values", "0**x", "pow-3x4-3x4", "pow-3x4-4", "pow-2x1x4-3x1",
+        "pow-0d-2x3", "pow-5-0d", "pow-grad01"
+    ], NODE_NAME),
+    "pow-grad10": UNPACK_ALL,
+    **dict.fromkeys([
+        "unbind_one_root", "unbind", "unbind1", "iter"
+    ], MULTI_VIEW),
+}
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", binary_rows() + SCALAR + MISC + UNARY + KINKS +
-                         COMPARE + REDUCE + MATMUL + SHAPE + INPLACE)
+@pytest.mark.parametrize("fn,shapes,kw", known(binary_rows() + SCALAR + MISC + UNARY + KINKS +
+                                               COMPARE + REDUCE + MATMUL + SHAPE + INPLACE, KNOWN))
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import (DTYPES, Mask, assert_same, build, check_error, check_op, grad_flags,
-                     make_inputs, outcome, row)
+from optable import (DTYPES, VIEW_GRAD_FN, Mask, assert_same, build, check_error, check_op,
+                     grad_flags, known, make_inputs, outcome, row, with_inplace)
 
 
 def I(lib, data, dtype="int64"):       # noqa: E743 - an index tensor
@@ -231,12 +231,54 @@ TRANSPOSED = [row(f"transposed-{name}", lambda t, x, f=f: f(t, x.t()), (4, 3)) f
     ("gather", lambda t, y: y.gather(1, I(t, [[0, 3], [1, 1], [2, 0]]))),
 ]]
 
-ROWS = TRANSPOSED + GETITEM + SETITEM + GATHER + INDEX_OPS + MASKED + OTHER
+# the in-place variant of each row whose op has one (written into x * 1)
+INPLACE = {
+    "index_put": lambda t, x, v: (x * 1).index_put_((I(t, [0, 2]),), v),
+    "index_put_acc_repeats": lambda t, x, v: (x * 1).index_put_((I(t, [0, 2, 0]),), v,
+                                                                accumulate=True),
+    "index_put_pair": lambda t, x, v: (x * 1).index_put_((I(t, [0, 2]), I(t, [1, 1])), v),
+    "scatter-src": lambda t, x, s: (x * 1).scatter_(0, I(t, IDX2), s),
+    "scatter-src-only": lambda t, x, s: (x * 1).scatter_(0, I(t, IDX2), s),
+    "scatter-value": lambda t, x: (x * 1).scatter_(1, I(t, [[0, 3], [1, 1]]), 2.5),
+    "scatter-value-kw": lambda t, x: (x * 1).scatter_(0, I(t, IDX2), value=-1),
+    "scatter-reduce-add": lambda t, x, s: (x * 1).scatter_(0, I(t, REP2), s, reduce="add"),
+    "scatter-reduce-mul-value": lambda t, x: (x * 1).scatter_(0, I(t, REP2), 3.0,
+                                                              reduce="multiply"),
+    "scatter_add-repeats": lambda t, x, s: (x * 1).scatter_add_(0, I(t, REP2), s),
+    "torch.scatter_add": lambda t, x, s: (x * 1).scatter_add_(1, I(t, [[0, 0, 0]]), s),
+    **{f"scatter_reduce-{r}-{'incl' if i else 'excl'}":
+       lambda t, x, s, r=r, i=i: (x * 1).scatter_reduce_(0, I(t, REP2), s, r, include_self=i)
+       for r in ("sum", "prod", "mean", "amax", "amin") for i in (True, False)},
+    "torch.scatter_reduce": lambda t, x, s: (x * 1).scatter_reduce_(
+        1, I(t, [[0, 0], [1, 1], [3, 0]]), s, reduce="mean"),
+    "index_add": lambda t, x, s: (x * 1).index_add_(0, I(t, [2, 0, 2]), s),
+    "index_add-alpha": lambda t, x, s: (x * 1).index_add_(1, I(t, [1, 1]), s, alpha=2.5),
+    "index_add-source-only": lambda t, x, s: (x * 1).index_add_(0, I(t, [1]), s),
+    "index_copy": lambda t, x, s: (x * 1).index_copy_(1, I(t, [3, 0]), s),
+    "torch.index_copy": lambda t, x, s: (x * 1).index_copy_(0, I(t, [2]), s),
+    "index_fill-scalar": lambda t, x: (x * 1).index_fill_(1, I(t, [0, 3, 0]), -2.0),
+    "index_fill-neg": lambda t, x: (x * 1).index_fill_(0, I(t, [-1]), 1),
+    "index_fill-tensor": lambda t, x, v: (x * 1).index_fill_(1, I(t, [0, 3, 0]), v),
+    "masked_fill": lambda t, m, x: (x * 1).masked_fill_(m, 0.5),
+    "masked_fill-bcast-mask": lambda t, m, x: (x * 1).masked_fill_(m, -1),
+    "masked_fill-tensor": lambda t, m, x, v: (x * 1).masked_fill_(m, v),
+    "masked_scatter": lambda t, m, x, s: (x * 1).masked_scatter_(m, s),
+}
+ROWS = with_inplace(TRANSPOSED + GETITEM + SETITEM + GATHER + INDEX_OPS + MASKED + OTHER, INPLACE)
+
+
+# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
+KNOWN = {
+    **dict.fromkeys([
+        "take_along_dim", "take_along_dim-bcast", "take_along_dim-none", "transposed-index_add",
+        "transposed-index_copy", "transposed-gather"
+    ], VIEW_GRAD_FN),
+}
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", ROWS)
+@pytest.mark.parametrize("fn,shapes,kw", known(ROWS, KNOWN))
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 

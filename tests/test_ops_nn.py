@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import DTYPES, assert_same, check_error, check_op, outcome, row
+from optable import (DTYPES, EMPTY_INPLACE, NODE_NAME, VIEW_GRAD_FN, assert_same, check_error,
+                     check_op, ip, known, outcome, row)
 
 
 def F(t):
@@ -31,13 +32,27 @@ SOFTMAX = [row(name, fn, s) for name, fn, s in [
     ("softmax_then_log", lambda t, x: x.softmax(1).log(), (3, 4)),
 ]]
 
-DROPOUT = [row(name, fn, (3, 4)) for name, fn in [
-    ("dropout_p0", lambda t, x: F(t).dropout(x * 1, 0.0)),
-    ("dropout_p1", lambda t, x: F(t).dropout(x, 1.0)),
-    ("dropout_eval", lambda t, x: F(t).dropout(x * 2, 0.5, training=False)),
-    ("dropout_top_p1", lambda t, x: t.dropout(x, 1.0, True)),
-    ("dropout_top_eval", lambda t, x: t.dropout(x * 2, 0.3, False)),
-    ("dropout_p1_inplace", lambda t, x: F(t).dropout(x * 1, 1.0, inplace=True)),
+DROPOUT = [row(name, fn, (3, 4), inplace=inplace) for name, fn, inplace in [
+    ("dropout_p0", lambda t, x: F(t).dropout(x * 1, 0.0),
+     lambda t, x: F(t).dropout(x * 1, 0.0, inplace=True)),
+    ("dropout_p1", lambda t, x: F(t).dropout(x, 1.0),
+     lambda t, x: F(t).dropout(x * 1, 1.0, inplace=True)),
+    ("dropout_eval", lambda t, x: F(t).dropout(x * 2, 0.5, training=False),
+     lambda t, x: F(t).dropout(x * 2, 0.5, training=False, inplace=True)),
+    ("dropout_top_p1", lambda t, x: t.dropout(x, 1.0, True),
+     lambda t, x: t.dropout_(x * 1, 1.0, True)),
+    ("dropout_top_eval", lambda t, x: t.dropout(x * 2, 0.3, False),
+     lambda t, x: t.dropout_(x * 2, 0.3, False)),
+]]
+
+RELU = [row(name, fn, (3, 4), inplace=inplace, **kw) for name, fn, inplace, kw in [
+    ("relu_F", lambda t, x: F(t).relu(x), lambda t, x: F(t).relu(x * 1, inplace=True), {}),
+    ("relu_F_kw", lambda t, x: F(t).relu(x * 2, inplace=False),
+     lambda t, x: F(t).relu_(x * 2), {}),
+    ("relu_top", lambda t, x: t.relu(x), lambda t, x: t.relu_(x * 1), {}),
+    ("relu_method", lambda t, x: x.relu(), ip("relu_"), {}),
+    ("relu_kinks", lambda t, x: F(t).relu(x), lambda t, x: F(t).relu(x * 1, True),
+     {"ints": True, "fd": False}),
 ]]
 
 LINEAR = [row(f"linear-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in [
@@ -82,6 +97,19 @@ PAD = [row(f"pad-{name}", fn, s) for name, fn, s in [
     ("replicate-neg", lambda t, x: F(t).pad(x, (-1, 2), mode="replicate"), (2, 4)),
     ("replicate-2d", lambda t, x: F(t).pad(x, (1, 2, 3, 1), mode="replicate"), (2, 3, 4)),
     ("replicate-3d", lambda t, x: F(t).pad(x, (1, 1, 2, 0, 0, 1), mode="replicate"),
+     (2, 1, 2, 3, 3)),
+    ("circular-1d", lambda t, x: F(t).pad(x, (1, 2), mode="circular"), (2, 4)),
+    ("circular-1d-batch", lambda t, x: F(t).pad(x, (3, 1), mode="circular"), (2, 3, 4)),
+    ("circular-1d-full", lambda t, x: F(t).pad(x, (4, 4), mode="circular"), (2, 3, 4)),
+    ("circular-neg", lambda t, x: F(t).pad(x, (-1, 2), mode="circular"), (2, 4)),
+    ("circular-neg-right", lambda t, x: F(t).pad(x, (2, -1), mode="circular"), (2, 3, 4)),
+    ("circular-zero", lambda t, x: F(t).pad(x, (0, 0), mode="circular"), (2, 4)),
+    ("circular-2d", lambda t, x: F(t).pad(x, (1, 1, 2, 0), mode="circular"), (2, 3, 4)),
+    ("circular-2d-batch", lambda t, x: F(t).pad(x, (1, 2, 1, 1), mode="circular"),
+     (2, 1, 3, 4)),
+    ("circular-3d", lambda t, x: F(t).pad(x, (1, 1, 1, 2, 0, 1), mode="circular"),
+     (1, 2, 3, 3)),
+    ("circular-3d-batch", lambda t, x: F(t).pad(x, (1, 0, 0, 1, 2, 1), mode="circular"),
      (2, 1, 2, 3, 3)),
 ]]
 
@@ -138,8 +166,25 @@ DISTANCE = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 ]]
 
 
+# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
+KNOWN = {
+    **dict.fromkeys([
+        "cosine_similarity-bcast", "cdist-mm-batch", "linear-2d", "linear-2d-nobias", "linear-1d",
+        "linear-1d-nobias", "linear-3d", "linear-3d-nobias", "linear-4d", "linear-3d-noncontig",
+        "linear-2d-noncontig", "linear-bias1", "linear-bias0d", "linear-bias2d", "linear-w1d",
+        "linear-w1d-x1d"
+    ], VIEW_GRAD_FN),
+    **dict.fromkeys([
+        "pairwise_distance", "pairwise_distance-top", "pairwise_distance-p3-keep",
+        "pairwise_distance-pinf", "pairwise_distance-bcast", "pairwise_distance-1d",
+        "pairwise_distance-0d"
+    ], NODE_NAME),
+}
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", SOFTMAX + DROPOUT + LINEAR + PAD + DISTANCE)
+@pytest.mark.parametrize("fn,shapes,kw",
+                         known(SOFTMAX + DROPOUT + RELU + LINEAR + PAD + DISTANCE, KNOWN))
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 
@@ -159,6 +204,11 @@ VALUES = {
     "pad_replicate_int": lambda t: F(t).pad(t.tensor([[1, 2, 3]]), (2, 1), mode="replicate"),
     "pad_reflect_value0": lambda t: F(t).pad(t.ones(1, 3), (1, 1), mode="reflect", value=0.),
     "pad_0d_empty": lambda t: F(t).pad(t.tensor(1.5), ()),
+    "pad_circular_to_empty": lambda t: F(t).pad(t.ones(1, 3), (-4, 1), mode="circular"),
+    "pad_circular_int": lambda t: F(t).pad(t.tensor([[1, 2, 3]]), (2, 1), mode="circular"),
+    "pad_circular_value0": lambda t: F(t).pad(t.ones(1, 3), (1, 1), mode="circular", value=0.),
+    "pad_circular_version": lambda t: F(t).pad(t.ones(1, 3, requires_grad=True), (1, 2, 0, 0),
+                                               mode="circular")._version,
     "pad_replicate_neg_big": lambda t: F(t).pad(t.ones(1, 3), (-3, 1), mode="replicate"),
     "softmax_f16": lambda t: F(t).softmax(t.tensor([1., 2., 3.], dtype=t.float16), 0),
     "log_softmax_f16": lambda t: t.log_softmax(t.tensor([1., 2., 3.], dtype=t.float16), 0),
@@ -188,6 +238,19 @@ def test_values(f):
     assert_same(ref, got)
 
 
+@pytest.mark.xfail(strict=True, reason=EMPTY_INPLACE)
+def test_circular_pad_of_empty_batch():
+    """An empty batch: torch still copies into the (empty) result, versions bumped."""
+    def program(t):
+        out = F(t).pad(t.ones(0, 3), (1, 1), mode="circular")
+        return out, out._version
+    ref, ref_err = outcome(lambda: program(torch))
+    got, got_err = outcome(lambda: program(gg))
+    assert got_err == ref_err
+    assert_same(ref[0], got[0])
+    assert got[1] == ref[1]
+
+
 def test_softmax_implicit_dim_warns():
     for ndim, shape in ((1, (3,)), (2, (2, 3)), (3, (2, 3, 4)), (4, (2, 3, 2, 2))):
         x = np.random.default_rng(ndim).standard_normal(shape)
@@ -211,7 +274,8 @@ def test_dropout_training_eval_returns_input():
 def test_namespaces():
     """Each name lives where torch has it: top level, Tensor method, nn.functional."""
     names = ["softmax", "log_softmax", "dropout", "linear", "one_hot", "pad", "normalize",
-             "cosine_similarity", "pairwise_distance", "cdist"]
+             "cosine_similarity", "pairwise_distance", "cdist", "relu", "relu_", "clamp_min",
+             "clamp_max", "clamp_min_", "clamp_max_"]
     for name in names:
         assert hasattr(gg, name) == hasattr(torch, name), name
         assert hasattr(gg.Tensor, name) == hasattr(torch.Tensor, name), name
@@ -235,6 +299,8 @@ ERRORS = {
     "dropout_pneg": lambda t: F(t).dropout(_T(t, 3), -0.1),
     "dropout_top_p": lambda t: t.dropout(_T(t, 3), 1.5, True),
     "dropout_top_pneg": lambda t: t.dropout(_T(t, 3), -0.5, True),
+    "dropout__top_p": lambda t: t.dropout_(_T(t, 3), 1.5, True),
+    "dropout__leaf": lambda t: t.dropout_(_T(t, 3, requires_grad=True), 0.5, True),
     "dropout_int": lambda t: F(t).dropout(t.tensor([1, 2]), 0.5),
     "dropout_leaf_inplace": lambda t: F(t).dropout(_T(t, 3, requires_grad=True), 0.5,
                                                    inplace=True),
@@ -284,6 +350,15 @@ ERRORS = {
     "pad_reflect_empty": lambda t: F(t).pad(_T(t, 1, 0), (1, 1), mode="reflect"),
     "pad_reflect_empty2": lambda t: F(t).pad(_T(t, 1, 0, 3), (1, 1, 1, 1), mode="reflect"),
     "pad_replicate_empty3": lambda t: F(t).pad(_T(t, 1, 1, 0, 3), (1,) * 6, mode="replicate"),
+    "pad_circular_1d": lambda t: F(t).pad(_T(t, 3), (1, 1), mode="circular"),
+    "pad_circular_wrap": lambda t: F(t).pad(_T(t, 1, 3), (4, 1), mode="circular"),
+    "pad_circular_wrap_right": lambda t: F(t).pad(_T(t, 2, 1, 3), (1, 4), mode="circular"),
+    "pad_circular_value": lambda t: F(t).pad(_T(t, 1, 3), (1, 1), mode="circular", value=1.),
+    "pad_circular_2d_on_2d": lambda t: F(t).pad(_T(t, 2, 3), (1, 1, 1, 1), mode="circular"),
+    "pad_circular_negative": lambda t: F(t).pad(_T(t, 1, 3), (-2, -2), mode="circular"),
+    "pad_circular_8pad": lambda t: F(t).pad(_T(t, 1, 1, 1, 1, 3), (1,) * 8, mode="circular"),
+    "relu_bool": lambda t: F(t).relu(t.tensor([True]), inplace=True),
+    "relu__leaf": lambda t: F(t).relu_(_T(t, 3, requires_grad=True)),
     "normalize_int": lambda t: F(t).normalize(t.tensor([[1, 2]])),
     "normalize_dim": lambda t: F(t).normalize(_T(t, 3), dim=1),
     "cosine_shape": lambda t: F(t).cosine_similarity(_T(t, 3, 4), _T(t, 3, 5)),

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import DTYPES, assert_same, check_error, check_op, row
+from optable import (DTYPES, EMPTY_INPLACE, NODE_NAME, assert_same, check_error, check_op, ip,
+                     known, outcome, row)
 
 INF = float("inf")
 
@@ -24,14 +25,16 @@ def _method(name, *args, **kw):
     return lambda t, x: getattr(x, name)(*args, **kw)
 
 
-def _rows(name, cases, suffix="", **defaults):
-    """cases: (label, shape, args, kwargs[, row kw]); each as a method and a function."""
+def _rows(name, cases, suffix="", inplace=False, **defaults):
+    """cases: (label, shape, args, kwargs[, row kw]); each as a method and a function (the
+    method with its in-place variant, name_, when inplace)."""
     out = []
     for case in cases:
         label, s, a, k = case[:4]
         label += suffix
         kw = {**defaults, **(case[4] if len(case) > 4 else {})}
-        out.append(row(f"{name}-{label}", _method(name, *a, **k), s, **kw))
+        out.append(row(f"{name}-{label}", _method(name, *a, **k), s,
+                       inplace=ip(name + "_", *a, **k) if inplace else None, **kw))
         out.append(row(f"torch.{name}-{label}", _call(name, *a, **k), s, **kw))
     return out
 
@@ -128,8 +131,8 @@ VAR += [row("var_mean-only-mean", lambda t, x: t.var_mean(x, 1)[1], (3, 4)),
 
 NORM = []
 for _p in (2, 1, 3, 1.5, 0.5, 0, INF, -INF, -1):
-    # ord 0: torch's gradient is None (undefined), which the finite-difference step can't take
-    _kw = {"nz": 1, "fd": _p != 0}
+    # ord 0: torch's gradient is None (undefined), which the finite differences take as zeros
+    _kw = {"nz": 1}
     NORM += [row(f"vector_norm-{_p}", lambda t, x, p=_p: t.linalg.vector_norm(x, p), (3, 4), **_kw),
              row(f"vector_norm-{_p}-dim", lambda t, x, p=_p: t.linalg.vector_norm(x, p, 1), (3, 4),
                  **_kw),
@@ -156,6 +159,22 @@ NORM += [
     row("matrix_norm-inf-keep", lambda t, x: t.linalg.matrix_norm(x, INF, keepdim=True), (3, 4),
         nz=1),
     row("matrix_norm-ties", lambda t, x: t.linalg.matrix_norm(x, 1), (4, 4), ints=True, fd=False),
+] + [row(f"matrix_norm-{o}-{name}", lambda t, x, o=o, a=a: t.linalg.matrix_norm(x, o, *a), s)
+     for o in ("nuc", 2, -2) for name, s, a in [
+         ("", (3, 4), ()), ("batch", (2, 3, 4), ()), ("wide", (4, 3), ()),
+         ("dims-keep", (2, 3, 4), ((2, 0), True)), ("dims", (3, 2, 4), ((1, 0),))]] + [
+    row("matrix_norm-nuc-dtype", lambda t, x: t.linalg.matrix_norm(x, "nuc", dtype=t.float64),
+        (3, 4)),
+    row("norm-nuc", lambda t, x: t.norm(x, "nuc"), (3, 4)),
+    row("norm-nuc-dims-keep", lambda t, x: x.norm("nuc", dim=(0, 2), keepdim=True), (2, 3, 4)),
+    row("linalg.norm", lambda t, x: t.linalg.norm(x), (2, 3, 4)),
+    row("linalg.norm-2", lambda t, x: t.linalg.norm(x, 2), (3, 4)),
+    row("linalg.norm--2-dims", lambda t, x: t.linalg.norm(x, -2, (2, 1)), (2, 3, 4)),
+    row("linalg.norm-nuc", lambda t, x: t.linalg.norm(x, "nuc", keepdim=True), (3, 4)),
+    row("linalg.norm-fro-dims", lambda t, x: t.linalg.norm(x, "fro", (0, 2)), (2, 3, 4)),
+    row("linalg.norm-1", lambda t, x: t.linalg.norm(x, 1), (3, 4), nz=1),
+    row("linalg.norm-vector", lambda t, x: t.linalg.norm(x, 3, 1), (3, 4), nz=1),
+    row("linalg.norm-vector-1d", lambda t, x: t.linalg.norm(x, INF), (4,), nz=1),
 ]
 
 CUMULATIVE = (
@@ -163,16 +182,16 @@ CUMULATIVE = (
                         ("0d", (), (0,), {}), ("large", (3, 4), (0,), {}, {"lo": 50, "hi": 60})]) +
     _rows("cumsum", [("dim1", (3, 4), (1,), {}), ("dim0", (3, 4), (0,), {}),
                      ("0d", (), (0,), {}), ("dim-1-3d", (2, 3, 4), (-1,), {}),
-                     ]) +
+                     ], inplace=True) +
     [row("cumsum-dtype", lambda t, x: x.float().cumsum(1, dtype=t.float64), (3, 4), fd=False),
      row("cumprod-dtype", lambda t, x: x.float().cumprod(0, dtype=t.float64), (3, 4), fd=False),
      row("prod-dim-dtype-f32", lambda t, x: x.float().prod(0, dtype=t.float64), (3, 4),
          fd=False),
      row("torch.cumsum-dtype", lambda t, x: t.cumsum(x, 0, dtype=t.float32), (3, 4))] +
     _rows("cumprod", [("dim1", (3, 4), (1,), {}), ("dim0", (3, 4), (0,), {}),
-                      ("0d", (), (0,), {}), ("size1", (3, 1), (1,), {})]) +
+                      ("0d", (), (0,), {}), ("size1", (3, 1), (1,), {})], inplace=True) +
     _rows("cumprod", [("zeros", (3, 5), (1,), {}), ("zeros-dim0", (4, 3), (0,), {})],
-          ints=True, fd=False) +
+          inplace=True, ints=True, fd=False) +
     [row("cumprod-one-zero", lambda t, x: (x * (x > -0.6)).cumprod(1), (3, 5))])
 for _name in ("cummax", "cummin"):
     CUMULATIVE += _rows(_name, [("dim1", (3, 4), (1,), {}), ("dim0", (3, 4), (0,), {}),
@@ -256,8 +275,27 @@ NAN = [row(f"nan-{name}", fn, (3, 5), fd=False) for name, fn in [
 ALL_ROWS = SUM_MEAN_PROD + MAX_MIN + MEDIAN + SORT + VAR + NORM + CUMULATIVE + DIFF + INTEGER + NAN
 
 
+# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
+KNOWN = {
+    **dict.fromkeys([
+        "prod-dim1", "torch.prod-dim1", "prod-dim-1-keep", "torch.prod-dim-1-keep", "prod-dim0-0d",
+        "torch.prod-dim0-0d", "prod-dim0-kw", "torch.prod-dim0-kw", "prod-dim1-ints",
+        "torch.prod-dim1-ints", "prod-dim-1-keep-ints", "torch.prod-dim-1-keep-ints",
+        "prod-dim0-0d-ints", "torch.prod-dim0-0d-ints", "prod-dim0-kw-ints",
+        "torch.prod-dim0-kw-ints", "prod-dim-zero-one", "prod-zeros-two", "prod-dim-dtype",
+        "prod-dim-size1", "max-all", "torch.max-all", "max-0d", "torch.max-0d", "max-ties",
+        "torch.max-ties", "min-all", "torch.min-all", "min-0d", "torch.min-0d", "min-ties",
+        "torch.min-ties", "prod-dim-dtype-f32", "nan-max"
+    ], NODE_NAME),
+    **dict.fromkeys([
+        "median-empty-2d", "torch.median-empty-2d", "topk-k0", "torch.topk-k0", "diff-n-too-big",
+        "torch.diff-n-too-big"
+    ], EMPTY_INPLACE),
+}
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", ALL_ROWS)
+@pytest.mark.parametrize("fn,shapes,kw", known(ALL_ROWS, KNOWN))
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 
@@ -340,8 +378,25 @@ ERRORS = {
     "matrix_norm_1d": lambda t: t.linalg.matrix_norm(t.ones(3)),
     "matrix_norm_dims": lambda t: t.linalg.matrix_norm(t.ones(2, 3, 4), dim=(0, 1, 2)),
     "matrix_norm_bad_ord": lambda t: t.linalg.matrix_norm(t.ones(2, 3), 3),
+    "matrix_norm_bad_str": lambda t: t.linalg.matrix_norm(t.ones(2, 3), "foo"),
+    "matrix_norm_nuc_int": lambda t: t.linalg.matrix_norm(t.tensor([[1, 2]]), "nuc"),
+    "matrix_norm_2_half": lambda t: t.linalg.matrix_norm(t.ones(2, 3, dtype=t.float16), 2),
+    "matrix_norm_nuc_dims": lambda t: t.linalg.matrix_norm(t.ones(2, 3, 4), "nuc", (0, 1, 2)),
+    "matrix_norm_same_dims": lambda t: t.linalg.matrix_norm(t.ones(3, 3), 2, dim=(0, -2)),
+    "matrix_norm_narrowing": lambda t: t.linalg.matrix_norm(t.ones(3, 3, dtype=t.float64), -2,
+                                                            dtype=t.float32),
+    "matrix_norm_-2_empty": lambda t: t.linalg.matrix_norm(t.ones(0, 3), -2),
+    "norm_nuc_3d": lambda t: t.norm(t.ones(2, 3, 3), "nuc"),
+    "linalg_norm_dims": lambda t: t.linalg.norm(t.ones(2, 3, 3), dim=(0, 1, 2)),
+    "linalg_norm_nuc_dims": lambda t: t.linalg.norm(t.ones(2, 3, 3), "nuc", dim=(0, 1, 2)),
+    "linalg_norm_ord_3d": lambda t: t.linalg.norm(t.ones(2, 3, 3), 2),
+    "linalg_norm_nuc_1dim": lambda t: t.linalg.norm(t.ones(2, 3, 3), "nuc", dim=1),
+    "linalg_norm_int": lambda t: t.linalg.norm(t.tensor([[1, 2]]), 2),
     "logsumexp_range": lambda t: t.ones(2, 3).logsumexp(2),
     "cumsum_range": lambda t: t.ones(2, 3).cumsum(2),
+    "cumsum__dtype": lambda t: t.ones(2, 3).cumsum_(1, dtype=t.float64),
+    "cumprod__leaf": lambda t: t.ones(2, 3, requires_grad=True).cumprod_(1),
+    "cumsum__int_float": lambda t: t.ones(2, 3).long().cumsum_(1, dtype=t.float32),
     "cumsum_0d_range": lambda t: t.ones(()).cumsum(1),
     "cumprod_range": lambda t: t.ones(2, 3).cumprod(-3),
     "cummax_range": lambda t: t.ones(2, 3).cummax(3),
@@ -392,3 +447,19 @@ def test_var_degrees_of_freedom_warning(name, args):
             getattr(t, name)(t.ones(1, 3), *args[0], **args[1])
         return [(w.category.__name__, str(w.message).split(" (Triggered")[0]) for w in caught]
     assert warned(gg) == warned(torch)
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0, 3), (0, 2, 3), (3, 0)])
+@pytest.mark.parametrize("ord", ["nuc", 2, -2, "fro", 1, -1, float("inf")])
+def test_matrix_norm_empty(ord, shape, keepdim):
+    """Empty matrices: the 2-norm is zeros without history (ATen's shortcut), the others reduce."""
+    def program(t):
+        out = t.linalg.matrix_norm(t.ones(shape, requires_grad=True), ord, keepdim=keepdim)
+        return out, type(out.grad_fn).__name__
+    ref, ref_err = outcome(lambda: program(torch))
+    got, got_err = outcome(lambda: program(gg))
+    assert got_err == ref_err
+    if ref_err is None:
+        assert_same(ref[0], got[0])
+        assert (got[0].requires_grad, got[1]) == (ref[0].requires_grad, ref[1])

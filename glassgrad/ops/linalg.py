@@ -198,36 +198,46 @@ def _broadcast_to(self, shape):
     expand(self, *shape)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def _addmm_checks(input, mat1, mat2):
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.dim() != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         (a, b), (c, d) = mat1.shape, mat2.shape
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})")
-    for m in (mat1, mat2):
-        if m.dtype is not input.dtype:
-            raise RuntimeError(f"self and {'mat2' if m is mat2 else 'mat1'} must have the same "
-                               f"dtype, but got {_name(input)} and {_name(m)}")
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(input)} and "
+                           f"{_name(mat2)}")
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(mat1)} and "
+                           f"{_name(mat2)}")
     _broadcast_to(input, (mat1.shape[0], mat2.shape[1]))
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    _addmm_checks(input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1):
-    if mat.dim() != 2 or vec.dim() != 1:
+def _addmv_checks(input, mat, vec):
+    if mat.dim() != 2 or vec.dim() != 1 or input.dim() > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, "
                            f"{vec.dim()}")
     n, m = mat.shape
-    if vec.shape[0] != m or input.numel() not in (1, n) or input.dim() > 1:
+    if vec.shape[0] != m or input.numel() not in (1, n):
         raise RuntimeError(f"size mismatch, got input ({input.shape[0] if input.dim() else 1}), "
                            f"mat ({n}x{m}), vec ({vec.shape[0]})")
     if not (input.dtype is mat.dtype is vec.dtype):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got "
                            f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    _addmv_checks(input, mat, vec)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def _baddbmm_checks(input, batch1, batch2, inplace=False):
     _wrap_dim(2, batch2.dim())      # torch reads batch2.size(2) before its checks
     for name, b in (("batch1", batch1), ("batch2", batch2)):
         if b.dim() != 3:
@@ -236,11 +246,39 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch2.shape[:2] != (bs, k):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{bs}, {k}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
-    for b in (batch1, batch2):
-        if b.dtype is not input.dtype:
-            raise RuntimeError(f"expected scalar type {_name(input)} but found {_name(b)}")
+    c10 = [_C10_NAMES[t.dtype.name] for t in (input, batch1, batch2)]
+    if batch1.dtype is not input.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {c10[0]}, batch1: "
+                           f"{c10[1]}, batch2: {c10[2]}")
+    if batch2.dtype is not input.dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {c10[0]} and output tensor "
+                           f"dtype {c10[2]} should match" if inplace else
+                           f"expected scalar type {_name(input)} but found {_name(batch2)}")
     _broadcast_to(input, (bs, n, batch2.shape[2]))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _baddbmm_checks(input, batch1, batch2)
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _inplace_variant(checks, op, out_shape):
+    """x.addmm_(...) and the like: the out-of-place checks, then x must have the result's
+    shape (no broadcasting into it)."""
+    def inplace(self, m1, m2, *, beta=1, alpha=1):
+        checks(self, m1, m2)
+        shape = out_shape(m1, m2)
+        if tuple(self.shape) != shape:
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
+                               f"output tensor size {list(shape)} should match")
+        return apply_inplace(op, self, (self, m1, m2), {"beta": beta, "alpha": alpha})
+    return inplace
+
+
+addmm_ = _inplace_variant(_addmm_checks, _addmm, lambda m1, m2: (m1.shape[0], m2.shape[1]))
+addmv_ = _inplace_variant(_addmv_checks, _addmv, lambda m, v: (m.shape[0],))
+baddbmm_ = _inplace_variant(lambda *args: _baddbmm_checks(*args, inplace=True), _baddbmm,
+                            lambda b1, b2: (b1.shape[0], b1.shape[1], b2.shape[2]))
 
 
 def vdot(input, other):
@@ -306,8 +344,8 @@ def kron(input, other):
     nd = max(input.dim(), other.dim())
     a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
     b_shape = (1,) * (nd - other.dim()) + tuple(other.shape)
-    a = reshape(input, [s for n in a_shape for s in (n, 1)])
-    b = reshape(other, [s for n in b_shape for s in (1, n)])
+    a = _unsafe_view_of(input, [s for n in a_shape for s in (n, 1)])   # as ATen: not views
+    b = _unsafe_view_of(other, [s for n in b_shape for s in (1, n)])
     return _unsafe_view_of(a * b, [m * n for m, n in zip(a_shape, b_shape)])
 
 
@@ -999,15 +1037,17 @@ def slogdet(input):
 
 inverse = inv
 
-__all__ = ["addmm", "addmv", "baddbmm", "cross", "det", "diag", "diag_embed", "diagonal",
-            "einsum", "inner", "inverse", "kron", "outer", "pinverse", "qr", "slogdet", "svd",
+__all__ = ["addmm", "addmv", "addmv_", "baddbmm", "cross", "det", "diag", "diag_embed",
+            "diagonal", "einsum", "inner", "inverse", "kron", "outer", "pinverse", "qr", "slogdet",
+            "svd",
             "tensordot", "trace", "tril", "triu", "vdot", "bmm", "dot", "matmul", "mm", "mv"]
 
 METHODS = {
     "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "__matmul__": matmul,
     "__rmatmul__": lambda self, other: matmul(other, self),
     "outer": outer, "ger": outer, "inner": inner, "addmm": addmm, "addmv": addmv,
-    "baddbmm": baddbmm, "kron": kron, "trace": trace, "diag": diag, "diagonal": diagonal,
+    "baddbmm": baddbmm, "addmm_": addmm_, "addmv_": addmv_, "baddbmm_": baddbmm_, "kron": kron,
+    "trace": trace, "diag": diag, "diagonal": diagonal,
     "diag_embed": diag_embed, "tril": tril, "triu": triu, "tril_": _tri_(_tril),
     "triu_": _tri_(_triu), "cross": cross, "vdot": vdot, "det": det, "inverse": inv,
     "slogdet": slogdet, "qr": qr, "svd": svd, "pinverse": pinverse}

@@ -1,8 +1,8 @@
 """NN-style ops (softmax, log_softmax, dropout, linear, pad, ...) for glassgrad.nn.functional.
 
 Composites are built from the same ops ATen composes them from, so their nodes carry PyTorch's
-names. The primitive rows they need that belong elsewhere (addmm, vector_norm/norm, clamp_min and
-add-a-scalar) are private here until their own modules export them.
+names. The primitive rows they need that belong elsewhere (addmm, vector_norm/norm, clamp_min) come
+from their own modules; add-a-scalar is private here.
 """
 import builtins
 import math
@@ -15,9 +15,9 @@ from ..autograd.grad_mode import no_grad
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
-from .pointwise import clamp_, where
+from .pointwise import clamp_, clamp_min, relu_, where
 from .random import bernoulli_
-from .registry import _SCALAR_NAMES, broadcast_shapes, defop
+from .registry import _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .shape import expand, reshape
 
 
@@ -102,6 +102,12 @@ def dropout(input, p, train):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return _dropout(input, p, train, False)
+
+
+def dropout_(input, p, train):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    return _dropout(input, p, train, True)
 
 
 def _functional_dropout(input, p=0.5, training=True, inplace=False):
@@ -225,11 +231,60 @@ _INDEX_PADS = {(mode, k): _index_pad_rows(mode, name, k)
                for k in (1, 2, 3)}
 
 
+def _copy_slices_forward(self, src, region):
+    out = self.copy()
+    out[region] = src
+    return out
+
+
+def _outside(grad, region):
+    """grad with ``region`` zeroed: what the overwritten tensor's history receives."""
+    keep = xp.ones(grad.shape, dtype=grad.dtype.np)
+    keep[region] = 0
+    return grad * Tensor._make(keep)
+
+
+# out[region].copy_(src) written into out: PyTorch's CopySlices node (its slice-copy backward)
+_copy_slices = defop("CopySlices", _copy_slices_forward, ("self", "src"), dtype="same",
+                     grads={"self": lambda grad, region: _outside(grad, region),
+                            "src": lambda grad, region: grad[region]})
+
+
+def _circular_pad(input, pad):
+    """ATen's _pad_circular: copy the input into the middle of a new tensor, then wrap each
+    padded dim (left side, then right side) by copying slices of the result into itself."""
+    pairs, shape = _pairs(pad, input.dim()), list(input.shape)
+    for d, lo, hi in pairs:
+        if lo > input.shape[d] or hi > input.shape[d]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        shape[d] += lo + hi
+        if shape[d] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = zeros(shape, dtype=input.dtype)
+
+    def region(d, start, stop, base=None):
+        r = list(base or [builtins.slice(None)] * input.dim())
+        r[d] = builtins.slice(start, stop)
+        return tuple(r)
+
+    out_region = in_region = None
+    for d, lo, hi in pairs:
+        out_region = region(d, max(lo, 0), shape[d] - max(hi, 0), out_region)
+        in_region = region(d, max(-lo, 0), input.shape[d] - max(-hi, 0), in_region)
+    apply_inplace(_copy_slices, out, (out, input[in_region]), {"region": out_region})
+    for d, lo, hi in pairs:
+        if lo > 0:
+            src = out[region(d, shape[d] - lo - max(hi, 0), shape[d] - max(hi, 0))]
+            apply_inplace(_copy_slices, out, (out, src), {"region": region(d, 0, lo)})
+        if hi > 0:
+            src = out[region(d, max(lo, 0), max(lo, 0) + hi)]
+            apply_inplace(_copy_slices, out, (out, src), {"region": region(d, shape[d] - hi,
+                                                                           shape[d])})
+    return out
+
+
 def pad(input, pad, mode="constant", value=None):
-    if mode not in ("constant", "reflect", "replicate"):
-        if mode == "circular":
-            raise NotImplementedError("glassgrad: circular padding comes with in-place slice "
-                                      "assignment (CopySlices)")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad, n = tuple(builtins.int(p) for p in pad), input.dim()
     if len(pad) % 2:
@@ -250,6 +305,8 @@ def pad(input, pad, mode="constant", value=None):
     if not 1 <= k <= 3 or n not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {n}D input "
                                   f"tensor.")
+    if mode == "circular":
+        return _circular_pad(input, pad)
     if 0 in input.shape[n - k - 1:]:
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 "
                            f"batch size and other non-zero dimensions for input, but got: "
@@ -264,8 +321,6 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # -- norms and distances ---------------------------------------------------------------------
-_clamp_min = defop("ClampMinBackward0", lambda self, min: xp.maximum(self, min), dtype="same",
-                   grads={"self": lambda grad, self, min: where(self >= min, grad, 0.0)})
 _add_scalar = defop("AddBackward1", lambda self, other: xp.add(self, other),
                     dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
                     grads={"self": lambda grad: grad})
@@ -284,7 +339,7 @@ def _vector_norm_of(input, ord, dim, keepdim):
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12):
-    denom = _clamp_min(_vector_norm_of(input, p, dim, True), min=eps)
+    denom = clamp_min(_vector_norm_of(input, p, dim, True), eps)
     return input / expand(denom, input.shape)
 
 
@@ -414,12 +469,13 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _cdist(x1, x2, p=builtins.float(p))
 
 
-__all__ = ["cdist", "cosine_similarity", "dropout", "log_softmax", "pairwise_distance",
-           "softmax"]       # names for the glassgrad namespace (and nn.functional)
+# names for the glassgrad namespace (and nn.functional)
+__all__ = ["cdist", "cosine_similarity", "dropout", "dropout_", "log_softmax",
+           "pairwise_distance", "softmax"]
 
 METHODS = {"softmax": softmax, "log_softmax": log_softmax}    # Tensor methods
 
 # names only in glassgrad.nn.functional (and F's own signatures of softmax, dropout)
 FUNCTIONAL = {"softmax": _functional_softmax, "log_softmax": _functional_log_softmax,
               "dropout": _functional_dropout, "linear": linear, "one_hot": one_hot, "pad": pad,
-              "normalize": normalize}
+              "normalize": normalize, "relu_": relu_}

@@ -136,9 +136,15 @@ def pow(input, exponent):
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _unary(node_name, forward, grad, dtype="float"):
+def _math(node_name, forward, grad, dtype="float"):
+    """A unary row: (function, in-place method)."""
     op = defop(node_name, forward, grads={"self": grad}, dtype=dtype)
-    return lambda input: op(input)
+    return (lambda input: op(input)), _inplace(op)
+
+
+def _inplace(op, **fixed):
+    """``x.op_(...)``: the row ``op`` writing into x (fixed: attrs the method does not take)."""
+    return lambda self: apply_inplace(op, self, (self,), dict(fixed))
 
 
 def _no_bool(forward, error, message):
@@ -149,31 +155,32 @@ def _no_bool(forward, error, message):
     return checked
 
 
-neg = _unary("NegBackward0", _no_bool(
+neg, neg_ = _math("NegBackward0", _no_bool(
     xp.negative, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
     lambda grad: -grad, dtype="promote")
-abs = _unary("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
-                                      '"abs_cpu" not implemented for \'Bool\''),
-             lambda grad, self: grad * self.sign(), dtype="promote")
+abs, abs_ = _math("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
+                                           '"abs_cpu" not implemented for \'Bool\''),
+                  lambda grad, self: grad * self.sign(), dtype="promote")
+
+
 def _sign(a):
     if a.dtype == xp.bool_:
         return a.copy()
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
 
 
-sign = _unary("SignBackward0", _sign,
-              lambda grad: zeros_like(grad), dtype="promote")
-exp = _unary("ExpBackward0", xp.exp, lambda grad, result: grad * result)
-log = _unary("LogBackward0", xp.log, lambda grad, self: grad / self)
-sqrt = _unary("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result))
-sin = _unary("SinBackward0", xp.sin, lambda grad, self: grad * self.cos())
-cos = _unary("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin())
-tanh = _unary("TanhBackward0", xp.tanh, lambda grad, result: grad * (1 - result * result))
-sigmoid = _unary("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
-                 lambda grad, result: grad * (1 - result) * result)
-reciprocal = _unary("ReciprocalBackward0", lambda a: 1 / a,
-                    lambda grad, result: -grad * (result * result))
+sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
+exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result)
+log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self)
+sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result))
+sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos())
+cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin())
+tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: grad * (1 - result * result))
+sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
+                          lambda grad, result: grad * (1 - result) * result)
+reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
+                                lambda grad, result: -grad * (result * result))
 _threshold_backward = defop(
     "ThresholdBackwardBackward0",
     lambda grad_output, self, threshold: xp.where(self <= threshold, 0, grad_output),
@@ -181,10 +188,15 @@ _threshold_backward = defop(
         "grad_output": lambda grad, self, threshold: _threshold_backward(grad, self,
                                                                          threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
-relu = _unary("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
-                                        "Boolean inputs not supported for relu"),
-              lambda grad, result: _threshold_backward(grad, result, threshold=0),
-              dtype="promote")
+_relu, relu_ = _math("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
+                                               "Boolean inputs not supported for relu"),
+                     lambda grad, result: _threshold_backward(grad, result, threshold=0),
+                     dtype="promote")
+
+
+def relu(input, inplace=False):
+    """torch.relu, and F.relu's signature (inplace: relu_)."""
+    return relu_(input) if inplace else _relu(input)
 
 
 # -- dtype rules and argument checks ----------------------------------------------------------
@@ -216,11 +228,6 @@ def _not_implemented(error, message):
     def formula(grad):
         raise error(message)
     return formula
-
-
-def _inplace(op, **fixed):
-    """``x.op_(...)``: the row ``op`` writing into x (fixed: attrs the method does not take)."""
-    return lambda self: apply_inplace(op, self, (self,), dict(fixed))
 
 
 def _like(a, b):
@@ -385,12 +392,6 @@ def square_(self):
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _math(node_name, forward, grad, dtype="float"):
-    """A unary row: (function, in-place method)."""
-    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype)
-    return (lambda input: op(input)), _inplace(op)
-
-
 def _quiet(f):
     def forward(*arrays, **attrs):
         with xp.errstate(all="ignore"):
@@ -680,11 +681,12 @@ _lerp_scalar = defop("LerpBackward0", _lerp_forward, ("self", "end"),
                      dtype=_lerp_rule("lerp_kernel_scalar"),
                      grads={"self": lambda grad, weight: grad * (1 - weight),
                             "end": lambda grad, weight: grad * weight})
+# weight is listed for weight's own formula too: PyTorch saves it whichever input needs grad
 _lerp_tensor = defop("LerpBackward1", _lerp_forward, ("self", "end", "weight"),
                      dtype=_lerp_rule("lerp_kernel_tensor"),
                      grads={"self": lambda grad, weight: grad * (1 - weight),
                             "end": lambda grad, weight: grad * weight,
-                            "weight": lambda grad, self, end: grad * (end - self)})
+                            "weight": lambda grad, self, end, weight: grad * (end - self)})
 
 
 def _lerp_args(input, end, weight):
@@ -1146,6 +1148,66 @@ def clamp_(self, min=None, max=None):
     return apply_inplace(_clamp, self, (self,), {"min": min, "max": max})
 
 
+
+def _bound_dtype(name):
+    def rule(values, attrs):
+        want = dtypes.result_type(values[0], attrs[name])
+        if want is dtypes.bool:
+            raise _kernel_error(f"clamp_{name}_scalar_cpu", want)
+        return want
+    return rule
+
+
+# clamp_min / clamp_max: the Scalar overload (...Backward0) and the Tensor one (...Backward1)
+_clamp_min = defop("ClampMinBackward0", lambda self, min: xp.maximum(self, _like(self, min)),
+                   dtype=_bound_dtype("min"),
+                   grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
+_clamp_min_tensor = defop(
+    "ClampMinBackward1", xp.maximum, ("self", "min"),
+    grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
+           "min": lambda grad, self, min: where(self < min, grad, 0)})
+_clamp_max = defop("ClampMaxBackward0", lambda self, max: xp.minimum(self, _like(self, max)),
+                   dtype=_bound_dtype("max"),
+                   grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
+_clamp_max_tensor = defop(
+    "ClampMaxBackward1", xp.minimum, ("self", "max"),
+    grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
+           "max": lambda grad, self, max: where(self > max, grad, 0)})
+
+
+def _bound_args(scalar_op, tensor_op, name, input, bound):
+    if isinstance(bound, Tensor):
+        return tensor_op, (input, bound), {}
+    return scalar_op, (input,), {name: bound}
+
+
+def clamp_min(input, min):
+    op, values, attrs = _bound_args(_clamp_min, _clamp_min_tensor, "min", input, min)
+    return op(*values, **attrs)
+
+
+def clamp_max(input, max):
+    op, values, attrs = _bound_args(_clamp_max, _clamp_max_tensor, "max", input, max)
+    return op(*values, **attrs)
+
+
+def _bound_inplace(op, tensor_op, name, self, bound):
+    op, values, attrs = _bound_args(op, tensor_op, name, self, bound)
+    if op is not tensor_op:     # the Scalar overload names C++ types
+        want = op.dtype_rule(values, attrs)
+        if want.category > self.dtype.category:
+            raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                               f"desired output type {_C10_NAMES[self.dtype.name]}")
+    return apply_inplace(op, self, values, attrs)
+
+
+def clamp_min_(self, min):
+    return _bound_inplace(_clamp_min, _clamp_min_tensor, "min", self, min)
+
+
+def clamp_max_(self, max):
+    return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
+
 # -- in-place --------------------------------------------------------------------------------
 _zero = defop("ZeroBackward0", xp.zeros_like, dtype="same", grads={"self": _ZERO})
 _fill = defop("FillBackward2", lambda self, value: xp.full_like(self, value), dtype="same",
@@ -1216,22 +1278,25 @@ def _rdiv(self, other):
 __all__ = [
     "abs", "acos", "acosh", "add", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2",
     "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "celu", "celu_",
-    "clamp", "cos", "cosh", "div", "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+    "clamp", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "cos", "cosh", "div", "eq",
+    "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
     "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "ge", "greater",
     "greater_equal", "gt", "hypot", "isfinite", "isinf", "isnan", "le", "lerp", "less",
     "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne",
-    "neg", "not_equal", "pow", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub",
+    "neg", "not_equal", "pow", "reciprocal", "relu", "relu_", "remainder", "round", "rsqrt", "rsub",
     "selu", "selu_", "sgn", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan",
     "tanh", "true_divide", "trunc", "where", "xlogy",
-    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "fix"]
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "fix", "neg_",
+    "abs_", "exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "reciprocal_"]
 arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
 arcsinh, arccosh, arctanh, fix = asinh, acosh, atanh, trunc
 
 METHODS = {
     "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "abs": abs,
     "sign": sign, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
-    "sigmoid": sigmoid, "relu": relu, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
+    "sigmoid": sigmoid, "relu": _relu, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
+    "clamp_min": clamp_min, "clamp_max": clamp_max,
     "true_divide": true_divide, "floor_divide": floor_divide, "remainder": remainder,
     "fmod": fmod, "float_power": float_power, "square": square, "logit": logit, "lerp": lerp,
     "addcmul": addcmul, "addcdiv": addcdiv, "xlogy": xlogy, "round": round,
@@ -1260,7 +1325,8 @@ METHODS = {
     "__ror__": _binary(bitwise_or), "__rxor__": _binary(bitwise_xor),
     # in-place
     "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_, "fill_": fill_,
-    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_, "pow_": pow_,
+    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_, "pow_": pow_, "clamp_min_": clamp_min_,
+    "clamp_max_": clamp_max_,
     "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
     "fmod_": fmod_, "float_power_": float_power_, "square_": square_, "logit_": logit_,
     "lerp_": lerp_, "addcmul_": addcmul_, "addcdiv_": addcdiv_, "xlogy_": xlogy_,
@@ -1272,13 +1338,14 @@ METHODS = {
     "bitwise_or_": bitwise_or_, "bitwise_xor_": bitwise_xor_, "bitwise_not_": bitwise_not_,
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
     "__ifloordiv__": floor_divide_, "__imod__": remainder_, "__iand__": bitwise_and_,
-    "__ior__": bitwise_or_, "__ixor__": bitwise_xor_,
+    "__ior__": bitwise_or_, "__ixor__": bitwise_xor_, "__ipow__": pow_,
 }
 # unary math: method and in-place method under the function's name
-for _name in ("exp2 expm1 log2 log10 log1p rsqrt tan asin acos atan sinh cosh asinh acosh atanh "
+for _name in ("neg abs sign exp log sqrt sin cos tanh sigmoid reciprocal relu "
+              "exp2 expm1 log2 log10 log1p rsqrt tan asin acos atan sinh cosh asinh acosh atanh "
               "erf erfc erfinv floor ceil trunc fix frac sgn arcsin arccos arctan arcsinh "
               "arccosh arctanh").split():
-    METHODS[_name] = globals()[_name]
+    METHODS.setdefault(_name, globals()[_name])
     METHODS[_name + "_"] = globals()[{"arcsin": "asin", "arccos": "acos", "arctan": "atan",
                                       "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
                                       "fix": "trunc"}.get(_name, _name) + "_"]

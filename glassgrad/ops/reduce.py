@@ -9,7 +9,7 @@ from .._creation import ones, zeros as _zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
-from .registry import _SCALAR_NAMES, defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
 
 _INF = math.inf
 
@@ -358,10 +358,12 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _amax_dims(name, input, dim):
     dims = _dims(dim, input.dim())
-    if input.numel() == 0:
-        for d in dims or range(input.dim()):
+    if input.numel() == 0:      # torch names the dim as it was given
+        given = [dim] if isinstance(dim, int) else list(dim or ())
+        for d, name_d in zip(dims or range(input.dim()), given or range(input.dim())):
             if input.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+                raise IndexError(f"{name}(): Expected reduction dim {name_d} to have non-zero "
+                                 f"size.")
     return dims or tuple(range(input.dim()))
 
 
@@ -869,26 +871,74 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions.")
-    dims = _dims(dim, A.dim())
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_type_name(A.dtype)}")
+    if A.dtype is dtypes.float16 and ord in ("nuc", 2, -2):
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+    dims = tuple(_wrap_dim(d, A.dim()) for d in ((dim,) if isinstance(dim, int) else dim))
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
                            f"{' '.join(map(str, dim))}")
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got {dims}")
+    if dtype is not None and (dtype.category < A.dtype.category or (
+            dtype.is_floating_point and dtype.itemsize < A.dtype.itemsize)):
+        raise RuntimeError(f"linalg.matrix_norm: the dtype of the input ({_type_name(A.dtype)}) "
+                           f"should be convertible without narrowing to the specified dtype "
+                           f"({_type_name(dtype)})")
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim, dtype=dtype)
-    if ord in (1, -1, _INF, -_INF):
-        d0, d1 = dims if abs(ord) == 1 else dims[::-1]
-        if not keepdim and d0 < d1:
-            d1 -= 1
-        reduce = amax if ord > 0 else amin
-        return reduce(vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype), d1, keepdim)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"glassgrad: linalg.matrix_norm(ord={ord!r}) needs the SVD, "
-                                  f"which glassgrad does not have yet")
-    raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        return _svd_norm(A, ord, dims, keepdim, dtype)
+    d0, d1 = dims if abs(ord) == 1 else dims[::-1]
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    return _max_min_of(vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype), d1, keepdim, ord > 0)
 
+
+def _max_min_of(x, dim, keepdim, largest):
+    """amax / amin over dim; the max over an empty dim is zeros without history, as ATen
+    computes a norm (the min of nothing stays amin's error)."""
+    if largest and x.shape[dim] == 0:
+        shape, dim = list(x.shape), dim % x.dim()
+        shape[dim:dim + 1] = [1] if keepdim else []
+        return _zeros(shape, dtype=x.dtype)
+    return (amax if largest else amin)(x, dim, keepdim)
+
+
+def _svd_norm(A, ord, dims, keepdim, dtype):
+    """ATen's composite: the two dims moved last, svdvals, then sum / amax / amin of them."""
+    from .linalg import svdvals
+    if dtype is not None:
+        A = A.to(dtype)
+    perm = [d for d in range(A.dim()) if d not in dims] + list(dims)
+    s = svdvals(_shape.permute(A, perm))
+    result = sum(s, -1, keepdim) if ord == "nuc" else _max_min_of(s, -1, keepdim, ord > 0)
+    if keepdim:
+        inverse = sorted(range(len(perm)), key=perm.__getitem__)
+        result = _shape.permute(_shape.unsqueeze(result, -1), inverse)
+    return result
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: a matrix norm over two dims (or a 2-D input) when ord is given,
+    otherwise vector_norm."""
+    dims = [dim] if isinstance(dim, int) else None if dim is None else list(dim)
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                           f"Got {dims}")
+    if dims is None and (ord is not None) and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be "
+                           f"1D or 2D. Got {A.dim()}D.")
+    if isinstance(ord, str) or (ord is not None and len(dims or range(A.dim())) == 2):
+        return matrix_norm(A, ord, [0, 1] if dims is None else dims, keepdim, dtype=dtype)
+    return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = [dim] if isinstance(dim, int) else dim
@@ -1000,6 +1050,22 @@ def cumprod(input, dim, *, dtype=None):
     return _cumprod_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
 
 
+def _cumulative_(op):
+    """x.cumsum_(dim) / x.cumprod_(dim): the row written into x."""
+    def inplace(self, dim, *, dtype=None):
+        if dtype is not None and dtype is not self.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype "
+                               f"{_C10_NAMES[self.dtype.name]} and output tensor dtype "
+                               f"{_C10_NAMES[dtype.name]} should match")
+        return apply_inplace(op, self, (self,), {"dim": _wrap_dim(dim, self.dim()),
+                                                 "dtype": dtype})
+    return inplace
+
+
+cumsum_ = _cumulative_(_cumsum)
+cumprod_ = _cumulative_(_cumprod)
+
+
 def _cum_extreme(largest):
     """Running max/min; on ties (and at NaNs) the latest index wins, as in torch."""
     def forward(self, dim):
@@ -1094,5 +1160,6 @@ __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_n
 
 METHODS = {name: globals()[name] for name in __all__
            if name not in ("var_mean", "std_mean")}
+METHODS.update(cumsum_=cumsum_, cumprod_=cumprod_)
 
-LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm}
+LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": linalg_norm}

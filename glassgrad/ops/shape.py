@@ -26,7 +26,8 @@ _view = defop("ViewBackward0", _view_forward, dtype="same", view=True,
               grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _reshape_alias = defop("ReshapeAliasBackward0", _view_forward, dtype="same", view=True,
                        grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
-_unsafe_view = defop("UnsafeViewBackward0", lambda self, size: self.reshape(size), dtype="same",
+# shares the data as view does (and refuses what view refuses), but is no view for autograd
+_unsafe_view = defop("UnsafeViewBackward0", _view_forward, dtype="same",
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _clone = defop("CloneBackward0", lambda self: self.copy(), dtype="same",
                grads={"self": lambda grad: grad})
