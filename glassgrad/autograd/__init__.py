@@ -1,4 +1,5 @@
 """glassgrad.autograd: backward() and grad() on top of the engine."""
+import threading
 import warnings
 
 from .engine import run_backward
@@ -14,7 +15,7 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
-def _make_grads(outputs, grads):
+def _make_grads(outputs, grads, is_grads_batched=False):
     from .._creation import ones_like
     from .._tensor import Tensor
     if grads is None:
@@ -23,7 +24,18 @@ def _make_grads(outputs, grads):
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if isinstance(g, Tensor):
-            if g.shape != o.shape:
+            first = g[0] if is_grads_batched else g     # torch indexes too (same IndexErrors)
+            if first.shape != o.shape:
+                if is_grads_batched:
+                    # torch reports the shape of grad[0] less its first dimension
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each "
+                        "grad_output as the batch dimension. The sizes of the remaining "
+                        "dimensions are expected to match the shape of corresponding output, but "
+                        f"a mismatch was detected: grad_output[{i}] has a shape of "
+                        f"{first.shape[1:]} and output[{i}] has a shape of {o.shape}. If you "
+                        "only want some tensors in `grad_output` to be considered batched, "
+                        "consider using vmap.")
                 raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                                    f"{g.shape} and output[{i}] has a shape of {o.shape}.")
             out.append(g if g.dtype is o.dtype else g.to(o.dtype))
@@ -81,7 +93,61 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
             if t.grad_fn is not None:
                 t.retain_grad()
         targets = [t._gradient_edge() for t in inputs]
-    run_backward(_roots(tensors), grads, retain_graph, create_graph, targets, accumulate=True)
+    roots = _roots(tensors)
+    token = _checkpoint_state.enter(inputs is None)
+    try:
+        run_backward(roots, grads, retain_graph, create_graph, targets, accumulate=True)
+    finally:
+        _checkpoint_state.leave(token)
+
+
+class _CheckpointState(threading.local):
+    """Whether the innermost backward pass accumulates into every leaf (backward() without
+    ``inputs``): the reentrant checkpoint needs one (torch's _is_checkpoint_valid)."""
+    valid = True
+
+    def enter(self, valid):
+        prev, self.valid = self.valid, valid
+        return prev
+
+    def leave(self, prev):
+        self.valid = prev
+
+
+_checkpoint_state = _CheckpointState()
+
+
+def _is_checkpoint_valid():
+    return _checkpoint_state.valid
+
+
+def _batched_backward(roots, grads, retain_graph, create_graph, targets):
+    """One backward per slice of the grad_outputs' first dimension, results stacked (torch runs
+    the backward once under vmap; a loop gives the same values)."""
+    from ..ops.shape import stack
+    sizes = []
+    for g in grads:
+        if g is None:
+            continue
+        if g.dim() == 0:
+            raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                             "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                             "to satisfy 0 <= in_dim < 0.")
+        sizes.append(g.shape[0])
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(n != sizes[0] for n in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    per_input = [[] for _ in targets]
+    for b in range(sizes[0]):
+        last = b == sizes[0] - 1
+        row = run_backward(roots, [None if g is None else g[b] for g in grads],
+                           retain_graph or not last, create_graph, targets, accumulate=False)
+        for acc, g in zip(per_input, row):
+            acc.append(g)
+    # an input no slice reached stays None (torch's allow_none_pass_through)
+    return [None if any(g is None for g in acc) else stack(acc) for acc in per_input]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -95,15 +161,23 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads = _make_grads(outputs, grad_outputs)
+    grads = _make_grads(outputs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     targets = [t._gradient_edge() for t in inputs]
-    result = run_backward(_roots(outputs), grads, retain_graph, create_graph, targets,
-                          accumulate=False)
+    roots = _roots(outputs)
+    token = _checkpoint_state.enter(False)
+    try:
+        if is_grads_batched:
+            result = _batched_backward(roots, grads, retain_graph, create_graph, targets)
+        else:
+            result = run_backward(roots, grads, retain_graph, create_graph, targets,
+                                  accumulate=False)
+    finally:
+        _checkpoint_state.leave(token)
     for i, g in enumerate(result):
         if g is None:
             if materialize_grads:

@@ -1,0 +1,605 @@
+"""glassgrad.func: composable function transforms in the style of torch.func.
+
+grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian and vmap act on plain functions of
+tensors. Each differentiating transform runs the function on fresh leaves (or, where an input
+already requires grad and grad mode is on, on aliases that keep its history), differentiates
+with reverse mode, and hands back results that carry history only when they depend on a tensor
+from outside the transform, as torch's levels give. That makes the transforms nest:
+``jacfwd(jacrev(f))`` differentiates the graph the inner one built.
+
+Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
+respect to u in the direction t gives J t. vmap runs the function once per batch element and
+stacks the results, which supports every op.
+"""
+import functools
+import itertools
+import weakref
+
+from . import autograd as _autograd
+from .autograd.grad_mode import enable_grad, is_grad_enabled
+from .autograd.graph import AccumulateGrad
+from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+def _tensor_type():
+    from ._tensor import Tensor
+    return Tensor
+
+
+def _is_tensor(x):
+    return isinstance(x, _tensor_type())
+
+
+# -- levels: fresh inputs in, results out ----------------------------------------------------
+
+_levels = itertools.count()
+_fresh_leaves = weakref.WeakValueDictionary()   # id -> a leaf some transform made
+_fresh_level = {}                              # id -> the serial of the level that made it
+
+
+def _forget(key):
+    _fresh_level.pop(key, None)
+
+
+class _Level:
+    """One transform's call: the leaves it made, and whether grad mode was on outside.
+
+    A tensor is "outside" a level when it is no transform's fresh leaf, or the fresh leaf of a
+    level that began earlier (an enclosing transform); leaves of inner levels are constants.
+    """
+
+    def __init__(self):
+        self.outer = is_grad_enabled()
+        self.serial = next(_levels)
+
+    def wrap(self, x):
+        if not _is_tensor(x):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if self.outer and x.requires_grad:
+            return x.view_as(x)     # differentiable here, and still connected to the outside
+        leaf = x.detach().requires_grad_()
+        _fresh_leaves[id(leaf)] = leaf
+        _fresh_level[id(leaf)] = self.serial
+        weakref.finalize(leaf, _forget, id(leaf))
+        return leaf
+
+    def _outside(self, leaf):
+        if _fresh_leaves.get(id(leaf)) is not leaf:
+            return True
+        return _fresh_level.get(id(leaf), self.serial) < self.serial
+
+    def unwrap(self, x):
+        """x without the history this level added; keeps the history that leads outside."""
+        if not _is_tensor(x):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+        if x.requires_grad and self.outer and self._reaches_outside(x):
+            return x
+        return x.detach()
+
+    def unwrap_tree(self, tree):
+        leaves, spec = tree_flatten(tree)
+        return tree_unflatten([self.unwrap(x) for x in leaves], spec)
+
+    def _reaches_outside(self, x):
+        if x.grad_fn is None:
+            return self._outside(x)
+        seen, stack = {x.grad_fn}, [x.grad_fn]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, AccumulateGrad):
+                if self._outside(node.variable):
+                    return True
+                continue
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return False
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
+    """autograd.grad over the outputs that require grad; zeros for inputs they do not reach."""
+    from ._creation import zeros_like
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if pairs:
+        result = _autograd.grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
+                                retain_graph=retain_graph, create_graph=create_graph,
+                                allow_unused=True)
+    else:
+        result = (None,) * len(inputs)
+    return tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+
+
+# -- argnums ---------------------------------------------------------------------------------
+
+def _wrap_argnum(argnum, num_args):
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if 0 <= argnum < num_args:
+        return argnum
+    if -num_args <= argnum < 0:
+        return argnum + num_args
+    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+
+
+def _slice_argnums(args, argnums):
+    """(the arguments argnums picks, argnums made non-negative)."""
+    if not isinstance(argnums, (int, tuple)):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        argnums = _wrap_argnum(argnums, len(args))
+        return args[argnums], argnums
+    argnums = tuple(_wrap_argnum(a, len(args)) for a in argnums)
+    if not argnums:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(argnums)) != len(argnums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return tuple(args[i] for i in argnums), argnums
+
+
+def _replace_args(args, new, argnums):
+    if isinstance(argnums, int):
+        return tuple(new if i == argnums else a for i, a in enumerate(args))
+    chosen = dict(zip(argnums, new))
+    return tuple(chosen.get(i, a) for i, a in enumerate(args))
+
+
+def _wrap_tree(level, tree):
+    leaves, spec = tree_flatten(tree)
+    fresh = [level.wrap(x) for x in leaves]
+    return fresh, tree_unflatten(fresh, spec), spec
+
+
+def _split_aux(output, has_aux, api):
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
+    return output
+
+
+def _check_tensor_outputs(flat, api):
+    if len(flat) == 0:
+        raise RuntimeError(f"{api}: Expected f to be a function that has non-empty output (got "
+                           f"output = {flat})")
+    for o in flat:
+        if not _is_tensor(o):
+            raise RuntimeError(f"{api}: expected f(*primals) to return only tensors, got "
+                               f"unsupported type {type(o)}")
+
+
+# -- grad, vjp ---------------------------------------------------------------------------------
+
+def grad_and_value(func, argnums=0, has_aux=False):
+    """f -> (gradient of f's scalar output with respect to argnums, the output)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        level = _Level()
+        with enable_grad():
+            diff, nums = _slice_argnums(args, argnums)
+            flat, diff, spec = _wrap_tree(level, diff)
+            output = func(*_replace_args(args, diff, nums), **kwargs)
+            output, aux = _split_aux(output, has_aux, "grad_and_value(f)(*args)")
+            if not _is_tensor(output):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"Tensor, got {type(output)}")
+            if output.dim() != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
+                                   f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
+                                   "you wanted to use the vjp or jacrev APIs instead?")
+            grads = _autograd_grad((output,), flat, create_graph=level.outer)
+            grads = tree_unflatten([level.unwrap(g) for g in grads], spec)
+            output = level.unwrap(output)
+            if has_aux:
+                return grads, (output, level.unwrap_tree(aux))
+            return grads, output
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux=False):
+    """f -> the gradient of f's scalar output with respect to the arguments argnums picks."""
+    inner = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        grads, value = inner(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+    return wrapper
+
+
+def _vjp(func, primals, has_aux, argnums=None):
+    level = _Level()
+    with enable_grad():
+        if argnums is None:
+            flat, new, spec = _wrap_tree(level, primals)
+            args = new
+        else:
+            diff, nums = _slice_argnums(primals, argnums)
+            flat, new, spec = _wrap_tree(level, diff)
+            args = _replace_args(primals, new, nums)
+        output = func(*args)
+        output, aux = _split_aux(output, has_aux, "vjp(f, *primals)")
+        if has_aux:
+            aux = level.unwrap_tree(aux)
+        flat_out, out_spec = tree_flatten(output)
+        _check_tensor_outputs(flat_out, "vjp(f, *primals)")
+        for o in flat_out:
+            if not o.is_floating_point():
+                raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or "
+                                   f"complex Tensors, got Tensor with dtype {o.dtype}")
+        results = tree_unflatten([level.unwrap(o) for o in flat_out], out_spec)
+
+    def vjp_fn(cotangents, retain_graph=True, create_graph=None):
+        if create_graph is None:
+            create_graph = is_grad_enabled()
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError("Expected pytree structure of cotangents to be the same as "
+                               "pytree structure of outputs to the function. cotangents: "
+                               f"{cot_spec.pprint()}, primal output: {out_spec.pprint()}")
+        grads = _autograd_grad(flat_out, flat, flat_cot, retain_graph=retain_graph,
+                               create_graph=create_graph)
+        level.outer = create_graph
+        return tree_unflatten([level.unwrap(g) for g in grads], spec)
+    return results, vjp_fn, aux, flat_out, flat, level, out_spec
+
+
+def vjp(func, *primals, has_aux=False):
+    """(func(*primals), vjp_fn): vjp_fn(cotangents) gives the vector-Jacobian products, one per
+    primal, as a tuple."""
+    results, vjp_fn, aux, *_ = _vjp(func, primals, has_aux)
+    return (results, vjp_fn, aux) if has_aux else (results, vjp_fn)
+
+
+# -- jvp by the double-vjp trick ---------------------------------------------------------------
+
+def _check_dual(p, t):
+    for what, x in (("primal", p), ("tangent", t)):
+        if not x.is_floating_point():
+            raise ValueError(f"Expected {what} to be floating point or complex, but got: "
+                             f"{x.dtype}")
+    if p.shape != t.shape:
+        raise RuntimeError("Trying to set a forward gradient that has a different size than that "
+                           "of the original Tensor, this is not supported. Tensor is of size "
+                           f"{list(p.shape)} while the given forward gradient is of size "
+                           f"{list(t.shape)}.")
+
+
+class _Linearized:
+    """f's outputs at the primals and the first vjp with a symbolic cotangent u, from which
+    any number of Jacobian-vector products can be read."""
+
+    def __init__(self, level, flat_in, flat_out):
+        from ._creation import zeros_like
+        self.level, self.flat_in, self.flat_out = level, flat_in, flat_out
+        self.diff = [i for i, o in enumerate(flat_out) if o.requires_grad and
+                     o.is_floating_point()]
+        self.u = [zeros_like(flat_out[i]).requires_grad_() for i in self.diff]
+        if self.diff:
+            grads = _autograd.grad([flat_out[i] for i in self.diff], flat_in, self.u,
+                                   retain_graph=True, create_graph=True, allow_unused=True)
+        else:
+            grads = (None,) * len(flat_in)
+        self.g = [(g, k) for k, g in enumerate(grads) if g is not None and g.requires_grad]
+
+    def jvp(self, tangents, create_graph):
+        """J t for every output (t: one tangent per flat input)."""
+        from ._creation import zeros_like
+        out = [zeros_like(o) for o in self.flat_out]
+        if self.g:
+            res = _autograd.grad([g for g, _ in self.g], self.u,
+                                 [tangents[k] for _, k in self.g], retain_graph=True,
+                                 create_graph=create_graph, allow_unused=True)
+            for i, r in zip(self.diff, res):
+                if r is not None:
+                    out[i] = r
+        return out
+
+
+def _jvp_setup(func, primals, tangents, has_aux):
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to "
+                           "call f(*primals).")
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, "
+                           "tangents also must be. Got primals with structure "
+                           f"{p_spec!r} and tangents with structure {t_spec!r}")
+    for name, flat in (("primals", flat_p), ("tangents", flat_t)):
+        if not flat:
+            raise RuntimeError(f"{_JVP}: Expected {name} to contain at least one Tensor.")
+        for x in flat:
+            if not _is_tensor(x):
+                raise RuntimeError(f"{_JVP}: Expected {name} to only contain Tensors, got "
+                                   f"{type(x)}")
+    for p, t in zip(flat_p, flat_t):
+        _check_dual(p, t)
+    level = _Level()
+    with enable_grad():
+        flat_in, args, _ = _wrap_tree(level, primals)
+        output = func(*args)
+        output, aux = _split_aux(output, has_aux, _JVP)
+        if has_aux:
+            aux = level.unwrap_tree(aux)
+        flat_out, out_spec = tree_flatten(output)
+        _check_tensor_outputs(flat_out, _JVP)
+        lin = _Linearized(level, flat_in, flat_out)
+    return lin, flat_t, out_spec, aux
+
+
+def jvp(func, primals, tangents, *, strict=False, has_aux=False):
+    """(func(*primals), the Jacobian-vector product with tangents)."""
+    lin, flat_t, out_spec, aux = _jvp_setup(func, primals, tangents, has_aux)
+    level = lin.level
+    with enable_grad():
+        jvps = lin.jvp(flat_t, create_graph=level.outer)
+    outs = tree_unflatten([level.unwrap(o) for o in lin.flat_out], out_spec)
+    jvps = tree_unflatten([level.unwrap(t) for t in jvps], out_spec)
+    return (outs, jvps, aux) if has_aux else (outs, jvps)
+
+
+# -- Jacobians ----------------------------------------------------------------------------------
+
+def _assemble(per_output, in_spec, out_spec, level):
+    """per_output[i][k]: the Jacobian of output i with respect to input k, shaped
+    out.shape + in.shape; nested as torch does (outputs outside, inputs inside)."""
+    jac = [tree_unflatten([level.unwrap(j) for j in row], in_spec) for row in per_output]
+    return tree_unflatten(jac, out_spec)
+
+
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+    """The Jacobian of func with respect to argnums, one vector-Jacobian product per output
+    element."""
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        from ._creation import zeros
+        from .ops.shape import stack
+        _, _, aux, flat_out, flat_in, level, out_spec = _vjp(func, args, has_aux, argnums)
+        in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
+        per_output = []
+        with enable_grad():
+            for o in flat_out:
+                rows = [[] for _ in flat_in]
+                for j in range(o.numel()):
+                    cot = zeros((o.numel(),), dtype=o.dtype)
+                    cot[j] = 1
+                    gs = _autograd_grad((o,), flat_in, (cot.reshape(o.shape),),
+                                        retain_graph=True, create_graph=level.outer)
+                    for r, g in zip(rows, gs):
+                        r.append(g)
+                per_output.append([
+                    (stack(r) if r else zeros((0,) + tuple(x.shape), dtype=x.dtype))
+                    .reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)])
+        result = _assemble(per_output, in_spec, out_spec, level)
+        return (result, aux) if has_aux else result
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
+    """The Jacobian of func with respect to argnums, one Jacobian-vector product (double-vjp)
+    per input element; the same numbers jacrev gives."""
+    _check_randomness(randomness)
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        from ._creation import zeros, zeros_like
+        from .ops.shape import stack
+        diff, nums = _slice_argnums(args, argnums)
+        flat_p, in_spec = tree_flatten(diff)
+        for p in flat_p:
+            if _is_tensor(p) and not p.is_floating_point():
+                raise ValueError("Expected primal to be floating point or complex, but got: "
+                                 f"{p.dtype}")
+
+        def inner(*d):
+            return func(*_replace_args(args, d if isinstance(nums, tuple) else d[0], nums))
+        primals = diff if isinstance(nums, tuple) else (diff,)
+        tangents = tree_unflatten([zeros_like(p) if _is_tensor(p) else p for p in flat_p],
+                                  tree_flatten(primals)[1])
+        lin, _, out_spec, aux = _jvp_setup(inner, primals, tangents, has_aux)
+        level, flat_in, flat_out = lin.level, lin.flat_in, lin.flat_out
+        cols = [[[] for _ in flat_in] for _ in flat_out]     # cols[i][k]: J_ik columns
+        with enable_grad():
+            for k, x in enumerate(flat_in):
+                for j in range(x.numel()):
+                    basis = [zeros_like(p) for p in flat_in]
+                    e = zeros((x.numel(),), dtype=x.dtype)
+                    e[j] = 1
+                    basis[k] = e.reshape(x.shape)
+                    for i, t in enumerate(lin.jvp(basis, create_graph=level.outer)):
+                        cols[i][k].append(t)
+        per_output = []
+        for i, o in enumerate(flat_out):
+            per_output.append([
+                (stack(cols[i][k], dim=-1) if cols[i][k]
+                 else zeros(tuple(o.shape) + (0,), dtype=o.dtype))
+                .reshape(tuple(o.shape) + tuple(x.shape)) for k, x in enumerate(flat_in)])
+        result = _assemble(per_output, in_spec, out_spec, level)
+        return (result, aux) if has_aux else result
+    return wrapper
+
+
+def hessian(func, argnums=0):
+    """The Hessian of a scalar func: jacfwd(jacrev(func))."""
+    return jacfwd(jacrev(func, argnums), argnums)
+
+
+# -- vmap ----------------------------------------------------------------------------------------
+
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either "
+                 "use the 'same' or 'different' randomness flags on vmap or perform the "
+                 "randomness operation out of vmap")
+
+
+def _check_randomness(randomness):
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError("Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+
+
+class _NoRandomness:
+    """Stands in for the default generator's numpy Generator under randomness='error'."""
+
+    def __getattr__(self, name):
+        raise RuntimeError(_RANDOM_ERROR)
+
+
+def _name(func):
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
+
+
+def _check_out_dims(out_dims, func):
+    if isinstance(out_dims, int):
+        return
+    for d in tree_flatten(out_dims)[0]:
+        if d is not None and not isinstance(d, int):
+            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must "
+                             "be an int, None or a python collection of ints representing where "
+                             "in the outputs the vmapped dimension should appear.")
+
+
+def _batched_inputs(in_dims, args, func):
+    name = _name(func)
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` "
+                         "to be int or a (potentially nested) tuple matching the structure of "
+                         f"inputs, got: {type(in_dims)}.")
+    if len(args) == 0:
+        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add "
+                         "inputs, or you are trying to vmap over a function with no inputs. The "
+                         "latter is unsupported.")
+    flat_args, spec = tree_flatten(args)
+    flat_dims = broadcast_to_and_flatten(in_dims, spec)
+    if flat_dims is None:
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
+                         "compatible with the structure of `inputs`. in_dims has structure "
+                         f"{tree_flatten(in_dims)[1]!r} but inputs has structure {spec!r}.")
+    for i, (arg, d) in enumerate(zip(flat_args, flat_dims)):
+        if not isinstance(d, int) and d is not None:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} "
+                             "for an input but in_dim must be either an integer dimension or "
+                             "None.")
+        if isinstance(d, int) and not _is_tensor(arg):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} "
+                             f"for an input but the input is of type {type(arg)}. We cannot "
+                             "vmap over non-Tensor arguments, please use None as the respective "
+                             "in_dim")
+        if d is not None and not -arg.dim() <= d < arg.dim():
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} "
+                             "for some input, but that input is a Tensor of dimensionality "
+                             f"{arg.dim()} so expected in_dim to satisfy -{arg.dim()} <= in_dim "
+                             f"< {arg.dim()}.")
+        if d is not None and d < 0:
+            flat_dims[i] = d % arg.dim()
+    sizes = [arg.shape[d] for arg, d in zip(flat_args, flat_dims) if d is not None]
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return sizes[0], flat_dims, flat_args, spec
+
+
+def _same_everywhere(values):
+    """Whether per-element results are one unbatched value (out_dims=None)."""
+    first = values[0]
+    if not _is_tensor(first):
+        return True
+    import numpy as np
+    return all(_is_tensor(v) and v.shape == first.shape and
+               np.array_equal(v.detach().numpy(), first.detach().numpy(), equal_nan=True)
+               for v in values[1:])
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """Map func over a dimension of its inputs: per batch element, then stacked at out_dims."""
+    _check_randomness(randomness)
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        from ._creation import default_generator, zeros
+        _check_out_dims(out_dims, func)
+        size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
+        name = _name(func)
+        gen = default_generator
+        saved_rng = gen._rng
+        same_state = saved_rng.bit_generator.state if randomness == "same" and \
+            not isinstance(saved_rng, _NoRandomness) else None
+        per_element = []
+        try:
+            if randomness == "error":
+                gen._rng = _NoRandomness()
+            for b in range(max(size, 1)):
+                if size == 0:   # nothing to map: one zero example gives the outputs' shapes
+                    elems = [a if d is None else zeros(
+                        tuple(s for i, s in enumerate(a.shape) if i != d), dtype=a.dtype)
+                        for a, d in zip(flat_args, flat_dims)]
+                else:
+                    elems = [a if d is None else a.select(d, b)
+                             for a, d in zip(flat_args, flat_dims)]
+                if same_state is not None:
+                    gen._rng.bit_generator.state = same_state
+                per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
+        finally:
+            if randomness == "error":
+                gen._rng = saved_rng
+        first = per_element[0]
+        flat_first, out_spec = tree_flatten(first)
+        incompatible = ValueError(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
+            f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
+            f"but outputs has structure {out_spec!r}.")
+        if _is_tensor(first):
+            if isinstance(out_dims, int) or out_dims is None:
+                flat_out_dims = [out_dims]
+            elif isinstance(out_dims, tuple) and len(out_dims) == 1:
+                flat_out_dims = list(out_dims)
+            else:
+                raise incompatible
+        else:
+            flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
+            if flat_out_dims is None:
+                raise incompatible
+        columns = list(zip(*[tree_flatten(o)[0] for o in per_element]))
+        results = []
+        for column, d in zip(columns, flat_out_dims):
+            if d is None:
+                if size and not _same_everywhere(column):
+                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                     "BatchedTensor when out_dim is None")
+                results.append(column[0])
+                continue
+            for v in column:
+                if not _is_tensor(v):
+                    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, "
+                                     f"got type {type(v)}. Did you mean to set out_dims= to "
+                                     "None for output?")
+            results.append(_stack(column, d, size))
+        return tree_unflatten(results, out_spec)
+    return wrapper
+
+
+def _stack(column, dim, size):
+    from .ops.shape import stack
+    if size:
+        return stack(list(column), dim)
+    out = stack([column[0]], dim)      # validates dim like torch; then keep none of it
+    return out.narrow(dim, 0, 0)

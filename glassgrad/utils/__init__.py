@@ -1,0 +1,2 @@
+"""glassgrad.utils: checkpoint (activation recomputation)."""
+from . import checkpoint  # noqa: F401

@@ -1,0 +1,288 @@
+"""glassgrad.func (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap) and
+autograd.grad(is_grads_batched=True), differential against torch.func."""
+from differential import catch, same
+
+
+def f64(lib, values, grad=False):
+    return lib.tensor(values, dtype=lib.float64, requires_grad=grad)
+
+
+def data(lib):
+    x = f64(lib, [0.3, -1.2, 2.0])
+    y = f64(lib, [[1.0, 2.0, 0.5], [0.1, -0.3, 0.7]])
+    return x, y
+
+
+def scalar_f(x):
+    return (x.sin() * x ** 2).sum()
+
+
+def vector_f(x, y):
+    return (y @ x).tanh()
+
+
+def two_outputs(x, y):
+    return (y @ x).exp(), (x * x).sum()
+
+
+# -- grad, grad_and_value --------------------------------------------------------------------
+
+def test_grad_scalar_multiple_args_argnums_has_aux():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        loss = lambda x, y: (vector_f(x, y) ** 2).sum()    # noqa: E731
+        return [F.grad(scalar_f)(x),
+                F.grad(loss)(x, y), F.grad(loss, argnums=1)(x, y),
+                F.grad(loss, argnums=(0, 1))(x, y), F.grad(loss, argnums=-1)(x, y),
+                F.grad(lambda x, y: ((x * y).sum(), {"aux": x.cos(), "y": y}), has_aux=True)(
+                    x, y[0]),
+                F.grad_and_value(scalar_f)(x),
+                F.grad_and_value(lambda x: (scalar_f(x), x * 2), has_aux=True)(x),
+                F.grad(lambda d: (d["a"] * d["b"].exp()).sum())({"a": x, "b": x + 1}),
+                F.grad(lambda x, y: (x ** 2).sum(), argnums=(0, 1))(x, y),   # unused: zeros
+                F.grad(lambda x: x.sum().long())(x),       # integer output: zeros
+                F.grad(lambda x, k: (x * k).sum())(x, 3.5),
+                F.grad(lambda x, *, k: (x * k).sum())(x, k=2.0)]
+    same(program)
+
+
+def test_grad_composes_with_autograd():
+    """Results carry history only when they depend on a tensor that requires grad outside."""
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        xr = x.clone().requires_grad_()
+        g = F.grad(lambda x: (x ** 3).sum())(xr)
+        w = f64(lib, 2.0, grad=True)
+        gw = F.grad(lambda x: (x ** 2 * w).sum())(x)
+        with lib.no_grad():
+            ng = F.grad(scalar_f)(xr)
+        out = [g, lib.autograd.grad(g.sum(), xr), gw, lib.autograd.grad(gw.sum(), w), ng,
+               F.grad(scalar_f)(x)]
+        o, fn = F.vjp(lambda a: a * w, x)
+        out += [o, fn(lib.ones_like(x))]
+        return out
+    same(program)
+
+
+def test_nested_grad_and_hessian():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        t = f64(lib, 0.7)
+        cubic = lambda a: a.sin() * a ** 3      # noqa: E731
+        loss = lambda x, y: vector_f(x, y).pow(2).sum()     # noqa: E731
+        return [F.grad(F.grad(cubic))(t), F.grad(F.grad(F.grad(cubic)))(t),
+                F.hessian(scalar_f)(x), F.jacfwd(F.jacrev(scalar_f))(x),
+                F.jacrev(F.jacrev(scalar_f))(x),
+                F.hessian(loss, argnums=1)(x, y), F.hessian(loss, argnums=(0, 1))(x, y),
+                F.jacrev(F.grad(loss), argnums=1)(x, y)]
+    same(program)
+
+
+# -- vjp, jvp ----------------------------------------------------------------------------------
+
+def test_vjp():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        out, fn = F.vjp(vector_f, x, y)
+        outs, fn2 = F.vjp(two_outputs, x, y)
+        o3, fn3, aux = F.vjp(lambda a: (a.exp(), a.sum()), x, has_aux=True)
+        ct = f64(lib, [1.0, -2.0])
+        return [out, fn(ct), fn(ct * 2), outs, fn2((ct, f64(lib, 3.0))), o3, fn3(x), aux,
+                catch(fn, f64(lib, [1.0, 2.0, 3.0])), catch(fn, (ct,)),
+                catch(fn2, ct)]
+    same(program)
+
+
+def test_jvp_matches_forward_mode():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        tx, ty = f64(lib, [1.0, 0.5, -1.0]), f64(lib, [[0.0, 1.0, 0.0], [2.0, 0.0, -1.0]])
+        return [F.jvp(vector_f, (x, y), (tx, ty)), F.jvp(two_outputs, (x, y), (tx, ty)),
+                F.jvp(scalar_f, (x,), (tx,)),
+                F.jvp(lambda a: (a.exp(), {"s": a.sum()}), (x,), (tx,), has_aux=True),
+                F.jvp(lambda a: lib.ones(2), (x,), (tx,)),       # independent: zero tangent
+                F.jvp(lambda a, b: a * b, (x, x), (tx, tx))]
+    same(program)
+
+
+# -- Jacobians ---------------------------------------------------------------------------------
+
+def test_jacrev_and_jacfwd_agree_with_torch():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        out = []
+        for jac in (F.jacrev, F.jacfwd):
+            out += [jac(vector_f)(x, y), jac(vector_f, argnums=1)(x, y),
+                    jac(vector_f, argnums=(0, 1))(x, y), jac(two_outputs)(x, y),
+                    jac(scalar_f)(x), jac(lambda a: a.exp())(f64(lib, 1.5)),
+                    jac(lambda a: (a.exp(), a * 2), has_aux=True)(x),
+                    jac(lambda a: a[:0] * 2)(x)]
+        return out
+    same(program)
+
+
+# -- vmap --------------------------------------------------------------------------------------
+
+def test_vmap_in_dims_out_dims_nested():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        return [F.vmap(lambda a: a * 2)(y), F.vmap(lambda a: a.sum(), in_dims=1)(y),
+                F.vmap(lambda a, b: a * b, in_dims=(0, None))(y, x),
+                F.vmap(lambda a, b: a @ b, in_dims=(1, None))(y, f64(lib, [1.0, -1.0])),
+                F.vmap(lambda a: (a.sum(), a * 2), out_dims=(0, 1))(y),
+                F.vmap(lambda a: a * 2, out_dims=-1)(y),
+                F.vmap(F.vmap(lambda a, b: a * b), in_dims=(0, None))(y, x),
+                F.vmap(F.vmap(lambda a: a.exp(), in_dims=0), in_dims=1)(y),
+                F.vmap(lambda p: p["a"] + p["b"], in_dims=({"a": 0, "b": None},))(
+                    {"a": y, "b": x}),
+                F.vmap(lambda a, k=1.0: a * k)(x, k=3.0),
+                F.vmap(lambda a: a * 2)(lib.ones(0, 3)),
+                F.vmap(lambda a: lib.ones(2), out_dims=None)(x),
+                F.vmap(lambda a: 1.5, out_dims=None)(x),
+                F.vmap(F.jacrev(lambda a: a.exp()))(y),
+                F.vmap(lambda a: a * 2, chunk_size=1)(y)]
+    same(program)
+
+
+def test_vmap_per_example_gradients():
+    def program(lib):
+        F = lib.func
+        w = f64(lib, [0.5, -0.2, 0.1])
+        X = f64(lib, [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -1.0], [2.0, 2.0, 2.0]])
+        T = f64(lib, [1.0, 0.0, -1.0, 2.0])
+
+        def loss(w, xi, ti):
+            return ((xi @ w - ti) ** 2).mean()
+        per_example = F.vmap(F.grad(loss), in_dims=(None, 0, 0))(w, X, T)
+        # the same numbers, one example at a time through plain autograd
+        wr = w.clone().requires_grad_()
+        rows = [lib.autograd.grad(loss(wr, X[i], T[i]), wr)[0] for i in range(4)]
+        return [per_example, lib.stack(rows),
+                F.vmap(F.grad_and_value(loss), in_dims=(None, 0, 0))(w, X, T),
+                F.vmap(F.hessian(loss), in_dims=(None, 0, 0))(w, X, T)]
+    same(program)
+
+
+def test_vmap_gradient_flows_through():
+    def program(lib):
+        F = lib.func
+        y = data(lib)[1].requires_grad_()
+        out = F.vmap(lambda a: (a.sin() * a).sum())(y)
+        return [out, lib.autograd.grad(out.sum(), y)]
+    same(program)
+
+
+def test_vmap_randomness():
+    def program(lib):
+        F = lib.func
+        x = lib.ones(4, 3)
+        same_rows = F.vmap(lambda a: a * lib.rand(3), randomness="same")(x)
+        diff_rows = F.vmap(lambda a: a * lib.rand(3), randomness="different")(x)
+        return [catch(F.vmap(lambda a: a + lib.rand(())), x),
+                catch(F.vmap(lambda a: lib.rand(())), x),
+                catch(F.vmap, lambda a: a, 0, 0, "foo"),
+                bool((same_rows == same_rows[0]).all()), bool((diff_rows == diff_rows[0]).all()),
+                lib.rand(2).shape]      # the generator works again afterwards
+    same(program)
+
+
+# -- errors --------------------------------------------------------------------------------------
+
+def test_func_errors():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        sq = lambda a, b: (a ** 2).sum()    # noqa: E731
+        return [
+            catch(F.grad(lambda a: ((a ** 2).sum(), 3.0), has_aux=True), x),
+            catch(F.grad(lambda a: (a ** 2).sum(), has_aux=True), x),
+            catch(F.grad(lambda a: a ** 2), x),
+            catch(F.grad(lambda a: 3.0), x),
+            catch(F.grad(lambda a: a.sum()), lib.tensor([1, 2])),
+            catch(F.grad(lambda a: a ** 2), 2.0),
+            catch(F.grad(sq, argnums=2), x, x), catch(F.grad(sq, argnums=-3), x, x),
+            catch(F.grad(sq, argnums=[0]), x, x), catch(F.grad(sq, argnums=(0, 0)), x, x),
+            catch(F.grad(sq, argnums=()), x, x), catch(F.grad(sq, argnums=(0, 1.0)), x, x),
+            catch(F.vjp, lambda a: 3.0, x), catch(F.vjp, lambda a: a.long(), x),
+            catch(F.vjp, lambda a: (), x), catch(F.vjp, lambda a: a, x, has_aux=True),
+            catch(F.jvp, lambda a: a, x, x), catch(F.jvp, lambda a: a, (x,), (x, x)),
+            catch(F.jvp, lambda a: a, (x,), (lib.ones(2, dtype=lib.float64),)),
+            catch(F.jvp, lambda a: 1.0, (x,), (x,)), catch(F.jvp, lambda a: a, (), ()),
+            catch(F.jvp, lambda a: a * 2, (lib.tensor([1, 2]),), (lib.tensor([1, 2]),)),
+            catch(F.jvp, lambda a: a, (x,), (x,), has_aux=True),
+            catch(F.jacrev(lambda a: a * 2), lib.tensor([1, 2])),
+            catch(F.jacfwd(lambda a: a * 2), lib.tensor([1, 2])),
+            catch(F.jacrev(lambda: x)), catch(F.jacrev(lambda a: 1.0), x),
+            catch(F.jacrev, lambda a: a, 0, has_aux=False, chunk_size=0),
+        ]
+    same(program)
+
+
+def test_vmap_errors():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+
+        def named(a):
+            return a
+        return [
+            catch(F.vmap(lambda a: 1.0), x), catch(F.vmap(lambda a: None), x),
+            catch(F.vmap(lambda a: (a, 2)), x), catch(F.vmap(lambda a: a * 2, out_dims=None), x),
+            catch(F.vmap(lambda a, b: a + b), lib.ones(2), lib.ones(3)),
+            catch(F.vmap(named, in_dims=None), x), catch(F.vmap(lambda: x)),
+            catch(F.vmap(named, in_dims=1), x), catch(F.vmap(named, in_dims=-2), x),
+            catch(F.vmap(named), 2.0),
+            catch(F.vmap(lambda a, b: a, in_dims=(0,)), x, x),
+            catch(F.vmap(named, in_dims=[0]), x), catch(F.vmap(named, in_dims=("a",)), x),
+            catch(F.vmap(named, out_dims="a"), x), catch(F.vmap(named, out_dims=(0, 1)), x),
+            F.vmap(named, out_dims=(0,))(x), catch(F.vmap(named, out_dims=2), x),
+            catch(F.vmap(named, in_dims=(None,)), x),
+            catch(F.vmap, named, 0, 0, "error", chunk_size=0),
+        ]
+    same(program)
+
+
+# -- autograd.grad(is_grads_batched=True) -----------------------------------------------------
+
+def test_grad_is_grads_batched():
+    def program(lib):
+        ag = lib.autograd
+        x = f64(lib, [1.0, 2.0, 3.0], grad=True)
+        w = f64(lib, 2.0, grad=True)
+        y, z = x ** 2, x * 3
+        eye = lib.eye(3, dtype=lib.float64)
+        x2 = f64(lib, [1.0, 2.0], grad=True)
+        g2, = ag.grad((x2 ** 3).sum(), x2, create_graph=True)
+        batched = ag.grad(y, x, lib.ones(2, 3, dtype=lib.float64), create_graph=True,
+                          is_grads_batched=True)
+        return [
+            ag.grad(y, x, eye, retain_graph=True, is_grads_batched=True),
+            ag.grad([y, z], x, [eye, 2 * eye], retain_graph=True, is_grads_batched=True),
+            ag.grad(y.sum(), x, lib.ones(3, dtype=lib.float64), retain_graph=True,
+                    is_grads_batched=True),
+            ag.grad([y], [x, w], [eye], retain_graph=True, is_grads_batched=True,
+                    allow_unused=True),
+            ag.grad([y], [x, w], [eye], retain_graph=True, is_grads_batched=True,
+                    materialize_grads=True),
+            ag.grad(y, x, lib.ones(2, 3), retain_graph=True, is_grads_batched=True),
+            batched, ag.grad(batched[0].sum(), x),
+            ag.grad(g2, x2, lib.eye(2, dtype=lib.float64), is_grads_batched=True),
+            catch(ag.grad, g2, x2, lib.eye(2, dtype=lib.float64), None, None, False, True,
+                  None, True),     # the graph was freed by the batched call
+            catch(ag.grad, y, x, lib.ones(2, 4), True, False, True, None, True),
+            catch(ag.grad, y.sum(), x, None, True, False, True, None, True),
+            catch(ag.grad, y.sum(), x, lib.ones(()), True, False, True, None, True),
+            catch(ag.grad, [y, z], x, [lib.ones(2, 3), lib.ones(3, 3)], True, False, True,
+                  None, True),
+            catch(ag.grad, [y, z], x, [lib.ones(2, 3), None], True, False, True, None, True),
+            catch(ag.grad, [y], [x, w], [lib.ones(2, 3)], True, False, True, None, True),
+            catch(ag.grad, [y], [x], [lib.ones(0, 3)], True, False, True, None, True),
+        ]
+    same(program)
