@@ -49,3 +49,6 @@ def detach(input):
 
 
 __version__ = "0.1.0"
+from . import func, utils  # noqa: E402,F401
+
+from .glass import explain  # noqa: E402  (glassgrad.explain(t): the history behind t in words)

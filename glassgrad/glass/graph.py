@@ -1,0 +1,277 @@
+"""graph(t): the history behind a tensor as an arrow picture, Graphviz DOT, SVG or PNG.
+
+    >>> g = glassgrad.glass.graph(z)
+    >>> print(g.text())          # x ---> y = AddBackward0 ---> z = PowBackward0, then the nodes
+    >>> g.render("z.svg")        # through Graphviz's `dot`
+
+Tensors are named after the caller's variables (pass ``names={"x": x, ...}`` to choose).
+"""
+import html
+import pathlib
+import shutil
+
+from .history import History, caller_names, _shape
+
+MAX_PATHS = 32
+NEWLINE = "\\n"     # a centred line break in a DOT label
+VIEW_NOTE = " (view op: its output shares its input's storage)"
+
+
+class GraphvizNotFound(RuntimeError):
+    """Graphviz's `dot` program is not on PATH."""
+
+
+class Graph:
+    """A drawing of the history of ``roots``; see text(), to_dot(), render()."""
+
+    def __init__(self, roots, names=None, max_paths=MAX_PATHS):
+        self.history = History(roots, names)
+        self.max_paths = max_paths
+
+    @property
+    def nodes(self):
+        return self.history.nodes
+
+    # -- text -------------------------------------------------------------------------------
+    def paths(self, root):
+        """Every path from a leaf to ``root`` as [(NodeInfo, output_nr)], leaf first; at most
+        ``max_paths`` of them (count_paths() says how many there are)."""
+        out, stack = [], [[(root, 0)]]
+        while stack and len(out) < self.max_paths:
+            path = stack.pop()
+            info = path[-1][0]
+            if not info.edges:
+                out.append(path[::-1])
+                continue
+            for e in reversed(info.edges):     # first input's paths first
+                stack.append(path + [(e.node, e.output_nr)])
+        return out
+
+    def count_paths(self, root):
+        count = {}
+        for info in reversed(self.nodes):     # leaves first: inputs are older than their users
+            count[info.node] = sum(count.get(e.node.node, 1) for e in info.edges) or 1
+        return count.get(root.node, 1)
+
+    def text(self):
+        h = self.history
+        if not h.root_infos:
+            names = ", ".join(h.name_of(t) or "the tensor" for t in h.roots)
+            return f"{names}: no history (requires_grad=False: no node records how it was made)\n"
+        lines = []
+        for root, nr in h.root_infos:
+            total = self.count_paths(root)
+            what = f"{root.label}" + (f" (output {nr})" if root.n_outputs > 1 else "")
+            n = len(self.nodes)
+            lines.append(f"history of {what}: {n} node{'s' * (n != 1)}, {total} "
+                         f"path{'s' * (total != 1)} (leaf ---> ... ---> root, as the forward ran)")
+            lines.append("")
+            for path in self.paths(root):
+                lines.append("  " + " ---> ".join(_token(info, k) for info, k in path))
+            if total > self.max_paths:
+                lines.append(f"  ... and {total - self.max_paths} more paths")
+            lines.append("")
+        lines.append("nodes, newest first:")
+        for info in self.nodes:
+            lines += ["  " + line for line in node_lines(info)]
+        aliases = _outside_aliases(h)
+        if aliases:
+            lines.append("")
+            lines.append("outside the graph, sharing storage and version counter:")
+            lines += [f"  {a}" for a in aliases]
+        return "\n".join(lines) + "\n"
+
+    __str__ = text
+
+    def __repr__(self):
+        return self.text()
+
+    # -- Graphviz ---------------------------------------------------------------------------
+    def to_dot(self):
+        h = self.history
+        ids = {info.node: f"n{k}" for k, info in enumerate(self.nodes)}
+        roots = {info.node for info, _ in h.root_infos}
+        out = ["digraph glassgrad {",
+               '  graph [rankdir=TB, fontname="Helvetica", fontsize=11];',
+               '  node [shape=box, style="rounded,filled", fillcolor=white, '
+               'fontname="Helvetica", fontsize=11];',
+               '  edge [fontname="Helvetica", fontsize=9];']
+        if not h.root_infos:
+            out.append(f'  empty [label={_q(self.text().strip())}, shape=plaintext];')
+        for info in self.nodes:
+            nid = ids[info.node]
+            head, *rest = node_lines(info)
+            if info.kind == "leaf":
+                var = info.variable
+                head = "\n".join(([info.outputs[0]] if info.outputs else []) + [
+                    "AccumulateGrad", f"leaf {info.dtype} {_shape(info.shape)}"
+                    + (" requires_grad" if var._requires_grad else "")])
+            head = head.replace(VIEW_NOTE, " (view op)")
+            label = head.split("\n") + [line.strip() for line in rest
+                                          if not line.strip().startswith(("input ", "saved "))]
+            attrs = {"label": _q(_lines(label), raw=True)}
+            if info.kind == "leaf":
+                attrs["fillcolor"] = '"#cfe2ff"'
+            elif info.view_op:
+                attrs["fillcolor"] = '"#eeeeee"'
+            if info.node in roots:
+                attrs.update(penwidth="2", fillcolor='"#d4edda"')
+            out.append(f"  {nid} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];")
+            for k, s in enumerate(info.saved):
+                sid = f"{nid}_s{k}"
+                lines = [f"saved {s.name}" + (f": {s.tensor}" if s.tensor else "")]
+                if s.shape is not None:
+                    lines.append(f"{s.dtype} {_shape(s.shape)}")
+                lines.append(s.versions())
+                if s.view_of:
+                    lines.append(f"view of {s.view_of}")
+                if s.aliases:
+                    lines.append(f"aliases: {', '.join(s.aliases)}")
+                color = '"#f8d7da", color="#c0392b"' if s.modified else \
+                    '"#eeeeee"' if s.is_number else '"#fff3cd"'
+                out.append(f"  {sid} [shape=ellipse, style=filled, fillcolor={color}, "
+                           f"label={_q(_lines(lines, NEWLINE), raw=True)}];")
+                out.append(f'  {sid} -> {nid} [style=dashed, arrowhead=odot, label="saved"];')
+                maker = _maker(h, s)
+                if maker is not None and maker is not info.node and maker in ids:
+                    out.append(f"  {ids[maker]} -> {sid} [style=dotted, arrowhead=none, "
+                               'color="#888888"];')
+        for info in self.nodes:
+            for e in info.edges:
+                label = e.input + (f" (output {e.output_nr})" if e.node.n_outputs > 1 else "")
+                out.append(f"  {ids[e.node.node]} -> {ids[info.node]} [label={_q(label)}];")
+        out.append("}")
+        return "\n".join(out) + "\n"
+
+    def render(self, path, format=None):
+        """Write the picture to ``path`` through Graphviz's `dot`; the format comes from the
+        extension (``.svg``, ``.png``, ``.pdf``...) unless given. Returns the path."""
+        path = pathlib.Path(path)
+        fmt = format or path.suffix.lstrip(".").lower()
+        if not fmt:
+            raise ValueError(f"render({str(path)!r}): no format: give the file an extension "
+                             "(.svg, .png, .pdf) or pass format=")
+        path.write_bytes(_run_dot(self.to_dot(), fmt))
+        return path
+
+    def svg(self):
+        return _run_dot(self.to_dot(), "svg").decode()
+
+    def _repr_svg_(self):
+        return self.svg() if dot_available() else None
+
+    def _repr_html_(self):
+        if dot_available():
+            svg = self.svg()
+            return svg[svg.find("<svg"):]      # inline: without the XML prolog and DOCTYPE
+        return f"<pre>{html.escape(self.text())}</pre>"
+
+
+def graph(t, names=None, max_paths=MAX_PATHS):
+    """The history behind tensor ``t`` (or a list of tensors). Tensors are named after the
+    caller's variables unless ``names`` ({name: tensor}) is given."""
+    if names is None:
+        names = caller_names(2)
+    return Graph(t, names, max_paths)
+
+
+def node_lines(info):
+    """A node as lines: its label, then its inputs, saved tensors, kept values, hooks, views."""
+    if info.kind == "leaf":
+        var = info.variable
+        head = (f"{info.label} = AccumulateGrad: leaf {info.dtype} {_shape(info.shape)}"
+                if info.outputs else f"{info.label}: leaf {info.dtype}")
+        lines = [head + (", requires_grad" if var._requires_grad else "")]
+    else:
+        kind = {"function": " (custom Function)", "node": ""}.get(info.kind, "")
+        lines = [info.label + kind + (VIEW_NOTE if info.view_op else "")]
+    if info.source is not None:
+        lines.append(f"    source: {info.source}")
+    for e in info.edges:
+        nr = f" (output {e.output_nr})" if e.node.n_outputs > 1 else ""
+        lines.append(f"    input {e.input} <--- {e.node.label}{nr}")
+    for s in info.saved:
+        lines.append("    " + saved_line(s))
+    if info.attrs:
+        lines.append("    kept: " + ", ".join(f"{k}={v!r}" for k, v in info.attrs.items()))
+    for h in info.hooks:
+        lines.append(f"    hook: {h}")
+    for v in info.views:
+        lines.append(f"    view: {v}")
+    return lines
+
+
+def saved_line(s):
+    if s.is_number:
+        return f"saved {s.name}: {s.versions()}"
+    if s.freed:
+        return f"saved {s.name}: {s.versions()}"
+    text = f"saved {s.name}: {s.tensor}, {s.dtype} {_shape(s.shape)}, {s.versions()}"
+    if s.view_of:
+        text += f", a view of {s.view_of}"
+    if s.aliases:
+        text += f" (shares its version counter with {', '.join(s.aliases)})"
+    return text
+
+
+def _token(info, nr):
+    return info.label + (f" (output {nr})" if info.n_outputs > 1 else "")
+
+
+def _outside_aliases(h):
+    """Named tensors that are not in the graph but share a saved tensor's version counter."""
+    in_graph = set()
+    for info in h.nodes:
+        in_graph.update(info.outputs.values())
+    out = []
+    for info, s in h.saved():
+        for a in s.aliases:
+            if a not in in_graph:
+                t = h.by_name[a]
+                how = "a view" if t._base is not None else "a detach() alias"
+                out.append(f"{a} = {how} of {s.tensor} (version now {t._version}; saved by "
+                           f"{info.label} as `{s.name}`)")
+    return list(dict.fromkeys(out))
+
+
+def _maker(h, s):
+    """The node whose output (or leaf) a saved tensor is, if it is in the graph."""
+    if s.owner is not None:
+        return s.owner[0]
+    if s.obj is not None and s.obj.grad_fn is None:
+        for info in h.nodes:
+            if info.kind == "leaf" and info.variable is s.obj:
+                return info.node
+    return None
+
+
+def dot_available():
+    return shutil.which("dot") is not None
+
+
+def _run_dot(source, fmt):
+    import subprocess
+    exe = shutil.which("dot")
+    if exe is None:
+        raise GraphvizNotFound(
+            "Graphviz's `dot` program was not found on PATH, so the graph cannot be rendered. "
+            "Install Graphviz (`make graphviz`, `apt-get install graphviz`, `brew install "
+            "graphviz`) or use .text() / .to_dot() instead.")
+    proc = subprocess.run([exe, f"-T{fmt}"], input=source.encode(), capture_output=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"dot -T{fmt} failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def _lines(lines, end="\\l"):
+    """Lines as one DOT label, each ended by ``end`` (\\l: left-justified, \\n: centred)."""
+    return "".join(_dot_escape(x) + end for x in lines)
+
+
+def _dot_escape(s):
+    return s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _q(s, raw=False):
+    """A DOT string literal; raw: already escaped (keeps its \\n line breaks)."""
+    return f'"{s if raw else _dot_escape(s)}"'
