@@ -47,17 +47,11 @@ def ip(name, *args, pre=None, **kwargs):
 
 
 # Known version-check mismatches whose cause lies outside glassgrad/ops (see ``known``)
-NODE_NAME = ("graph.short_name strips the whole Backward<N> suffix: torch's version error names "
-             "PowBackward1 'Pow1' (only a trailing Backward0 goes), glassgrad says 'Pow'")
 VIEW_GRAD_FN = ("_tensor.py: a view whose base was modified in place keeps its grad_fn; torch "
                 "regenerates it (AsStridedBackward0), which its version error then names")
 MULTI_VIEW = ("_tensor.py: torch refuses backward through an output of unbind/split/chunk whose "
               "base was modified in place ('Output 0 of Unbind is a view and its base ... has "
               "been modified inplace'); glassgrad keeps no view creation meta")
-EMPTY_INPLACE = ("registry.apply_inplace: the overlap check refuses writing into an empty tensor "
-                 "(zero strides, no elements); torch allows it")
-UNPACK_ALL = ("registry.OpNode.apply: torch unpacks (version-checks) every saved tensor of a node "
-              "before any formula runs; glassgrad only those of the formulas that run")
 
 
 def known(rows, reasons):

@@ -10,8 +10,7 @@ import torch.nn.functional as F
 
 import glassgrad as gg
 import glassgrad.ops.pointwise as P
-from optable import (DTYPES, NODE_NAME, UNPACK_ALL, Mask, assert_same, check_error, check_op, ip,
-                     known, outcome, row)
+from optable import DTYPES, Mask, assert_same, check_error, check_op, ip, outcome, row
 
 
 def fn_of(mod):
@@ -291,23 +290,8 @@ KINKS = [row(f"{name}-at-kinks", fn, *shapes, ints=True, fd=False, inplace=inpla
 ]]
 
 
-# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "float_power-3x4-3x4", "float_power-3x4-4", "float_power-2x1x4-3x1", "float_power-0d-2x3",
-        "float_power-grad01", "pow_", "float_power_", "leaky_relu_inplace", "elu_inplace",
-        "selu_inplace", "celu_inplace", "leaky_relu-at-kinks", "elu-at-kinks", "float_power_base",
-        "leaky_relu", "leaky_relu_slope", "elu", "elu_alpha", "selu", "selu_F", "celu", "celu_alpha"
-    ], NODE_NAME),
-    **dict.fromkeys([
-        "float_power-grad10"
-    ], UNPACK_ALL),
-}
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw",
-                         known(UNARY + INPLACE + BINARY + TERNARY + CLAMP_BOUND + KINKS, KNOWN))
+@pytest.mark.parametrize("fn,shapes,kw", UNARY + INPLACE + BINARY + TERNARY + CLAMP_BOUND + KINKS)
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 

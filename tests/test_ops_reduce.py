@@ -10,8 +10,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import (DTYPES, EMPTY_INPLACE, NODE_NAME, assert_same, check_error, check_op, ip,
-                     known, outcome, row)
+from optable import DTYPES, assert_same, check_error, check_op, ip, outcome, row
 
 INF = float("inf")
 
@@ -275,27 +274,8 @@ NAN = [row(f"nan-{name}", fn, (3, 5), fd=False) for name, fn in [
 ALL_ROWS = SUM_MEAN_PROD + MAX_MIN + MEDIAN + SORT + VAR + NORM + CUMULATIVE + DIFF + INTEGER + NAN
 
 
-# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "prod-dim1", "torch.prod-dim1", "prod-dim-1-keep", "torch.prod-dim-1-keep", "prod-dim0-0d",
-        "torch.prod-dim0-0d", "prod-dim0-kw", "torch.prod-dim0-kw", "prod-dim1-ints",
-        "torch.prod-dim1-ints", "prod-dim-1-keep-ints", "torch.prod-dim-1-keep-ints",
-        "prod-dim0-0d-ints", "torch.prod-dim0-0d-ints", "prod-dim0-kw-ints",
-        "torch.prod-dim0-kw-ints", "prod-dim-zero-one", "prod-zeros-two", "prod-dim-dtype",
-        "prod-dim-size1", "max-all", "torch.max-all", "max-0d", "torch.max-0d", "max-ties",
-        "torch.max-ties", "min-all", "torch.min-all", "min-0d", "torch.min-0d", "min-ties",
-        "torch.min-ties", "prod-dim-dtype-f32", "nan-max"
-    ], NODE_NAME),
-    **dict.fromkeys([
-        "median-empty-2d", "torch.median-empty-2d", "topk-k0", "torch.topk-k0", "diff-n-too-big",
-        "torch.diff-n-too-big"
-    ], EMPTY_INPLACE),
-}
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", known(ALL_ROWS, KNOWN))
+@pytest.mark.parametrize("fn,shapes,kw", ALL_ROWS)
 def test_op(fn, shapes, kw, dtype):
     check_op(fn, shapes, kw, dtype)
 

@@ -63,8 +63,9 @@ def add_hook(hooks, fn):
 
 
 def short_name(node):
-    """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0, 'Pow1' for
+    PowBackward1 (only a trailing Backward0 goes whole)."""
+    return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
 
 
 class SavedTensor:

@@ -31,7 +31,9 @@ _FROM_NP = dtypes._FROM_NP
 _operand_key = dtypes.operand_key
 _VersionCounter = Tensor._make(None)._version_counter.__class__
 # how attach() saves a name, decided once per op (an attr of the call always wins)
-_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT = range(4)
+# how a formula's parameter is saved (OpDef._save_kind)
+(_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
+ _SAVE_ARGS_TYPES) = range(7)
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
 
 
@@ -62,6 +64,11 @@ class OpNode(Node):
                     for g, (edge, _) in zip(out, self.next_functions)]
         out = []
         attrs, tensors = self._attrs, self._tensors
+        for v in tensors.values():      # like PyTorch, check every saved tensor before any formula
+            if v is _FREED:
+                raise RuntimeError(FREED_MESSAGE)
+            if type(v) is SavedTensor and v.counter.version != v.version:
+                v.unpack(self)          # raises the version error
         for (formula, names), (edge, _) in zip(op.formulas, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
@@ -157,13 +164,19 @@ class OpDef:
         self._prepared = {}
         dtypes.CACHES.append(self._prepared)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
-        self._save_plan = None if self.variadic else tuple(
-            tuple((n, *self._save_kind(n)) for n in names) for _, names in self.formulas)
+        self._save_plan = tuple(tuple((n, *self._save_kind(n)) for n in names)
+                                for _, names in self.formulas)
         TABLE.append(self)
 
     def _save_kind(self, n):
         if self.outputs is not None and n in self.outputs:
             return _SAVE_OUTPUT, self.outputs.index(n)
+        if self.variadic:
+            kinds = {"": _SAVE_ALL_INPUTS, "_args_sizes": _SAVE_ARGS_SIZES,
+                     "_args_scalartypes": _SAVE_ARGS_TYPES}
+            suffix = n[len(self.inputs[0]):] if n.startswith(self.inputs[0]) else None
+            if suffix in kinds:
+                return kinds[suffix], None
         if n.endswith("_sym_sizes") and n[:-10] in self.inputs:
             return _SAVE_SIZES, self.inputs.index(n[:-10])
         if n.endswith("_sym_numel") and n[:-10] in self.inputs:
@@ -331,53 +344,11 @@ class OpDef:
         return [isinstance(values[i], Tensor) and values[i].requires_grad for i in self.diff]
 
     def attach(self, results, values, attrs, needs, saved_self=None):
-        """Make a node for ``results`` and save what the needed formulas use."""
-        if saved_self is None and not self.variadic:
-            return self._attach(results, values, attrs, needs)
-        ndiff = len(results) if self.outputs is None else self.diff_outputs
-        positions = range(len(values)) if self.variadic else self.diff
-        node = self.node_cls(
-            tuple(values[i]._gradient_edge() if need else (None, 0)
-                  for i, need in zip(positions, needs)),
-            tuple((r.shape, r.dtype) for r in results[:ndiff]))
-        node._attrs = kept = {}
-        node._tensors = tensors = {}
-        needed_any = True in needs
-        for (formula, names), need in zip(self.formulas, needs if not self.variadic else
-                                          (needed_any,)):
-            for n in names:
-                if n in kept or n in tensors:
-                    continue
-                # like PyTorch: metadata and outputs always, inputs only for formulas that run
-                if n in attrs:
-                    kept[n] = attrs[n]
-                elif self.outputs is not None and n in self.outputs:
-                    i = self.outputs.index(n)
-                    tensors[n] = SavedTensor(results[i], i < ndiff, i)
-                elif self.variadic and n == self.inputs[0]:
-                    tensors[n] = tuple(SavedTensor(v, False) for v in values)
-                elif self.variadic and n == self.inputs[0] + "_args_sizes":
-                    kept[n] = tuple(v._data.shape for v in values)
-                elif self.variadic and n == self.inputs[0] + "_args_scalartypes":
-                    kept[n] = tuple(v.dtype for v in values)
-                elif n.endswith("_sym_sizes"):
-                    kept[n] = values[self.inputs.index(n[:-10])]._data.shape
-                elif n.endswith("_sym_numel"):
-                    kept[n] = values[self.inputs.index(n[:-10])]._data.size
-                elif need:
-                    v = saved_self if (n == "self" and saved_self is not None) else \
-                        values[self.inputs.index(n)]
-                    tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
-        for i, r in enumerate(results[:ndiff]):
-            r.grad_fn = node
-            r._output_nr = i
-        return node
-
-    def _attach(self, results, values, attrs, needs):
-        """attach() for a fixed-arity op, with the save decisions made at definition."""
+        """Make a node for ``results`` and save what the needed formulas use (an in-place op
+        passes ``saved_self``, the copy of self's old value its formulas see)."""
         ndiff = len(results) if self.outputs is None else self.diff_outputs
         edges = []
-        for i, need in zip(self.diff, needs):
+        for i, need in zip(range(len(values)) if self.variadic else self.diff, needs):
             if need:
                 v = values[i]
                 fn = v.grad_fn
@@ -389,7 +360,7 @@ class OpDef:
                                                  for r in results[:ndiff]))
         node._attrs = kept = {}
         node._tensors = tensors = {}
-        for plan, need in zip(self._save_plan, needs):
+        for plan, need in zip(self._save_plan, (True,) if self.variadic else needs):
             for n, kind, i in plan:
                 if n in kept or n in tensors:
                     continue
@@ -402,8 +373,14 @@ class OpDef:
                     kept[n] = values[i]._data.shape
                 elif kind is _SAVE_NUMEL:
                     kept[n] = values[i]._data.size
+                elif kind is _SAVE_ARGS_SIZES:
+                    kept[n] = tuple(v._data.shape for v in values)
+                elif kind is _SAVE_ARGS_TYPES:
+                    kept[n] = tuple(v.dtype for v in values)
+                elif kind is _SAVE_ALL_INPUTS:
+                    tensors[n] = tuple(SavedTensor(v, False) for v in values)
                 elif need:
-                    v = values[i]
+                    v = saved_self if saved_self is not None and n == "self" else values[i]
                     tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
         for i, r in enumerate(results[:ndiff]):
             r.grad_fn = node
@@ -450,8 +427,8 @@ def apply_inplace(op, self, values, attrs, fills=False):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
     fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
     check_inplace(self)
-    if not fills and any(st == 0 and n > 1 for st, n in zip(self._data.strides,
-                                                             self._data.shape)):
+    if not fills and self._data.size and any(st == 0 and n > 1 for st, n in zip(
+            self._data.strides, self._data.shape)):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
