@@ -5,6 +5,7 @@ import math
 from .. import dtypes
 from .._creation import zeros_like
 from .._tensor import Tensor
+from ..autograd.grad_mode import state
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
@@ -50,6 +51,8 @@ def _pow_forward(self, exponent):
 def _pow_scalar_exponent_grad(grad, self, exponent):
     if exponent == 0:
         return zeros_like(grad)
+    if not state.grad:      # first order: no graph to record, so one fused op
+        return _pow_backward_fused(grad, self, exponent=exponent)
     return grad * (exponent * self.pow(exponent - 1))
 
 
@@ -67,6 +70,21 @@ def _pow_scalar_base_grad(grad, self, exponent, result):
         return grad * where(exponent >= 0, 0.0, result * xp.log(float(self)))
     return grad * (result * float(xp.log(float(self))))
 
+
+# First-order backward formulas fused into one op. They run only while grad mode is off (a
+# backward without create_graph), so they record no node and need no formulas of their own;
+# under create_graph the composite formulas run, recording the nodes PyTorch records. Each
+# computes what the composite would, in the same order, on arrays.
+_pow_backward_fused = defop(
+    "PowBackwardFused", lambda grad, self, exponent:
+    xp.multiply(grad, xp.multiply(_pow_forward(self, exponent - 1), exponent)), ("grad", "self"),
+    dtype=lambda values, attrs: dtypes.result_type(*values, attrs["exponent"] - 1))
+_sin_backward_fused = defop("SinBackwardFused", lambda grad, self: grad * xp.cos(self),
+                            ("grad", "self"), dtype="float")
+_cos_backward_fused = defop("CosBackwardFused", lambda grad, self: grad * -xp.sin(self),
+                            ("grad", "self"), dtype="float")
+_sqrt_backward_fused = defop("SqrtBackwardFused", lambda grad, result: grad / (2 * result),
+                             ("grad", "result"), dtype="float")
 
 _pow_scalar = defop("PowBackward0", lambda self, exponent: _pow_forward(self, exponent),
                     grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype)
@@ -173,12 +191,28 @@ def _sign(a):
 sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
 exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result)
 log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self)
-sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result))
-sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos())
-cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin())
-tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: grad * (1 - result * result))
+sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result)
+                   if state.grad else _sqrt_backward_fused(grad, result))
+sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos()
+                  if state.grad else _sin_backward_fused(grad, self))
+cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin()
+                  if state.grad else _cos_backward_fused(grad, self))
+# tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
+# formulas for their own grads
+_tanh_backward = defop(
+    "TanhBackwardBackward0", lambda grad_output, output: grad_output * (1 - output * output),
+    ("grad_output", "output"), grads={
+        "grad_output": lambda grad, output: _tanh_backward(grad, output),
+        "output": lambda grad, grad_output, output: grad * (-2 * output * grad_output)})
+_sigmoid_backward = defop(
+    "SigmoidBackwardBackward0", lambda grad_output, output: grad_output * (1 - output) * output,
+    ("grad_output", "output"), grads={
+        "grad_output": lambda grad, output: _sigmoid_backward(grad, output),
+        "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
+tanh, tanh_ = _math("TanhBackward0", xp.tanh,
+                    lambda grad, result: _tanh_backward(grad, result))
 sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
-                          lambda grad, result: grad * (1 - result) * result)
+                          lambda grad, result: _sigmoid_backward(grad, result))
 reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
                                 lambda grad, result: -grad * (result * result))
 _threshold_backward = defop(

@@ -7,6 +7,7 @@ import warnings
 from .. import dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
@@ -65,15 +66,45 @@ _sum_all = defop("SumBackward0", lambda self, dtype: _sum_forward(self, None, Fa
 _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
                         _sum_backward(grad, self_sym_sizes, dim, keepdim)})
+
+
+def _unsqueezed(grad, dims, ndim, keepdim):
+    """_restore on an array."""
+    if not keepdim and ndim:
+        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
+    return grad
+
+
+# first-order mean backward as one op: it runs only while grad mode is off (a backward without
+# create_graph), so it records nothing; the composite (expand, then div) runs otherwise
+_mean_backward_fused = defop(
+    "MeanBackwardFused", lambda grad, sizes, dims, keepdim, numel: xp.true_divide(
+        xp.broadcast_to(_unsqueezed(grad, dims, len(sizes), keepdim), sizes), numel),
+    ("grad",), dtype="float")
+
+
+def _mean_all_grad(grad, self_sym_sizes, self_sym_numel):
+    if not state.grad:
+        return _mean_backward_fused(grad, sizes=tuple(self_sym_sizes), dims=None, keepdim=True,
+                                    numel=self_sym_numel)
+    return grad.expand(self_sym_sizes) / self_sym_numel
+
+
+def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
+    n = _numel(self_sym_sizes, dim)
+    if not state.grad:
+        return _mean_backward_fused(grad, sizes=tuple(self_sym_sizes), dims=dim, keepdim=keepdim,
+                                    numel=n)
+    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / n
+
+
 _mean_all = defop("MeanBackward0", lambda self, dtype: _mean_forward(self, None, False, dtype),
                   dtype=_result_dtype,
-                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel:
-                         grad.expand(self_sym_sizes) / self_sym_numel})
+                  grads={"self": _mean_all_grad})
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
-                         _sum_backward(grad, self_sym_sizes, dim, keepdim) /
-                         _numel(self_sym_sizes, dim)})
+                         _mean_dim_grad(grad, self_sym_sizes, dim, keepdim)})
 
 
 def _dims(dim, ndim):
