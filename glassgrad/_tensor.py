@@ -67,16 +67,16 @@ _NON_LEAF_GRAD_WARNING = (
 
 
 class Tensor:
-    __slots__ = ("_data", "_grad", "grad_fn", "_output_nr", "_version_counter", "_base",
-                 "_requires_grad", "_inference", "_hook_state", "__weakref__")
+    __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
+                 "_requires_grad", "_inference", "_hook_state", "_view", "__weakref__")
     __hash__ = object.__hash__
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
         t = _new(cls)
         t._data = data
-        t._grad = t._base = t._hook_state = None
-        t.grad_fn = grad_fn
+        t._grad = t._base = t._hook_state = t._view = None
+        t._grad_fn = grad_fn
         t._output_nr = 0
         t._version_counter = _VersionCounter() if counter is None else counter
         t._requires_grad = requires_grad
@@ -150,8 +150,19 @@ class Tensor:
 
     # -- autograd state ----------------------------------------------------------------------
     @property
+    def grad_fn(self):
+        if self._view is None:
+            return self._grad_fn
+        return _view_grad_fn(self)     # a view's grad_fn is regenerated after its base changed
+
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
+
+    @property
     def requires_grad(self):
-        return self._requires_grad or self.grad_fn is not None
+        return self._requires_grad or (
+            self._grad_fn if self._view is None else _view_grad_fn(self)) is not None
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -287,7 +298,7 @@ class Tensor:
                                "gradients. To fix this error, please refer to the "
                                "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
                                "the solution.")
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         return self
 
@@ -372,6 +383,7 @@ class Tensor:
 
 _new = object.__new__
 _VersionCounter = VersionCounter
+from .autograd.graph import view_grad_fn as _view_grad_fn  # noqa: E402
 dtypes._Tensor = Tensor
 
 

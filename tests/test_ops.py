@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import (DTYPES, MULTI_VIEW, VIEW_GRAD_FN, Mask, assert_same, check_error, check_op,
+from optable import (DTYPES, Mask, assert_same, check_error, check_op,
                      ip, known, outcome, row)
 
 # -- the table -------------------------------------------------------------------------------
@@ -258,15 +258,7 @@ INPLACE = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 
 
 # version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "matmul-4-4x5-grad11", "matmul-2x3x4-4x5-grad11", "matmul-3x4-2x4x5-grad11",
-        "matmul-2x3x4-2x4x5-grad11", "matmul-2x3x4-4-grad11", "matmul_fn", "mm_t"
-    ], VIEW_GRAD_FN),
-    **dict.fromkeys([
-        "unbind_one_root", "unbind", "unbind1", "iter"
-    ], MULTI_VIEW),
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

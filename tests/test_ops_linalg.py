@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import DTYPES, VIEW_GRAD_FN, check_error, check_op, ip, known, outcome, row
+from optable import DTYPES, check_error, check_op, ip, known, outcome, row
 
 
 def well(t, x):
@@ -184,14 +184,7 @@ ROWS = PRODUCTS + EINSUM + DIAGONALS + LINALG
 
 
 # version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "einsum[ij,jk->ik]", "einsum[i,i->]", "einsum[i,j->ij]", "einsum[ij,kj]",
-        "einsum[bij,bjk->bik]", "einsum[ij,ij->ij]", "einsum[...ij,...jk]", "einsum[ij,jk,kl->il]",
-        "einsum[bn,anm,bm->ba]", "einsum_list", "cholesky", "cholesky_upper", "outer", "ger",
-        "inner_vv", "inner_mm", "inner_3d", "tensordot_2", "tensordot_1", "tensordot_0"
-    ], VIEW_GRAD_FN),
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import (DTYPES, VIEW_GRAD_FN, assert_same, check_error, check_op, ip, known, outcome,
+from optable import (DTYPES, assert_same, check_error, check_op, ip, known, outcome,
                      row)
 
 
@@ -167,14 +167,7 @@ DISTANCE = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 
 
 # version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "cosine_similarity-bcast", "cdist-mm-batch", "linear-2d", "linear-2d-nobias", "linear-1d",
-        "linear-1d-nobias", "linear-3d", "linear-3d-nobias", "linear-4d", "linear-3d-noncontig",
-        "linear-2d-noncontig", "linear-bias1", "linear-bias0d", "linear-bias2d", "linear-w1d",
-        "linear-w1d-x1d"
-    ], VIEW_GRAD_FN),
-}
+KNOWN = {}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -600,3 +600,23 @@ def test_not_implemented_nodes(name):
         y = getattr(x + (1 if name == "acosh_" else 0), name)(*([] if name[-1] == "_" else [2]))
         return type(y.grad_fn).__name__, y.requires_grad
     assert program(gg) == program(torch)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_fused_backward_double_backward(name):
+    """tanh/sigmoid's first-order grad is one fused node, as torch's TanhBackwardBackward0 /
+    SigmoidBackwardBackward0, with the same saved tensors and second and third derivatives."""
+    out = {}
+    for t in (torch, gg):
+        x = t.tensor([-1.5, -0.2, 0.3, 2.0], dtype=t.float64, requires_grad=True)
+        v = t.tensor([0.7, -1.1, 0.4, 2.5], dtype=t.float64)
+        g, = t.autograd.grad(getattr(x, name)(), x, v.requires_grad_(), create_graph=True)
+        node = g.grad_fn
+        saved = (node._saved_grad_output.detach(), node._saved_output.detach())
+        g2, gv = t.autograd.grad((g * g).sum(), (x, v), create_graph=True)
+        g3, = t.autograd.grad(g2.sum(), x)
+        out[t] = (type(node).__name__ if t is gg else node.name(), saved, g, g2, gv, g3)
+    assert out[gg][0] == out[torch][0] == name.capitalize() + "BackwardBackward0"
+    for a, b in zip(out[gg][1:], out[torch][1:]):
+        for ai, bi in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+            assert_same(bi.detach(), ai.detach())

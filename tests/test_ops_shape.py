@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import (DTYPES, MULTI_VIEW, as_tuple, assert_same, check_error, check_op, known,
+from optable import (DTYPES, as_tuple, assert_same, check_error, check_op, known,
                      outcome, row)
 
 X = (2, 3, 4)
@@ -151,13 +151,7 @@ ROWS = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 
 
 # version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {
-    **dict.fromkeys([
-        "split", "split_uneven", "split_big", "split_sizes", "split_sizes_fn", "split_one_used",
-        "split_two_used", "chunk", "chunk_uneven", "chunk_more_than_size", "chunk_empty",
-        "chunk_one_used"
-    ], MULTI_VIEW),
-}
+KNOWN = {}
 
 
 @pytest.mark.filterwarnings("ignore:The use of `x.T`")

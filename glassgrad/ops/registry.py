@@ -22,7 +22,8 @@ import inspect
 from .. import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
-from ..autograd.graph import FREED_MESSAGE, Node, SavedTensor
+from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, SavedTensor,
+                              view_geometry, view_meta, view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -289,7 +290,7 @@ class OpDef:
         # the one-output record(), inlined: this is the path every op call takes
         r = _new(Tensor)
         r._data = out
-        r._grad = r._base = r._hook_state = r.grad_fn = None
+        r._grad = r._base = r._hook_state = r._grad_fn = r._view = None
         r._output_nr = 0
         r._requires_grad = False
         inference = state._inference
@@ -298,6 +299,8 @@ class OpDef:
             r._version_counter = src._version_counter
             r._base = src if src._base is None else src._base
             r._inference = inference or src._inference
+            if out.dtype.kind == "f":     # a differentiable view: kept for in-place rebase
+                r._view = view_meta(src, src._version_counter.version, state.grad, inference)
         else:
             r._version_counter = _VersionCounter()
             r._inference = inference
@@ -306,7 +309,8 @@ class OpDef:
         i = self._single_diff
         if i is not None:
             v = values[i]
-            if not (isinstance(v, Tensor) and (v._requires_grad or v.grad_fn is not None)):
+            if not (isinstance(v, Tensor) and (v._requires_grad or (
+                    v._grad_fn if v._view is None else v.grad_fn) is not None)):
                 return r
             needs = (True,)
         else:
@@ -326,6 +330,9 @@ class OpDef:
             for r in results:
                 r._version_counter, r._base, r._inference = \
                     src._version_counter, base, src._inference
+                if r._data.dtype.kind == "f":
+                    r._view = view_meta(src, src._version_counter.version, state.grad,
+                                        state._inference, self.multi)
         if state._inference:
             for r in results:
                 r._inference = True
@@ -343,19 +350,34 @@ class OpDef:
             return [v.requires_grad for v in values]
         return [isinstance(values[i], Tensor) and values[i].requires_grad for i in self.diff]
 
-    def attach(self, results, values, attrs, needs, saved_self=None):
-        """Make a node for ``results`` and save what the needed formulas use (an in-place op
-        passes ``saved_self``, the copy of self's old value its formulas see)."""
-        ndiff = len(results) if self.outputs is None else self.diff_outputs
+    def edges(self, values, needs):
+        """The node's next_functions: each needed input's gradient edge."""
         edges = []
         for i, need in zip(range(len(values)) if self.variadic else self.diff, needs):
             if need:
                 v = values[i]
-                fn = v.grad_fn
+                fn = v._grad_fn if v._view is None else v.grad_fn
                 edges.append((fn, v._output_nr) if fn is not None else
                              (v._grad_accumulator(), 0))
             else:
                 edges.append((None, 0))
+        return edges
+
+    def attach(self, results, values, attrs, needs, saved_self=None, edges=None):
+        """Make a node for ``results`` and save what the needed formulas use (an in-place op
+        passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
+        collected before it bumped the version)."""
+        ndiff = len(results) if self.outputs is None else self.diff_outputs
+        if edges is None:       # self.edges(), inlined: every recorded op comes here
+            edges = []
+            for i, need in zip(range(len(values)) if self.variadic else self.diff, needs):
+                if need:
+                    v = values[i]
+                    fn = v._grad_fn if v._view is None else v.grad_fn
+                    edges.append((fn, v._output_nr) if fn is not None else
+                                 (v._grad_accumulator(), 0))
+                else:
+                    edges.append((None, 0))
         node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
                                                  for r in results[:ndiff]))
         node._attrs = kept = {}
@@ -383,7 +405,7 @@ class OpDef:
                     v = saved_self if saved_self is not None and n == "self" else values[i]
                     tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
         for i, r in enumerate(results[:ndiff]):
-            r.grad_fn = node
+            r._grad_fn = node
             r._output_nr = i
         return node
 
@@ -414,11 +436,27 @@ def check_inplace(self):
                            "more details.")
     if not state.grad:
         return
-    if self.grad_fn is None and self._requires_grad:
+    if self._view is not None:      # views: checked once the op is known to record
+        return
+    if self._grad_fn is None and self._requires_grad:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     base = self._base
     if base is not None and base.grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _check_view_inplace(self, needs):
+    """PyTorch's check_inplace for a differentiable view: refusals by how the view was made,
+    then a view of a leaf that requires grad. ``needs``: the op records."""
+    base = self._base
+    if not needs and not (self._requires_grad or self._grad_fn is not None or
+                          base.requires_grad):
+        return
+    if self._view.creation != DEFAULT:
+        raise view_rebase_error(self, False)
+    if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
 
@@ -436,15 +474,21 @@ def apply_inplace(op, self, values, attrs, fills=False):
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
-    needs = None
+    needs = edges = None
+    view = self._view is not None and state.grad
     if state.grad and op.differentiable:
         needs = op.needs(values)
         if True not in needs:
             needs = None
-        elif self._base is not None:
-            raise RuntimeError("glassgrad: in-place operations on views that require grad are "
-                               "not supported yet (views and in-place rebase land with the "
-                               "views issue)")
+    if view:
+        _check_view_inplace(self, needs)
+    if needs:
+        edges = op.edges(values, needs)     # like PyTorch: before the version moves
+        if view and fills and self._data.size and any(
+                st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
+            raise RuntimeError("unsupported operation: more than one element of the written-to "
+                               "tensor refers to a single memory location. Please clone() the "
+                               "tensor before performing the operation.")
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
@@ -458,8 +502,23 @@ def apply_inplace(op, self, values, attrs, fills=False):
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     if needs:
-        op.attach((self,), values, attrs, needs, saved_self)
+        node = op.attach((self,), values, attrs, needs, saved_self, edges)
+        if view:
+            _rebase_view(self, node)
     return self
+
+
+def _rebase_view(self, node):
+    """In-place on a view: the base's history becomes CopySlices(node); the view's grad_fn is
+    then regenerated from the base (PyTorch's rebase_history)."""
+    base = self._base
+    cs = CopySlices(base, view_geometry(self), node)
+    base._grad_fn = cs
+    base._output_nr = 0
+    self._grad_fn = None
+    self._output_nr = 0
+    self._view.version = -1      # stale: the next read of grad_fn regenerates it
+    self.grad_fn
 
 
 def _zeros(shape, dtype):

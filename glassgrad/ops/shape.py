@@ -6,7 +6,7 @@ import warnings
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
-from .registry import _SCALAR_NAMES, broadcast_shapes, defop
+from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
@@ -115,6 +115,63 @@ _slice_op = defop(
     self[_index(dim, builtins.slice(start, end, step))], dtype="same", view=True,
     grads={"self": lambda grad, self_sym_sizes, dim, start, end, step: _slice_backward(
         grad, input_sizes=self_sym_sizes, dim=dim, start=start, end=end, step=step)})
+
+
+# -- a view's region inside its base (CopySlices and regenerated AsStridedBackward0) ----------
+# geom: (base shape, base strides, view shape, view strides, view offset), in elements
+def _geom_buffer(geom, dtype, fill=None):
+    """A zero buffer laid out like the base: (buffer, index of the base's first element)."""
+    shape, strides = geom[0], geom[1]
+    lo = hi = 0
+    for n, st in zip(shape, strides):
+        if n == 0:
+            lo = hi = 0
+            break
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    buf = xp.zeros(hi - lo + 1, dtype)
+    if fill is not None:
+        _strided(buf, -lo, shape, strides)[...] = fill
+    return buf, -lo
+
+
+def _strided(buf, start, shape, strides):
+    it = buf.itemsize
+    return xp.lib.stride_tricks.as_strided(buf[start:], shape, tuple(st * it for st in strides))
+
+
+def _gather_forward(self, geom):
+    buf, at = _geom_buffer(geom, self.dtype, self)
+    return _strided(buf, at + geom[4], geom[2], geom[3]).copy()
+
+
+def _scatter_forward(self, geom):
+    buf, at = _geom_buffer(geom, self.dtype)
+    shape, strides = geom[2], geom[3]
+    if any(st == 0 and n > 1 for n, st in zip(shape, strides)):     # overlapping: accumulate
+        idx = _strided(xp.arange(buf.size), at + geom[4], shape, strides)
+        xp.add.at(buf, idx, xp.broadcast_to(self, shape))
+    else:
+        _strided(buf, at + geom[4], shape, strides)[...] = self
+    return _strided(buf, at, geom[0], geom[1]).copy()
+
+
+def _zero_forward(self, geom):
+    buf, at = _geom_buffer(geom, self.dtype, self)
+    _strided(buf, at + geom[4], geom[2], geom[3])[...] = 0
+    return _strided(buf, at, geom[0], geom[1]).copy()
+
+
+as_strided_gather = defop("AsStridedBackward0", _gather_forward, dtype="same",
+                          grads={"self": lambda grad, geom: as_strided_scatter(grad, geom=geom)})
+as_strided_scatter = defop("AsStridedScatterBackward0", _scatter_forward, dtype="same",
+                           grads={"self": lambda grad, geom: as_strided_gather(grad, geom=geom)})
+as_strided_zero = defop("AsStridedZeroBackward0", _zero_forward, dtype="same",
+                        grads={"self": lambda grad, geom: as_strided_zero(grad, geom=geom)})
+for _op in (as_strided_gather, as_strided_scatter, as_strided_zero):
+    TABLE.remove(_op)       # engine internals, not public ops (docs/ops.md lists the table)
 
 
 def _slice(input, dim, start, end, step):
