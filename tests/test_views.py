@@ -242,3 +242,38 @@ def test_int_views_have_no_grad_meta():
         a.add_(1)
         return x, a._version, a.grad_fn
     same(run)
+
+
+# -- in-place view ops: self takes new geometry, the version moves, history gains a node ---------
+VIEW_INPLACE = {
+    "squeeze_dims": lambda y: y.squeeze_((0, 2)), "squeeze_dim": lambda y: y.squeeze_(0),
+    "squeeze_noop": lambda y: y.squeeze_(1), "squeeze_all": lambda y: y.squeeze_(),
+    "unsqueeze_": lambda y: y.unsqueeze_(1), "transpose_": lambda y: y.transpose_(0, 2),
+    "swapaxes_": lambda y: y.swapaxes_(0, 1), "swapdims_": lambda y: y.swapdims_(2, 1),
+    "t_": lambda y: y.squeeze_().unsqueeze_(0).t_(),
+}
+
+
+@pytest.mark.parametrize("name", VIEW_INPLACE)
+def test_inplace_view_op(name):
+    def program(lib):
+        x = lib.ones(1, 3, 1, requires_grad=True)
+        y = x * lib.arange(3.0).reshape(1, 3, 1)
+        r = VIEW_INPLACE[name](y)
+        (r * lib.arange(float(r.numel())).reshape(r.shape)).sum().backward()
+        return r is y, r.shape, r.stride(), r._version, type(r.grad_fn).__name__, x.grad
+    same(program)
+
+
+def test_inplace_view_op_errors_and_no_grad():
+    def program(lib):
+        x = lib.ones(1, 3, 1, requires_grad=True)
+        leaf = catch(lambda: x.t_())
+        dims = catch(lambda: lib.ones(2, 2, 2).t_())
+        with lib.no_grad():
+            x.squeeze_()
+        z = lib.rand(2, 3) * 1
+        v = z[0:1]
+        v.t_()
+        return leaf, dims, x.shape, x._version, x.is_leaf, v.shape, z._version, v._is_view()
+    same(program)

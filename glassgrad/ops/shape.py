@@ -6,7 +6,7 @@ import warnings
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
-from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, defop
+from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
@@ -62,10 +62,24 @@ _squeeze_dims = defop(
     "SqueezeBackward2", lambda self, dim: xp.squeeze(
         self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same", view=True,
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
-# matmul's vector @ matrix squeezes its fresh mm result in place (squeeze_), hence its own name
+# the in-place view ops (t_, transpose_, unsqueeze_, squeeze_) record their own nodes; matmul's
+# vector @ matrix squeezes its fresh mm result in place (squeeze_), hence SqueezeBackward4 there
+_t_ = defop("TBackward1", lambda self: self.T, dtype="same", grads={"self": lambda grad: grad.t()})
+_transpose_ = defop("TransposeBackward1", lambda self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
+                    dtype="same",
+                    grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
+_unsqueeze_ = defop("UnsqueezeBackward1", lambda self, dim: xp.expand_dims(self, dim),
+                    dtype="same", grads={"self": lambda grad, dim: grad.squeeze(dim)})
+_squeeze_all_ = defop("SqueezeBackward3", lambda self: xp.squeeze(self), dtype="same",
+                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_result = defop(
-    "SqueezeBackward4", lambda self, dim: xp.squeeze(self, dim), dtype="same",
+    "SqueezeBackward4", lambda self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
+    self.view(), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
+_squeeze_dims_ = defop(
+    "SqueezeBackward5", lambda self, dim: xp.squeeze(
+        self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same",
+    grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
 
 
 def _expand_forward(self, size):
@@ -264,6 +278,49 @@ def squeeze(input, dim=None):
     if isinstance(dim, (tuple, list)):
         return _squeeze_dims(input, dim=tuple(_wrap_dim(d, input.dim()) for d in dim))
     return _squeeze_dim(input, dim=_wrap_dim(dim, input.dim()))
+
+
+def _view_inplace(op, self, **attrs):
+    """An in-place view op: ``self`` takes the new geometry of its own data; as in torch the
+    version moves and, when recording, history gains the op's node (views stay views)."""
+    from ..autograd.grad_mode import state
+    check_inplace(self)
+    new = op.forward(self._data, **attrs)
+    node = None
+    if state.grad and self.requires_grad:
+        shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
+        node = op.attach((shaped,), (self,), attrs, [True])
+    self._data = new
+    self._version_counter.version += 1
+    if node is not None:
+        self.grad_fn, self._output_nr = node, 0
+    return self
+
+
+def t_(input):
+    check_inplace(input)        # torch refuses a leaf before it looks at the shape
+    if input.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.dim()}D")
+    return _view_inplace(_t_, input)
+
+
+def transpose_(input, dim0, dim1):
+    n = input.dim()
+    return _view_inplace(_transpose_, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+def unsqueeze_(input, dim):
+    return _view_inplace(_unsqueeze_, input, dim=_wrap_dim(dim, input.dim() + 1))
+
+
+def squeeze_(input, dim=None):
+    if dim is None:
+        return _view_inplace(_squeeze_all_, input)
+    if isinstance(dim, (tuple, list)):
+        return _view_inplace(_squeeze_dims_, input,
+                             dim=tuple(_wrap_dim(d, input.dim()) for d in dim))
+    return _view_inplace(_squeeze_result, input, dim=_wrap_dim(dim, input.dim()))
 
 
 def expand(input, *sizes):
@@ -868,6 +925,8 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broad
            "unflatten", "unsqueeze", "vstack"]
 
 METHODS = {
+    "t_": t_, "transpose_": transpose_, "swapaxes_": transpose_, "swapdims_": transpose_,
+    "unsqueeze_": unsqueeze_, "squeeze_": squeeze_,
     "view": view, "reshape": reshape, "view_as": lambda self, other: view(self, other.shape),
     "reshape_as": lambda self, other: reshape(self, other.shape), "t": t,
     "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze, "squeeze": squeeze,
