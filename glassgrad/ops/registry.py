@@ -240,43 +240,7 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        arrays = None
-        if self._fast:      # prepare(), inlined for tensors and Python numbers
-            key = []
-            for v in values:
-                t = type(v)
-                if t is Tensor:
-                    d = v._data
-                    key.append(d.dtype.char)
-                    key.append(d.ndim == 0)
-                elif t is float or t is int or t is bool:
-                    key.append(t)
-                else:
-                    break
-            else:
-                hit = self._prepared.get(tuple(key))
-                if hit is not None:
-                    npd, want, cast_ints = hit
-                    arrays = []
-                    shape = mismatch = None
-                    for v in values:
-                        if type(v) is Tensor:
-                            a = v._data
-                            if a.dtype is not npd:
-                                a = a.astype(npd, copy=False)
-                            if shape is None:
-                                shape = a.shape
-                            elif a.shape != shape:
-                                mismatch = True
-                        elif cast_ints and type(v) is int:
-                            a = xp.asarray(v).astype(npd)
-                        else:
-                            a = v
-                        arrays.append(a)
-                    if mismatch:     # pointwise operands broadcast
-                        broadcast_shapes(*[a.shape for a in arrays if isinstance(a, ndarray)])
-        if arrays is None:
-            arrays, want = self.prepare(values, attrs)
+        arrays, want = self.prepare(values, attrs)
         out = self.forward(*arrays, **attrs)
         if self.multi:
             n = len(out) if self.outputs is None else self.diff_outputs
