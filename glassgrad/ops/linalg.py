@@ -61,18 +61,23 @@ def mv(input, vec):
     return _mv(input, vec)
 
 
-def dot(input, tensor):
-    if input.dim() != 1 or tensor.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D "
+def _check_dot(input, other):
+    """torch's checks for dot and vdot (the same texts)."""
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            "tensors")
-    if input.dtype is not tensor.dtype:
+    if input.dtype is not other.dtype:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_TYPE_NAMES[input.dtype.name]} and {_TYPE_NAMES[tensor.dtype.name]}")
-    n, m = input.numel(), tensor.numel()
+                           f"{_TYPE_NAMES[input.dtype.name]} and {_TYPE_NAMES[other.dtype.name]}")
+    n, m = input.numel(), other.numel()
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
                            f"have the same number of elements, but got {n} and {m} elements "
                            "respectively")
+
+
+def dot(input, tensor):
+    _check_dot(input, tensor)
     return _dot(input, tensor)
 
 
@@ -282,17 +287,7 @@ baddbmm_ = _inplace_variant(lambda *args: _baddbmm_checks(*args, inplace=True), 
 
 
 def vdot(input, other):
-    if input.dim() != 1 or other.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
-                           "tensors")
-    if input.dtype is not other.dtype:
-        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
-                           f"{_name(input)} and {_name(other)}")
-    n, m = input.numel(), other.numel()
-    if n != m:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
-                           f"have the same number of elements, but got {n} and {m} elements "
-                           "respectively")
+    _check_dot(input, other)
     return _vdot(input, other)
 
 
