@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test docs bench graphviz clean
+.PHONY: demo test fuzz docs bench graphviz clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(VENV)/.installed graphviz
 
 test: $(VENV)/.installed-test graphviz
 	$(BIN)/python -m pytest -q
+
+# a long differential fuzzing campaign (tests/test_fuzz.py; `make test` runs a short one)
+fuzz: $(VENV)/.installed-test
+	GLASSGRAD_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_fuzz.py
 
 docs: $(VENV)/.installed
 	$(BIN)/python -m glassgrad.ops.table > docs/ops.md

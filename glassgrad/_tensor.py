@@ -161,8 +161,10 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return self._requires_grad or (
-            self._grad_fn if self._view is None else _view_grad_fn(self)) is not None
+        # PyTorch's DifferentiableViewMeta::requires_grad: a differentiable view requires grad
+        # when its base does, even one made under no_grad (which has no grad_fn)
+        return self._requires_grad or self._grad_fn is not None or (
+            self._view is not None and self._base.requires_grad)
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -248,7 +250,8 @@ class Tensor:
     def _gradient_edge(self):
         if self.grad_fn is not None:
             return (self.grad_fn, self._output_nr)
-        return (self._grad_accumulator(), 0)
+        # no accumulator for a tensor that only requires grad through its base (a no_grad view)
+        return (self._grad_accumulator(), 0) if self._requires_grad else (None, 0)
 
     def register_hook(self, hook):
         if not self.requires_grad:

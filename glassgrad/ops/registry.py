@@ -273,8 +273,8 @@ class OpDef:
         i = self._single_diff
         if i is not None:
             v = values[i]
-            if not (isinstance(v, Tensor) and (v._requires_grad or (
-                    v._grad_fn if v._view is None else v.grad_fn) is not None)):
+            if not (isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
+                    v._view is not None and v._base.requires_grad))):
                 return r
             needs = (True,)
         else:
@@ -322,7 +322,7 @@ class OpDef:
                 v = values[i]
                 fn = v._grad_fn if v._view is None else v.grad_fn
                 edges.append((fn, v._output_nr) if fn is not None else
-                             (v._grad_accumulator(), 0))
+                             (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
             else:
                 edges.append((None, 0))
         return edges
@@ -339,7 +339,7 @@ class OpDef:
                     v = values[i]
                     fn = v._grad_fn if v._view is None else v.grad_fn
                     edges.append((fn, v._output_nr) if fn is not None else
-                                 (v._grad_accumulator(), 0))
+                                 (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
                 else:
                     edges.append((None, 0))
         node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
@@ -429,15 +429,6 @@ def apply_inplace(op, self, values, attrs, fills=False):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
     fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
     check_inplace(self)
-    if not fills and self._data.size and any(st == 0 and n > 1 for st, n in zip(
-            self._data.strides, self._data.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
-    arrays, want = op.prepare(values, attrs)
-    if want is not None and want.category > self.dtype.category:
-        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
-                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
     needs = edges = None
     view = self._view is not None and state.grad
     if state.grad and op.differentiable:
@@ -446,13 +437,18 @@ def apply_inplace(op, self, values, attrs, fills=False):
             needs = None
     if view:
         _check_view_inplace(self, needs)
+    # a fill writes one value everywhere, so only a recorded fill into a view must refuse
+    if self._data.size and (not fills or (view and needs)) and any(
+            st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the tensor "
+                           "before performing the operation.")
+    arrays, want = op.prepare(values, attrs)
+    if want is not None and want.category > self.dtype.category:
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
     if needs:
         edges = op.edges(values, needs)     # like PyTorch: before the version moves
-        if view and fills and self._data.size and any(
-                st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
-            raise RuntimeError("unsupported operation: more than one element of the written-to "
-                               "tensor refers to a single memory location. Please clone() the "
-                               "tensor before performing the operation.")
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
@@ -508,16 +504,20 @@ def _check_operands(name, values):
 
 
 def broadcast_shapes(*shapes):
-    """The broadcast shape, with PyTorch's error when shapes do not match."""
-    ndim = max(len(s) for s in shapes)
-    out = [1] * ndim
-    for s in shapes:
-        for i, size in enumerate(s, ndim - len(s)):
-            if size != 1 and out[i] != size:
-                if out[i] != 1:
-                    a, b = out[i], size
-                    raise RuntimeError(
-                        f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
-                        f"non-singleton dimension {i}")
-                out[i] = size
+    """The broadcast shape, with PyTorch's error when shapes do not match (infer_size: shapes
+    folded pairwise, each pair checked from the last dimension back)."""
+    out = tuple(shapes[0]) if shapes else ()
+    for s in shapes[1:]:
+        ndim = max(len(out), len(s))
+        a_full = (1,) * (ndim - len(out)) + tuple(out)
+        b_full = (1,) * (ndim - len(s)) + tuple(s)
+        new = [1] * ndim
+        for i in range(ndim - 1, -1, -1):
+            a, b = a_full[i], b_full[i]
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {i}")
+            new[i] = b if a == 1 else a
+        out = new
     return tuple(out)
