@@ -332,16 +332,8 @@ class OpDef:
         passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
         collected before it bumped the version)."""
         ndiff = len(results) if self.outputs is None else self.diff_outputs
-        if edges is None:       # self.edges(), inlined: every recorded op comes here
-            edges = []
-            for i, need in zip(range(len(values)) if self.variadic else self.diff, needs):
-                if need:
-                    v = values[i]
-                    fn = v._grad_fn if v._view is None else v.grad_fn
-                    edges.append((fn, v._output_nr) if fn is not None else
-                                 (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
-                else:
-                    edges.append((None, 0))
+        if edges is None:
+            edges = self.edges(values, needs)
         node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
                                                  for r in results[:ndiff]))
         node._attrs = kept = {}
