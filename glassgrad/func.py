@@ -17,7 +17,7 @@ import weakref
 
 from . import autograd as _autograd
 from .autograd.grad_mode import enable_grad, is_grad_enabled
-from .autograd.graph import AccumulateGrad
+from .autograd.graph import reachable_leaves
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
@@ -87,18 +87,7 @@ class _Level:
     def _reaches_outside(self, x):
         if x.grad_fn is None:
             return self._outside(x)
-        seen, stack = {x.grad_fn}, [x.grad_fn]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, AccumulateGrad):
-                if self._outside(node.variable):
-                    return True
-                continue
-            for nxt, _ in node.next_functions:
-                if nxt is not None and nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return False
+        return any(self._outside(v) for v in reachable_leaves([x.grad_fn]))
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):

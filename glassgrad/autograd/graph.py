@@ -360,3 +360,17 @@ class CopySlices(Node):
         if self.fn is not None:
             self.fn.release()
             self.fn = None
+
+
+def reachable_leaves(roots):
+    """The leaf tensors (AccumulateGrad variables) the nodes ``roots`` lead to, each once."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AccumulateGrad):
+            yield node.variable
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)

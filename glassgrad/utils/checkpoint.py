@@ -19,7 +19,7 @@ import warnings
 
 from .. import autograd
 from ..autograd.function import Function
-from ..autograd.graph import AccumulateGrad
+from ..autograd.graph import reachable_leaves
 from ..autograd.grad_mode import enable_grad, no_grad, state
 from ._pytree import tree_flatten, tree_unflatten
 
@@ -124,18 +124,7 @@ def _captured_leaves(outputs, own):
     parameters, say)."""
     own = {id(t) for t in own}
     roots = [o.grad_fn for o in outputs if o.grad_fn is not None]
-    seen, stack, found = set(roots), list(roots), []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, AccumulateGrad):
-            if id(node.variable) not in own:
-                found.append(node.variable)
-            continue
-        for nxt, _ in node.next_functions:
-            if nxt is not None and nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return found
+    return [v for v in reachable_leaves(roots) if id(v) not in own]
 
 
 class _NonReentrantCheckpoint(Function):
