@@ -2,6 +2,7 @@
 buffers and central validation (shape reduction, dtype cast) of every gradient. No recursion."""
 import heapq
 
+from ..backend import xp
 from ..dtypes import _FROM_NP
 from .graph import _TENSOR as _Tensor, _tensor_cls, AccumulateGrad
 from .grad_mode import state
@@ -44,20 +45,24 @@ def _reaching(roots, deps, targets):
 
 
 def _validate(node, grads):
-    """Check the count of ``grads`` and bring each to the shape and dtype its input had."""
+    """Check the count of ``grads`` and bring each to the shape and dtype its input had.
+    A gradient is a Tensor, or in array mode (see run_backward) a NumPy array or scalar."""
     edges = node.next_functions
     if len(grads) != len(edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(grads)})")
     out = list(grads)
+    Tensor = _Tensor[0]
     for i, ((nxt, nr), g) in enumerate(zip(edges, out)):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
-        if type(g) is _Tensor[0]:     # the common case, without building Size and dtype
-            d = g._data
-            if d.shape == shape and _FROM_NP.get(d.dtype) is dtype:
-                continue
+        is_tensor = isinstance(g, Tensor)
+        d = g._data if is_tensor else g     # the common case, without building Size and dtype
+        if d.shape == shape and _FROM_NP.get(d.dtype) is dtype:
+            continue
+        if not is_tensor:
+            g = Tensor._make(xp.asarray(g))
         if g.shape != shape:
             if not _expandable(shape, g.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
@@ -67,7 +72,7 @@ def _validate(node, grads):
             g = sum_to(g, shape)
         if g.dtype is not dtype:
             g = g.to(dtype)
-        out[i] = g
+        out[i] = g if is_tensor else g._data
     return out
 
 
@@ -111,6 +116,12 @@ def _call_function(node, grads, tensor_hooks_done=False):
     return out
 
 
+def _wrap(grads):
+    """Array mode: gradients as Tensors, for hooks and nodes without apply_arrays."""
+    make = _Tensor[0]._make
+    return [None if g is None else make(xp.asarray(g)) for g in grads]
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accumulate=True):
     """Propagate ``root_grads`` from ``roots`` ((node, nr) pairs).
 
@@ -129,8 +140,13 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             captures = {}
             for i, (n, nr) in enumerate(targets):
                 captures.setdefault(n, []).append((i, nr))
+    # array mode: without create_graph, gradients flow as NumPy arrays; nodes with
+    # apply_arrays take them as they are, every other node (and every hook) sees Tensors
+    arrays = not create_graph or state.inference
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
+        if arrays and g is not None:
+            g = g._data
         buf = buffers.setdefault(node, [None] * len(node._input_metadata))
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     heap, tick = [], 0
@@ -153,6 +169,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             grads = buffers.pop(node)
             hooks_done = False
             if captures is not None and node in captures:
+                if arrays:
+                    grads = _wrap(grads)
                 grads, hooks_done = _call_tensor_pre_hooks(node, grads), True
                 for i, nr in captures[node]:
                     captured[i] = grads[nr]
@@ -160,8 +178,21 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 node = None
                 continue
             if (node._pre_hooks is None and node._hooks is None and node._tensor_pre_hooks is None
-                    and node._retain_grad_hooks is None and type(node) is not AccumulateGrad):
-                out = _validate(node, node.apply(grads))       # no hooks: the common case
+                    and node._retain_grad_hooks is None and type(node) is not AccumulateGrad
+                    and not hooks_done):      # no hooks: the common case
+                if not arrays:
+                    out = _validate(node, node.apply(grads))
+                elif node._arrays:
+                    out = _validate(node, node.apply_arrays(grads))
+                else:
+                    grads = _wrap(grads)
+                    out = [None if g is None else g._data
+                           for g in _validate(node, node.apply(grads))]
+            elif arrays:
+                if not hooks_done:
+                    grads = _wrap(grads)   # rebound: an AccumulateGrad may take the buffer
+                out = [None if g is None else g._data
+                       for g in _call_function(node, grads, hooks_done)]
             else:
                 out = _call_function(node, grads, hooks_done)
             grads = None

@@ -96,6 +96,16 @@ class SavedTensor:
         t._output_nr = self.output_nr
         return t
 
+    def unpack_data(self, node):
+        """unpack()'s array, without wrapping it (formulas that run on arrays)."""
+        if self.counter.version != self.version:
+            raise RuntimeError(self._modified_message(node))
+        if self.data is not None:
+            return self.data
+        if self.tensor is not None:
+            return self.tensor._data
+        return self.unpack(node)._data
+
     def _modified_message(self, node):
         t = self.tensor
         if t is None:
@@ -121,6 +131,7 @@ class Node:
     """A backward function. Subclasses are named like PyTorch's (MulBackward0, AccumulateGrad)."""
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
                  "_retain_grad_hooks", "_input_metadata", "_metadata", "__weakref__")
+    _arrays = False     # True: has apply_arrays (gradients as NumPy arrays, grad mode off)
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions

@@ -19,26 +19,30 @@ def _pow_dtype(values, attrs):
 _add = defop("AddBackward0", lambda self, other, alpha: xp.add(self, other) if alpha == 1
              else xp.add(self, xp.multiply(other, alpha)), ("self", "other"),
              grads={"self": lambda grad: grad,
-                    "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha})
+                    "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
+             arrays=True)
 _sub = defop("SubBackward0", lambda self, other, alpha: xp.subtract(self, other) if alpha == 1
              else xp.subtract(self, xp.multiply(other, alpha)), ("self", "other"),
              grads={"self": lambda grad: grad,
-                    "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha})
+                    "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
+             arrays=True)
 _rsub_tensor = defop(
     "RsubBackward0", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
     else xp.subtract(other, xp.multiply(self, alpha)), ("self", "other"),
     grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
-           "other": lambda grad: grad})
+           "other": lambda grad: grad}, arrays=True)
 _rsub = defop("RsubBackward1", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
               else xp.subtract(other, xp.multiply(self, alpha)), ("self",),
               dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
-              grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha})
+              grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
+              arrays=True)
 _mul = defop("MulBackward0", xp.multiply, ("self", "other"),
              grads={"self": lambda grad, other: grad * other,
-                    "other": lambda grad, self: grad * self})
+                    "other": lambda grad, self: grad * self}, arrays=True)
 _div = defop("DivBackward0", xp.true_divide, ("self", "other"), dtype="float",
              grads={"self": lambda grad, other: grad / other,
-                    "other": lambda grad, self, other: -grad * ((self / other) / other)})
+                    "other": lambda grad, self, other: -grad * ((self / other) / other)},
+             arrays=True)
 
 
 def _pow_forward(self, exponent):
@@ -49,10 +53,11 @@ def _pow_forward(self, exponent):
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
+    if not state.grad:      # first order, on arrays (the row has arrays=True)
+        return xp.multiply(grad, xp.multiply(_pow_forward(self, exponent - 1), exponent)) \
+            if exponent != 0 else xp.zeros_like(grad)
     if exponent == 0:
         return zeros_like(grad)
-    if not state.grad:      # first order: no graph to record, so one fused op
-        return _pow_backward_fused(grad, self, exponent=exponent)
     return grad * (exponent * self.pow(exponent - 1))
 
 
@@ -71,23 +76,8 @@ def _pow_scalar_base_grad(grad, self, exponent, result):
     return grad * (result * float(xp.log(float(self))))
 
 
-# First-order backward formulas fused into one op. They run only while grad mode is off (a
-# backward without create_graph), so they record no node and need no formulas of their own;
-# under create_graph the composite formulas run, recording the nodes PyTorch records. Each
-# computes what the composite would, in the same order, on arrays.
-_pow_backward_fused = defop(
-    "PowBackwardFused", lambda grad, self, exponent:
-    xp.multiply(grad, xp.multiply(_pow_forward(self, exponent - 1), exponent)), ("grad", "self"),
-    dtype=lambda values, attrs: dtypes.result_type(*values, attrs["exponent"] - 1))
-_sin_backward_fused = defop("SinBackwardFused", lambda grad, self: grad * xp.cos(self),
-                            ("grad", "self"), dtype="float")
-_cos_backward_fused = defop("CosBackwardFused", lambda grad, self: grad * -xp.sin(self),
-                            ("grad", "self"), dtype="float")
-_sqrt_backward_fused = defop("SqrtBackwardFused", lambda grad, result: grad / (2 * result),
-                             ("grad", "result"), dtype="float")
-
 _pow_scalar = defop("PowBackward0", lambda self, exponent: _pow_forward(self, exponent),
-                    grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype)
+                    grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype, arrays=True)
 _pow_tensor = defop("PowBackward1", _pow_forward, ("self", "exponent"),
                     grads={"self": _pow_tensor_self_grad, "exponent": _pow_tensor_exponent_grad})
 _pow_scalar_base = defop("PowBackward2", lambda exponent, self: _pow_forward(self, exponent),
@@ -154,9 +144,9 @@ def pow(input, exponent):
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _math(node_name, forward, grad, dtype="float"):
+def _math(node_name, forward, grad, dtype="float", arrays=False):
     """A unary row: (function, in-place method)."""
-    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype)
+    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays)
     return (lambda input: op(input)), _inplace(op)
 
 
@@ -176,7 +166,7 @@ def _no_bool(forward, error, message):
 neg, neg_ = _math("NegBackward0", _no_bool(
     xp.negative, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-    lambda grad: -grad, dtype="promote")
+    lambda grad: -grad, dtype="promote", arrays=True)
 abs, abs_ = _math("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
                                            '"abs_cpu" not implemented for \'Bool\''),
                   lambda grad, self: grad * self.sign(), dtype="promote")
@@ -189,14 +179,15 @@ def _sign(a):
 
 
 sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
-exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result)
-log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self)
-sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result)
-                   if state.grad else _sqrt_backward_fused(grad, result))
+# arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
+exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result, arrays=True)
+log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self, arrays=True)
+sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result),
+                    arrays=True)
 sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos()
-                  if state.grad else _sin_backward_fused(grad, self))
+                  if state.grad else grad * xp.cos(self), arrays=True)
 cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin()
-                  if state.grad else _cos_backward_fused(grad, self))
+                  if state.grad else grad * -xp.sin(self), arrays=True)
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
 _tanh_backward = defop(
@@ -209,12 +200,14 @@ _sigmoid_backward = defop(
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _sigmoid_backward(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-tanh, tanh_ = _math("TanhBackward0", xp.tanh,
-                    lambda grad, result: _tanh_backward(grad, result))
+# on arrays, the fused backward op's own forward
+tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: _tanh_backward(grad, result)
+                    if state.grad else _tanh_backward.forward(grad, result), arrays=True)
 sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
-                          lambda grad, result: _sigmoid_backward(grad, result))
+                          lambda grad, result: _sigmoid_backward(grad, result) if state.grad
+                          else _sigmoid_backward.forward(grad, result), arrays=True)
 reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
-                                lambda grad, result: -grad * (result * result))
+                                lambda grad, result: -grad * (result * result), arrays=True)
 _threshold_backward = defop(
     "ThresholdBackwardBackward0",
     lambda grad_output, self, threshold: xp.where(self <= threshold, 0, grad_output),
@@ -224,8 +217,9 @@ _threshold_backward = defop(
         "self": lambda grad: zeros_like(grad)})
 _relu, relu_ = _math("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
                                                "Boolean inputs not supported for relu"),
-                     lambda grad, result: _threshold_backward(grad, result, threshold=0),
-                     dtype="promote")
+                     lambda grad, result: _threshold_backward(grad, result, threshold=0)
+                     if state.grad else _threshold_backward.forward(grad, result, 0),
+                     dtype="promote", arrays=True)
 
 
 def relu(input, inplace=False):

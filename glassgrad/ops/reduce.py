@@ -62,10 +62,13 @@ def _result_dtype(values, attrs):
 
 _sum_all = defop("SumBackward0", lambda self, dtype: _sum_forward(self, None, False, dtype),
                  dtype=_result_dtype,
-                 grads={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)})
+                 grads={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)
+                        if state.grad else xp.broadcast_to(grad, self_sym_sizes)}, arrays=True)
 _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
-                        _sum_backward(grad, self_sym_sizes, dim, keepdim)})
+                        _sum_backward(grad, self_sym_sizes, dim, keepdim) if state.grad else
+                        xp.broadcast_to(_unsqueezed(grad, dim, len(self_sym_sizes), keepdim),
+                                        self_sym_sizes)}, arrays=True)
 
 
 def _unsqueezed(grad, dims, ndim, keepdim):
@@ -75,36 +78,28 @@ def _unsqueezed(grad, dims, ndim, keepdim):
     return grad
 
 
-# first-order mean backward as one op: it runs only while grad mode is off (a backward without
-# create_graph), so it records nothing; the composite (expand, then div) runs otherwise
-_mean_backward_fused = defop(
-    "MeanBackwardFused", lambda grad, sizes, dims, keepdim, numel: xp.true_divide(
-        xp.broadcast_to(_unsqueezed(grad, dims, len(sizes), keepdim), sizes), numel),
-    ("grad",), dtype="float")
-
-
+# grad mode off: the formulas run on arrays (arrays=True), expand and divide in one expression
 def _mean_all_grad(grad, self_sym_sizes, self_sym_numel):
     if not state.grad:
-        return _mean_backward_fused(grad, sizes=tuple(self_sym_sizes), dims=None, keepdim=True,
-                                    numel=self_sym_numel)
+        return xp.true_divide(xp.broadcast_to(grad, self_sym_sizes), self_sym_numel)
     return grad.expand(self_sym_sizes) / self_sym_numel
 
 
 def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
     n = _numel(self_sym_sizes, dim)
     if not state.grad:
-        return _mean_backward_fused(grad, sizes=tuple(self_sym_sizes), dims=dim, keepdim=keepdim,
-                                    numel=n)
+        return xp.true_divide(xp.broadcast_to(
+            _unsqueezed(grad, dim, len(self_sym_sizes), keepdim), self_sym_sizes), n)
     return _sum_backward(grad, self_sym_sizes, dim, keepdim) / n
 
 
 _mean_all = defop("MeanBackward0", lambda self, dtype: _mean_forward(self, None, False, dtype),
                   dtype=_result_dtype,
-                  grads={"self": _mean_all_grad})
+                  grads={"self": _mean_all_grad}, arrays=True)
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
-                         _mean_dim_grad(grad, self_sym_sizes, dim, keepdim)})
+                         _mean_dim_grad(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
 
 def _dims(dim, ndim):

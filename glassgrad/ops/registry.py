@@ -53,6 +53,9 @@ class OpNode(Node):
 
     def apply(self, grads):
         op = self.op
+        if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
+            return [None if g is None else Tensor._make(xp.asarray(g))
+                    for g in self.apply_arrays([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
             grad = [g if g is not None else _zeros(shape, dtype)
                     for g, (shape, dtype) in zip(grads, self._input_metadata)]
@@ -63,6 +66,16 @@ class OpNode(Node):
             out = list(formula(grad, *[self._value(n) for n in names]))
             return [g if edge is not None else None
                     for g, (edge, _) in zip(out, self.next_functions)]
+        return self._run(grad, False)
+
+    def apply_arrays(self, grads):
+        """apply() with NumPy arrays for gradients and saved tensors, for a row whose formulas
+        take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded."""
+        return self._run(grads[0], True)
+
+    def _run(self, grad, arrays):
+        """Each needed input's formula on ``grad``, saved values unpacked as tensors (or, with
+        ``arrays``, as their arrays)."""
         out = []
         attrs, tensors = self._attrs, self._tensors
         for v in tensors.values():      # like PyTorch, check every saved tensor before any formula
@@ -70,7 +83,7 @@ class OpNode(Node):
                 raise RuntimeError(FREED_MESSAGE)
             if type(v) is SavedTensor and v.counter.version != v.version:
                 v.unpack(self)          # raises the version error
-        for (formula, names), (edge, _) in zip(op.formulas, self.next_functions):
+        for (formula, names), (edge, _) in zip(self.op.formulas, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
                 continue
@@ -81,9 +94,7 @@ class OpNode(Node):
                     continue
                 v = tensors[n]
                 if type(v) is SavedTensor:
-                    args.append(v.unpack(self))
-                elif v is _FREED:
-                    raise RuntimeError(FREED_MESSAGE)
+                    args.append(v.unpack_data(self) if arrays else v.unpack(self))
                 else:
                     args.append(self._unpack(v))
             out.append(formula(grad, *args))
@@ -138,7 +149,7 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs):
+                 diff_outputs, arrays):
         self.name = node_name
         self.promote = promote
         self.forward = forward
@@ -157,7 +168,11 @@ class OpDef:
                               for i in self.diff)
         self.differentiable = bool(grads)
         self.saved_names = {n for _, names in self.formulas for n in names}
-        self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self})
+        # the formulas also run on NumPy arrays when grad mode is off (a backward without
+        # create_graph): the engine then skips Tensors and op dispatch (OpNode.apply_arrays)
+        self.arrays = arrays and not self.multi_grads and not self.variadic
+        self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self,
+                                                    "_arrays": self.arrays})
         # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
         # key (see dtypes.operand_key); how each formula name is saved
         self._fast = (not self.variadic and promote is None and type(dtype_rule) is str
@@ -367,12 +382,15 @@ class OpDef:
 
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
-          promote=None, outputs=("result",), diff_outputs=1):
+          promote=None, outputs=("result",), diff_outputs=1, arrays=False):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
     (values, attrs) -> dtype; promote: the
-    indices of the inputs that take part in promotion (default: all)."""
-    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs)
+    indices of the inputs that take part in promotion (default: all). arrays: the formulas
+    also work on NumPy arrays (grad, saved tensors) whenever grad mode is off (test
+    ``state.grad`` where a formula needs ops on tensors otherwise)."""
+    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
+                 arrays)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
