@@ -27,6 +27,8 @@ from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, SavedTen
 from ..backend import ndarray, xp
 
 _FREED = object()
+_META = {}      # (shape, NumPy dtype) -> a one-output node's input metadata, shared
+_NOT_SAVED = object()
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
 _operand_key = dtypes.operand_key
@@ -47,15 +49,20 @@ class _Scalar:
 
 
 class OpNode(Node):
-    """Backward node of a defop row; one subclass per row, named like PyTorch's."""
-    __slots__ = ("_attrs", "_tensors")
+    """Backward node of a defop row; one subclass per row, named like PyTorch's.
+
+    ``_saved``: one value per name of ``op.saved_order`` (_NOT_SAVED: an input whose formula
+    does not run): a SavedTensor, a
+    Python number that sat in a tensor slot, a tuple of SavedTensors (variadic), or metadata
+    and attrs as they are. release() replaces the tensor slots (``op.slots``) by _FREED."""
+    __slots__ = ("_saved",)
     op = None
 
     def apply(self, grads):
         op = self.op
         if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
-            return [None if g is None else Tensor._make(xp.asarray(g))
-                    for g in self.apply_arrays([None if g is None else g._data for g in grads])]
+            return [None if g is None else Tensor._make(xp.asarray(g)) for g in
+                    self.apply_arrays([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
             grad = [g if g is not None else _zeros(shape, dtype)
                     for g, (shape, dtype) in zip(grads, self._input_metadata)]
@@ -74,69 +81,84 @@ class OpNode(Node):
         return self._run(grads[0], True)
 
     def _run(self, grad, arrays):
-        """Each needed input's formula on ``grad``, saved values unpacked as tensors (or, with
+        """Each needed input's formula on ``grad``, saved tensors unpacked as tensors (or, with
         ``arrays``, as their arrays)."""
-        out = []
-        attrs, tensors = self._attrs, self._tensors
-        for v in tensors.values():      # like PyTorch, check every saved tensor before any formula
+        saved = self._saved
+        for k in self.op.slots:     # like PyTorch, check every saved tensor before any formula
+            v = saved[k]
             if v is _FREED:
                 raise RuntimeError(FREED_MESSAGE)
             if type(v) is SavedTensor and v.counter.version != v.version:
                 v.unpack(self)          # raises the version error
-        for (formula, names), (edge, _) in zip(self.op.formulas, self.next_functions):
+        out = []
+        for (formula, index), (edge, _) in zip(self.op.formula_index, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
                 continue
-            args = []
-            for n in names:
-                if n in attrs:
-                    args.append(attrs[n])
-                    continue
-                v = tensors[n]
+            args = [saved[k] for k in index]
+            for i, v in enumerate(args):
                 if type(v) is SavedTensor:
-                    args.append(v.unpack_data(self) if arrays else v.unpack(self))
-                else:
-                    args.append(self._unpack(v))
+                    args[i] = v.unpack_data(self) if arrays else v.unpack(self)
             out.append(formula(grad, *args))
         return out
 
     def _value(self, name):
-        attrs = self._attrs
-        if name in attrs:
-            return attrs[name]
-        v = self._tensors[name]
+        v = self._saved[self.op.saved_index[name]]
         if v is _FREED:
             raise RuntimeError(FREED_MESSAGE)
-        return self._unpack(v)
-
-    def _unpack(self, v):
-        if type(v) is _Scalar:
-            return v.value
         if type(v) is tuple:
-            return tuple(self._unpack(x) for x in v)
-        return v.unpack(self)
+            return tuple(x.unpack(self) for x in v)
+        return v.unpack(self) if type(v) is SavedTensor else v
 
     def release(self):
-        if self._tensors:
-            self._tensors = dict.fromkeys(self._tensors, _FREED)
+        saved, slots = self._saved, self.op.slots
+        if slots and any(saved[k] is not _NOT_SAVED for k in slots):
+            saved = list(saved)
+            for k in slots:
+                if saved[k] is not _NOT_SAVED:
+                    saved[k] = _FREED
+            self._saved = tuple(saved)
+
+    @property
+    def _attrs(self):
+        """The saved metadata and attrs by name (for the glass box)."""
+        op = self.op
+        return {n: v for k, (n, v) in enumerate(zip(op.saved_order, self._saved))
+                if k not in op.slots}
+
+    @property
+    def _tensors(self):
+        """The saved tensor slots by name (for the glass box): SavedTensor, a tuple of them,
+        _FREED, or a _Scalar for a Python number."""
+        op = self.op
+        out = {}
+        for k in op.slots:
+            v = self._saved[k]
+            if v is not _NOT_SAVED:
+                out[op.saved_order[k]] = (v if v is _FREED or type(v) in (SavedTensor, tuple)
+                                          else _Scalar(v))
+        return out
 
     def __dir__(self):
         return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names)})
 
     def __getattr__(self, name):
         key = name[7:] if name.startswith("_saved_") else None
-        if key not in self.op.saved_names:
+        op = self.op
+        if key not in op.saved_names:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        if key in self._attrs:
-            return self._attrs[key]
-        v = self._tensors.get(key)
+        k = op.saved_index[key]
+        v = self._saved[k]
+        if v is _NOT_SAVED:
+            return None
+        if k not in op.slots or v is None:
+            return v
         if v is _FREED:
             raise RuntimeError(FREED_MESSAGE)
-        if type(v) is _Scalar:      # torch wraps numbers as 0-d tensors (floats as float64)
-            from .._creation import tensor
-            return None if v.value is None else tensor(
-                v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
-        return None if v is None else self._unpack(v)
+        if type(v) not in (SavedTensor, tuple):   # a number in a tensor slot: torch wraps it as a
+            from .._creation import tensor        # 0-d tensor (floats as float64)
+            return tensor(v, dtype=dtypes.float64 if isinstance(v, float) else None)
+        return self._value(key)
 
 
 def _formula_names(fn):
@@ -180,8 +202,17 @@ class OpDef:
         self._prepared = {}
         dtypes.CACHES.append(self._prepared)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
-        self._save_plan = tuple(tuple((n, *self._save_kind(n)) for n in names)
-                                for _, names in self.formulas)
+        # the node's saved values: one per name any formula takes, in this order; which of them
+        # are tensor slots (freed by release()), and each formula's indices into them
+        self.saved_order = tuple(dict.fromkeys(n for _, names in self.formulas for n in names))
+        self.saved_index = {n: k for k, n in enumerate(self.saved_order)}
+        self.formula_index = tuple((fn, tuple(self.saved_index[n] for n in names))
+                                   for fn, names in self.formulas)
+        self._save_plan = tuple(
+            (n, *self._save_kind(n), tuple(f for f, (_, names) in enumerate(self.formulas)
+                                           if n in names)) for n in self.saved_order)
+        self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
+                           if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
         TABLE.append(self)
 
     def _save_kind(self, n):
@@ -340,7 +371,7 @@ class OpDef:
                              (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
             else:
                 edges.append((None, 0))
-        return edges
+        return tuple(edges)
 
     def attach(self, results, values, attrs, needs, saved_self=None, edges=None):
         """Make a node for ``results`` and save what the needed formulas use (an in-place op
@@ -349,32 +380,42 @@ class OpDef:
         ndiff = len(results) if self.outputs is None else self.diff_outputs
         if edges is None:
             edges = self.edges(values, needs)
-        node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
-                                                 for r in results[:ndiff]))
-        node._attrs = kept = {}
-        node._tensors = tensors = {}
-        for plan, need in zip(self._save_plan, (True,) if self.variadic else needs):
-            for n, kind, i in plan:
-                if n in kept or n in tensors:
+        if ndiff == 1:
+            d = results[0]._data
+            meta = _META.get((d.shape, d.dtype))
+            if meta is None:
+                meta = ((d.shape, _FROM_NP[d.dtype]),)
+                if len(_META) < 4096:
+                    _META[(d.shape, d.dtype)] = meta
+        else:
+            meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
+        node = self.node_cls(tuple(edges), meta)
+        saved = []
+        for n, kind, i, users in self._save_plan:
+            # like PyTorch: metadata and outputs always, inputs only for formulas that run
+            if n in attrs:
+                saved.append(attrs[n])
+            elif kind is _SAVE_INPUT:
+                if not (needs[users[0]] if len(users) == 1 else any(needs[u] for u in users)):
+                    saved.append(_NOT_SAVED)
                     continue
-                # like PyTorch: metadata and outputs always, inputs only for formulas that run
-                if n in attrs:
-                    kept[n] = attrs[n]
-                elif kind is _SAVE_OUTPUT:
-                    tensors[n] = SavedTensor(results[i], i < ndiff, i)
-                elif kind is _SAVE_SIZES:
-                    kept[n] = values[i]._data.shape
-                elif kind is _SAVE_NUMEL:
-                    kept[n] = values[i]._data.size
-                elif kind is _SAVE_ARGS_SIZES:
-                    kept[n] = tuple(v._data.shape for v in values)
-                elif kind is _SAVE_ARGS_TYPES:
-                    kept[n] = tuple(v.dtype for v in values)
-                elif kind is _SAVE_ALL_INPUTS:
-                    tensors[n] = tuple(SavedTensor(v, False) for v in values)
-                elif need:
-                    v = saved_self if saved_self is not None and n == "self" else values[i]
-                    tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
+                v = saved_self if saved_self is not None and n == "self" else values[i]
+                saved.append(SavedTensor(v, False) if isinstance(v, Tensor) else v)
+            elif kind is _SAVE_OUTPUT:
+                saved.append(SavedTensor(results[i], i < ndiff, i))
+            elif kind is _SAVE_SIZES:
+                saved.append(values[i]._data.shape)
+            elif kind is _SAVE_NUMEL:
+                saved.append(values[i]._data.size)
+            elif kind is _SAVE_ALL_INPUTS:
+                saved.append(tuple(SavedTensor(v, False) for v in values))
+            elif kind is _SAVE_ARGS_SIZES:
+                saved.append(tuple(v._data.shape for v in values))
+            elif kind is _SAVE_ARGS_TYPES:
+                saved.append(tuple(v.dtype for v in values))
+            else:       # an attr the call did not pass
+                saved.append(_NOT_SAVED)
+        node._saved = tuple(saved)
         for i, r in enumerate(results[:ndiff]):
             r._grad_fn = node
             r._output_nr = i
