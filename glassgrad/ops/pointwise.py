@@ -77,7 +77,8 @@ def _pow_scalar_base_grad(grad, self, exponent, result):
 
 
 _pow_scalar = defop("PowBackward0", lambda self, exponent: _pow_forward(self, exponent),
-                    grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype, arrays=True)
+                    grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype, arrays=True,
+                    fast_attr="exponent")
 _pow_tensor = defop("PowBackward1", _pow_forward, ("self", "exponent"),
                     grads={"self": _pow_tensor_self_grad, "exponent": _pow_tensor_exponent_grad})
 _pow_scalar_base = defop("PowBackward2", lambda exponent, self: _pow_forward(self, exponent),
@@ -1286,9 +1287,17 @@ def _r(fn):
     return lambda self, other: fn(other, self)
 
 
-def _binary(fn):
-    """A dunder: NotImplemented for operands that are not tensors or numbers."""
+def _binary(fn, **attrs):
+    """A dunder: NotImplemented for operands that are not tensors or numbers. With attrs,
+    ``fn`` is an op row called directly (the function's checks cannot fail for a dunder)."""
     from .._tensor import Tensor
+
+    if attrs:
+        def method(self, other):
+            if not isinstance(other, (Tensor, int, float)):
+                return NotImplemented
+            return fn(self, other, **attrs)
+        return method
 
     def method(self, other):
         if not isinstance(other, (Tensor, int, float)):
@@ -1338,9 +1347,9 @@ METHODS = {
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
     "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
     "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "__add__": _binary(add), "__radd__": _binary(add),
+    "__add__": _binary(_add, alpha=1), "__radd__": _binary(_add, alpha=1),
     "__sub__": _binary(sub), "__rsub__": _binary(rsub),
-    "__mul__": _binary(mul), "__rmul__": _binary(mul),
+    "__mul__": _binary(_mul), "__rmul__": _binary(_mul),
     "__truediv__": _binary(div), "__rtruediv__": _binary(_rdiv),
     "__floordiv__": _binary(floor_divide), "__rfloordiv__": _binary(_r(floor_divide)),
     "__mod__": _binary(remainder), "__rmod__": _binary(_r(remainder)),

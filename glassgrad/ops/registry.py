@@ -171,7 +171,7 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs, arrays):
+                 diff_outputs, arrays, fast_attr):
         self.name = node_name
         self.promote = promote
         self.forward = forward
@@ -197,11 +197,16 @@ class OpDef:
                                                     "_arrays": self.arrays})
         # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
         # key (see dtypes.operand_key); how each formula name is saved
-        self._fast = (not self.variadic and promote is None and type(dtype_rule) is str
-                      and dtype_rule in ("promote", "float", "bool"))
+        # (fast_attr: a callable dtype rule that depends only on the operands' dtypes and the
+        # type of this attr, a Python number, e.g. pow's exponent)
+        self._fast_attr = fast_attr
+        self._fast = (not self.variadic and promote is None and (
+            fast_attr is not None or type(dtype_rule) is str and
+            dtype_rule in ("promote", "float", "bool")))
         self._prepared = {}
         dtypes.CACHES.append(self._prepared)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
+        self._diff_all = self.diff == tuple(range(len(self.inputs)))
         # the node's saved values: one per name any formula takes, in this order; which of them
         # are tensor slots (freed by release()), and each formula's indices into them
         self.saved_order = tuple(dict.fromkeys(n for _, names in self.formulas for n in names))
@@ -233,21 +238,52 @@ class OpDef:
         return None, None      # only ever an attr of the call (a KeyError-like miss otherwise)
 
     # -- forward -----------------------------------------------------------------------------
+    def _decide(self, key, values, attrs):
+        """The fast path's cache entry: (computation dtype, result dtype, cast Python ints)."""
+        rule = self.dtype_rule
+        want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
+        if rule == "float" and not want.is_floating_point:
+            want = dtypes.get_default_dtype()
+        hit = self._prepared[key] = (want.np, dtypes.bool if rule == "bool" else want,
+                                     want.np.kind in "iu")
+        return hit
+
     def prepare(self, values, attrs):
         """Arrays (or Python numbers) for the forward, and the result dtype."""
         rule = self.dtype_rule
         if rule == "same":
             return [v._data if isinstance(v, Tensor) else v for v in values], None
         if self._fast:
+            v = values[0]
+            if len(values) == 1 and type(v) is Tensor:     # one tensor: keyed by its dtype
+                a = v._data
+                fa = self._fast_attr
+                key = a.dtype if fa is None else (a.dtype, type(attrs[fa]))
+                hit = self._prepared.get(key)
+                if hit is None:
+                    hit = self._decide(key, values, attrs)
+                npd = hit[0]
+                return [a if a.dtype is npd else a.astype(npd)], hit[1]
+            if len(values) == 2 and type(v) is Tensor and self._fast_attr is None:
+                w = values[1]       # a tensor and a Python number: keyed by dtype and type
+                tw = type(w)
+                if tw is float or tw is int:
+                    a = v._data
+                    key = (a.dtype, tw)
+                    hit = self._prepared.get(key)
+                    if hit is None:
+                        hit = self._decide(key, values, attrs)
+                    npd = hit[0]
+                    if hit[2] and tw is int:
+                        w = xp.asarray(w).astype(npd)
+                    return [a if a.dtype is npd else a.astype(npd), w], hit[1]
             key = _operand_key(values)
+            if key is not None and self._fast_attr is not None:
+                key = (*key, type(attrs[self._fast_attr]))
             if key is not None:
                 hit = self._prepared.get(key)
                 if hit is None:
-                    want = dtypes.result_type(*values)
-                    if rule == "float" and not want.is_floating_point:
-                        want = dtypes.get_default_dtype()
-                    hit = self._prepared[key] = (want.np, dtypes.bool if rule == "bool" else want,
-                                                 want.np.kind in "iu")
+                    hit = self._decide(key, values, attrs)
                 npd, result, cast_ints = hit
                 arrays = []
                 shape = mismatch = None
@@ -312,7 +348,8 @@ class OpDef:
             if out.dtype.kind == "f":     # a differentiable view: kept for in-place rebase
                 r._view = view_meta(src, src._version_counter.version, state.grad, inference)
         else:
-            r._version_counter = _VersionCounter()
+            r._version_counter = vc = _new(_VersionCounter)
+            vc.version = 0
             r._inference = inference
         if not state.grad or not self.differentiable or out.dtype.kind != "f":
             return r
@@ -323,8 +360,10 @@ class OpDef:
                     v._view is not None and v._base.requires_grad))):
                 return r
             needs = (True,)
-        else:
-            needs = self.needs(values)
+        else:       # needs(), inlined
+            needs = [isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
+                v._view is not None and v._base.requires_grad))
+                for v in (values if self._diff_all else [values[i] for i in self.diff])]
             if True not in needs:
                 return r
         self.attach((r,), values, attrs, needs)
@@ -423,15 +462,17 @@ class OpDef:
 
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
-          promote=None, outputs=("result",), diff_outputs=1, arrays=False):
+          promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
     (values, attrs) -> dtype; promote: the
     indices of the inputs that take part in promotion (default: all). arrays: the formulas
     also work on NumPy arrays (grad, saved tensors) whenever grad mode is off (test
-    ``state.grad`` where a formula needs ops on tensors otherwise)."""
+    ``state.grad`` where a formula needs ops on tensors otherwise). fast_attr: a callable dtype
+    depends only on the operands' dtypes and this attr's type (a Python number): decisions
+    are then cached like the named rules'."""
     return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays)
+                 arrays, fast_attr)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
