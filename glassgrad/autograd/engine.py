@@ -9,20 +9,22 @@ from .grad_mode import state
 
 
 def _graph(roots):
-    """Every node reachable from ``roots``, with the number of edges that point at it."""
+    """The number of edges that point at each node reachable from ``roots``."""
     deps = {}
     stack = list(roots)
     seen = set(stack)
+    push = stack.append
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return deps, seen
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in seen:
+                    push(nxt)
+    return deps
 
 
 def _reaching(roots, deps, targets):
@@ -51,14 +53,28 @@ def _validate(node, grads):
     if len(grads) != len(edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(grads)})")
+    Tensor = _Tensor[0]
+    for (nxt, nr), g in zip(edges, grads):
+        if g is None or nxt is None:
+            continue
+        shape, dtype = nxt._input_metadata[nr]
+        d = g._data if isinstance(g, Tensor) else g     # without building Size and dtype
+        if d.shape != shape or _FROM_NP.get(d.dtype) is not dtype:
+            return _conform(node, grads)
+    return grads
+
+
+def _conform(node, grads):
+    """_validate's repairs: sum a broadcast gradient down to its input's shape, cast it to the
+    input's dtype, or raise PyTorch's error for a shape that cannot be reduced."""
     out = list(grads)
     Tensor = _Tensor[0]
-    for i, ((nxt, nr), g) in enumerate(zip(edges, out)):
+    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, out)):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
         is_tensor = isinstance(g, Tensor)
-        d = g._data if is_tensor else g     # the common case, without building Size and dtype
+        d = g._data if is_tensor else g
         if d.shape == shape and _FROM_NP.get(d.dtype) is dtype:
             continue
         if not is_tensor:
@@ -129,7 +145,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
     and returned instead of accumulated (autograd.grad); with accumulate=True only they receive.
     """
     root_nodes = list(dict.fromkeys(n for n, _ in roots))   # one node may hold several roots
-    deps, _ = _graph(root_nodes)
+    deps = _graph(root_nodes)
     needed = captures = None
     if targets is not None:
         target_nodes = {n for n, _ in targets}

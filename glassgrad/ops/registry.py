@@ -73,16 +73,13 @@ class OpNode(Node):
             out = list(formula(grad, *[self._value(n) for n in names]))
             return [g if edge is not None else None
                     for g, (edge, _) in zip(out, self.next_functions)]
-        return self._run(grad, False)
+        return self.apply_arrays((grad,), False)
 
-    def apply_arrays(self, grads):
+    def apply_arrays(self, grads, arrays=True):
         """apply() with NumPy arrays for gradients and saved tensors, for a row whose formulas
-        take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded."""
-        return self._run(grads[0], True)
-
-    def _run(self, grad, arrays):
-        """Each needed input's formula on ``grad``, saved tensors unpacked as tensors (or, with
-        ``arrays``, as their arrays)."""
+        take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded.
+        (arrays=False: the same with tensors, apply()'s one-output case.)"""
+        grad = grads[0]
         saved = self._saved
         for k in self.op.slots:     # like PyTorch, check every saved tensor before any formula
             v = saved[k]
@@ -111,9 +108,9 @@ class OpNode(Node):
         return v.unpack(self) if type(v) is SavedTensor else v
 
     def release(self):
-        saved, slots = self._saved, self.op.slots
-        if slots and any(saved[k] is not _NOT_SAVED for k in slots):
-            saved = list(saved)
+        slots = self.op.slots
+        if slots:
+            saved = list(self._saved)
             for k in slots:
                 if saved[k] is not _NOT_SAVED:
                     saved[k] = _FREED
