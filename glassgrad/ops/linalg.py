@@ -9,24 +9,32 @@ from collections import namedtuple
 
 from .. import dtypes
 from .._tensor import _wrap_dim
+from ..autograd.grad_mode import state
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
                     transpose, view)
 
-_mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same",
-            grads={"self": lambda grad, mat2: grad.mm(mat2.t()),
-                   "mat2": lambda grad, self: self.t().mm(grad)})
-_mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same",
-            grads={"self": lambda grad, vec: grad.unsqueeze(1) * vec,
-                   "vec": lambda grad, self: self.t().mv(grad)})
-_dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same",
+# arrays=True: with grad mode off the formulas get NumPy arrays (the same products, see defop)
+_mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
+            grads={"self": lambda grad, mat2: grad.mm(mat2.t()) if state.grad else
+                   xp.matmul(grad, mat2.T),
+                   "mat2": lambda grad, self: self.t().mm(grad) if state.grad else
+                   xp.matmul(self.T, grad)})
+_mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same", arrays=True,
+            grads={"self": lambda grad, vec: grad.unsqueeze(1) * vec if state.grad else
+                   xp.multiply(xp.expand_dims(grad, 1), vec),
+                   "vec": lambda grad, self: self.t().mv(grad) if state.grad else
+                   xp.matmul(self.T, grad)})
+_dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self})
-_bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same",
-             grads={"self": lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)),
-                    "mat2": lambda grad, self: self.transpose(1, 2).bmm(grad)})
+_bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
+             grads={"self": lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)) if state.grad else
+                    xp.matmul(grad, xp.swapaxes(mat2, 1, 2)),
+                    "mat2": lambda grad, self: self.transpose(1, 2).bmm(grad) if state.grad else
+                    xp.matmul(xp.swapaxes(self, 1, 2), grad)})
 
 
 def _same_dtype(a, b):

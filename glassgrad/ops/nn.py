@@ -11,7 +11,7 @@ import warnings
 from .. import dtypes
 from .._creation import empty_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import no_grad, state
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
@@ -26,7 +26,12 @@ def _name(d):
 
 
 def _sum_keep(t, dim):
-    return t if t.dim() == 0 else t.sum(dim, keepdim=True)
+    """t summed over dim, kept (a tensor, or an array with grad mode off)."""
+    if t.ndim == 0:
+        return t
+    if isinstance(t, Tensor):
+        return t.sum(dim, keepdim=True)
+    return _reduce._sum_forward(t, dim, True, None).astype(t.dtype, copy=False)
 
 
 # -- softmax, log_softmax --------------------------------------------------------------------
@@ -40,12 +45,13 @@ def _softmax_forward(self, dim, log):
     return out.reshape(self.shape).astype(self.dtype, copy=False)
 
 
+# arrays=True: the formulas also run on NumPy arrays (grad mode off, see defop)
 _softmax = defop("SoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, False),
-                 dtype="same", grads={"self": lambda grad, result, dim:
-                                      result * (grad - _sum_keep(grad * result, dim))})
+                 dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
+                                                   result * (grad - _sum_keep(grad * result, dim))})
 _log_softmax = defop("LogSoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, True),
-                     dtype="same", grads={"self": lambda grad, result, dim:
-                                          grad - result.exp() * _sum_keep(grad, dim)})
+                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim: grad - (
+                         result.exp() if state.grad else xp.exp(result)) * _sum_keep(grad, dim)})
 
 
 def _implicit_dim(name, ndim):

@@ -135,15 +135,17 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 def sum_to(grad, shape):
-    """Sum ``grad`` down to ``shape`` (the reverse of broadcasting)."""
+    """Sum ``grad`` (a tensor, or an array in a formula with grad mode off) down to ``shape``
+    (the reverse of broadcasting)."""
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
-    lead = grad.dim() - len(shape)
+    lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
     if dims:
-        grad = sum(grad, dims, keepdim=True)
+        grad = sum(grad, dims, keepdim=True) if isinstance(grad, Tensor) else \
+            _sum_forward(grad, dims, True, None).astype(grad.dtype, copy=False)
     if lead:
         grad = grad.reshape(shape)
     return grad
@@ -731,6 +733,8 @@ def _var_forward(self, dim, correction, keepdim):
 
 def _var_backward(grad, self, dim, correction, keepdim):
     c = 1 if correction is None else correction
+    if not isinstance(self, Tensor):      # on arrays (the var row has arrays=True)
+        return _var_backward_arrays(grad, self, dim, c, keepdim)
     if self.dim() == 0 or dim is None:
         dof = self.numel() - c
         if dof <= 0:
@@ -741,6 +745,20 @@ def _var_backward(grad, self, dim, correction, keepdim):
     with xp.errstate(divide="ignore"):
         scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
     return scale * grad * (self - self.mean(dim, keepdim=True))
+
+
+def _var_backward_arrays(grad, self, dim, c, keepdim):
+    """_var_backward's first order on arrays, the same steps."""
+    if self.ndim == 0 or dim is None:
+        dof = self.size - c
+        if dof <= 0:
+            return grad * xp.where(self == xp.mean(self), math.nan, _INF)
+        return (2.0 / dof) * grad * (self - xp.mean(self))
+    if not keepdim and self.ndim > 1:
+        grad = _unsqueezed(grad, dim, self.ndim, False)
+    with xp.errstate(divide="ignore"):
+        scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
+    return scale * grad * (self - xp.mean(self, axis=dim, keepdims=True))
 
 
 def _std_backward(grad, self, result, dim, correction, keepdim):
@@ -770,7 +788,8 @@ def _var_mean_backward(grads, self, dim, correction, keepdim, result0=None):
     return out
 
 
-_var = defop("VarBackward0", _var_forward, dtype="same", grads={"self": _var_backward})
+_var = defop("VarBackward0", _var_forward, dtype="same", grads={"self": _var_backward},
+             arrays=True)
 _std = defop("StdBackward0", lambda self, dim, correction, keepdim: xp.sqrt(
     _var_forward(self, dim, correction, keepdim)), dtype="same", grads={"self": _std_backward})
 _var_mean = defop(

@@ -100,10 +100,11 @@ class OpNode(Node):
         return out
 
     def _value(self, name):
-        v = self._saved[self.op.saved_index[name]]
+        k = self.op.saved_index[name]
+        v = self._saved[k]
         if v is _FREED:
             raise RuntimeError(FREED_MESSAGE)
-        if type(v) is tuple:
+        if type(v) is tuple and k in self.op.slots:     # a variadic op's saved inputs
             return tuple(x.unpack(self) for x in v)
         return v.unpack(self) if type(v) is SavedTensor else v
 
@@ -398,16 +399,10 @@ class OpDef:
 
     def edges(self, values, needs):
         """The node's next_functions: each needed input's gradient edge."""
-        edges = []
-        for i, need in zip(range(len(values)) if self.variadic else self.diff, needs):
-            if need:
-                v = values[i]
-                fn = v._grad_fn if v._view is None else v.grad_fn
-                edges.append((fn, v._output_nr) if fn is not None else
-                             (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
-            else:
-                edges.append((None, 0))
-        return tuple(edges)
+        if self._single_diff is not None and needs[0]:
+            return (_edge(values[self._single_diff]),)
+        return tuple(_edge(values[i]) if need else (None, 0) for i, need in
+                     zip(range(len(values)) if self.variadic else self.diff, needs))
 
     def attach(self, results, values, attrs, needs, saved_self=None, edges=None):
         """Make a node for ``results`` and save what the needed formulas use (an in-place op
@@ -425,7 +420,7 @@ class OpDef:
                     _META[(d.shape, d.dtype)] = meta
         else:
             meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
-        node = self.node_cls(tuple(edges), meta)
+        node = self.node_cls(edges, meta)
         saved = []
         for n, kind, i, users in self._save_plan:
             # like PyTorch: metadata and outputs always, inputs only for formulas that run
@@ -452,9 +447,14 @@ class OpDef:
             else:       # an attr the call did not pass
                 saved.append(_NOT_SAVED)
         node._saved = tuple(saved)
-        for i, r in enumerate(results[:ndiff]):
+        if ndiff == 1:
+            r = results[0]
             r._grad_fn = node
-            r._output_nr = i
+            r._output_nr = 0
+        else:
+            for i, r in enumerate(results[:ndiff]):
+                r._grad_fn = node
+                r._output_nr = i
         return node
 
 
@@ -568,6 +568,13 @@ def _rebase_view(self, node):
     self._output_nr = 0
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
+
+
+def _edge(v):
+    """The gradient edge of an input that requires grad: its grad_fn, or its leaf accumulator."""
+    fn = v._grad_fn if v._view is None else v.grad_fn
+    return ((fn, v._output_nr) if fn is not None else
+            (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
 
 
 def _zeros(shape, dtype):

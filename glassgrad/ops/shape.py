@@ -5,6 +5,7 @@ import warnings
 
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.grad_mode import state
 from ..backend import xp
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -22,22 +23,25 @@ def _view_forward(self, size):
         ) from None
 
 
-_view = defop("ViewBackward0", _view_forward, dtype="same", view=True,
+# arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
+_view = defop("ViewBackward0", _view_forward, dtype="same", view=True, arrays=True,
               grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _reshape_alias = defop("ReshapeAliasBackward0", _view_forward, dtype="same", view=True,
-                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
+                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)},
+                       arrays=True)
 # shares the data as view does (and refuses what view refuses), but is no view for autograd
-_unsafe_view = defop("UnsafeViewBackward0", _view_forward, dtype="same",
+_unsafe_view = defop("UnsafeViewBackward0", _view_forward, dtype="same", arrays=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _clone = defop("CloneBackward0", lambda self: self.copy(), dtype="same",
-               grads={"self": lambda grad: grad})
+               grads={"self": lambda grad: grad}, arrays=True)
 _alias = defop("AliasBackward0", lambda self: self.view(), dtype="same", view=True,
                grads={"self": lambda grad: grad})
-_t = defop("TBackward0", lambda self: self.T, dtype="same", view=True,
-           grads={"self": lambda grad: grad.t()})
+_t = defop("TBackward0", lambda self: self.T, dtype="same", view=True, arrays=True,
+           grads={"self": lambda grad: grad.t() if state.grad else grad.T})
 _transpose = defop("TransposeBackward0", lambda self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
-                   dtype="same", view=True,
-                   grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
+                   dtype="same", view=True, arrays=True,
+                   grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)
+                          if state.grad else xp.swapaxes(grad, dim0, dim1)})
 _permute = defop("PermuteBackward0", lambda self, dims: xp.transpose(self, dims), dtype="same",
                  view=True, grads={"self": lambda grad, dims: grad.permute(
                      tuple(sorted(range(len(dims)), key=dims.__getitem__)))})
@@ -91,8 +95,8 @@ def _expand_forward(self, size):
     return xp.lib.stride_tricks.as_strided(self, size, strides, writeable=self.flags.writeable)
 
 
-_expand = defop("ExpandBackward0", _expand_forward, dtype="same",
-                view=True, grads={"self": lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes)})
+_expand = defop("ExpandBackward0", _expand_forward, dtype="same", view=True, arrays=True,
+                grads={"self": lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes)})
 _to_copy = defop("ToCopyBackward0", lambda self, dtype: self.astype(dtype.np), dtype="same",
                  grads={"self": lambda grad: grad})   # the engine casts back to self's dtype
 
