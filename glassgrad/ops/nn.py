@@ -39,9 +39,15 @@ def _softmax_forward(self, dim, log):
     a = self.reshape(1) if self.ndim == 0 else self
     a = a.astype(xp.float32) if a.dtype == xp.float16 else a   # half accumulates in float
     shifted = a - a.max(axis=dim, keepdims=True, initial=-xp.inf)
-    e = xp.exp(shifted)
+    # in place on the fresh temporaries: fewer passes over memory
+    e = xp.exp(shifted) if log else xp.exp(shifted, out=shifted)
     s = e.sum(axis=dim, keepdims=True)
-    out = shifted - xp.log(s) if log else e / s
+    if log:
+        shifted -= xp.log(s)
+        out = shifted
+    else:
+        e /= s
+        out = e
     return out.reshape(self.shape).astype(self.dtype, copy=False)
 
 

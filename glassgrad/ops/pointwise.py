@@ -49,7 +49,9 @@ def _pow_forward(self, exponent):
     if isinstance(self, xp.ndarray) and self.dtype.kind in "iu" and \
             isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return xp.power(self, exponent)
+    # the operator: NumPy then computes x ** 2 as square and x ** 0.5 as sqrt (as torch does),
+    # several times faster than power
+    return self ** exponent
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):

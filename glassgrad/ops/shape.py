@@ -88,6 +88,8 @@ _squeeze_dims_ = defop(
 
 def _expand_forward(self, size):
     """broadcast_to, but a kept dim keeps its stride (NumPy zeroes it for size-1 dims)."""
+    if tuple(size) == self.shape:       # nothing to expand: a plain view (as_strided is slow)
+        return self.view()
     lead = len(size) - self.ndim
     strides = (0,) * lead + tuple(st if n == s else 0 for st, n, s in
                                   zip(self.strides, self.shape, size[lead:]))
