@@ -75,20 +75,17 @@ def _conform(node, grads):
         shape, dtype = nxt._input_metadata[nr]
         is_tensor = isinstance(g, Tensor)
         d = g._data if is_tensor else g
-        if d.shape == shape and _FROM_NP.get(d.dtype) is dtype:
-            continue
-        if not is_tensor:
-            g = Tensor._make(xp.asarray(g))
-        if g.shape != shape:
-            if not _expandable(shape, g.shape):
+        if d.shape != shape:
+            if not _expandable(shape, d.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
-                                   f"{i} - got {list(g.shape)} but expected shape compatible "
+                                   f"{i} - got {list(d.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
-            from ..ops.reduce import sum_to
+            from ..ops.reduce import sum_to     # on a tensor, or on the array in array mode
             g = sum_to(g, shape)
-        if g.dtype is not dtype:
-            g = g.to(dtype)
-        out[i] = g if is_tensor else g._data
+            d = g._data if is_tensor else g
+        if _FROM_NP.get(d.dtype) is not dtype:
+            g = g.to(dtype) if is_tensor else d.astype(dtype.np)
+        out[i] = g
     return out
 
 
