@@ -1029,3 +1029,42 @@ def test_saved_attribute_listing_matches_torch(name):
         return names, [tuple(v) if isinstance(v, tuple) else v
                        for v in (getattr(g, k) for k in names) if not hasattr(v, "grad_fn")]
     same(program)
+
+
+# -- array mode: gradients flow as arrays without create_graph; .grad still owns its data ----
+def test_grad_owns_its_data_in_array_mode():
+    def program(lib):
+        a, b = leaf(lib, X), leaf(lib, W)
+        g = lib.tensor([1.0, 2.0, 3.0])
+        (a + b).backward(g)         # add's formulas pass the incoming gradient itself on
+        g.mul_(10)                  # the user's tensor changes after backward
+        a.grad.add_(1)              # so does one leaf's .grad
+        c = leaf(lib, X)
+        (c.sin() * 2).sum().backward()
+        first = c.grad
+        (c.sin() * 2).sum().backward()      # accumulates into the same .grad
+        return a.grad, b.grad, g, first, c.grad, first is c.grad
+    same(program)
+
+
+def test_array_mode_mixes_with_tensor_nodes_and_hooks():
+    def program(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+
+        x = leaf(lib, X)
+        h = x.exp()
+        h.register_hook(lambda g: g + 1)    # hooks and custom Functions see tensors
+        h.retain_grad()
+        y = Twice.apply(h.sin()) ** 2
+        y = y.cumsum(0) + x                 # a row without array formulas; x gets two paths
+        (gx,) = lib.autograd.grad(y.sum(), x, retain_graph=True)
+        y.sum().backward()
+        return gx, x.grad, h.grad
+    same(program)
