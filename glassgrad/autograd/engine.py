@@ -195,7 +195,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                     and not hooks_done):      # no hooks: the common case
                 if not arrays:
                     out = _validate(node, node.apply(grads))
-                elif node._arrays:
+                elif node._arrays and not state.grad:   # (a hook may have enabled grad)
                     out = _validate(node, node.apply_arrays(grads))
                 else:
                     grads = _wrap(grads)

@@ -41,7 +41,8 @@ TABLE = []          # every OpDef, in definition order (docs/ops.md is generated
 
 
 class _Scalar:
-    """A Python number that sat in a tensor slot (PyTorch wraps it as a 0-d tensor)."""
+    """A Python number that sat in a tensor slot (PyTorch wraps it as a 0-d tensor), as
+    OpNode._tensors shows it to the glass box (a node keeps the number itself)."""
     __slots__ = ("value",)
 
     def __init__(self, value):
@@ -52,9 +53,9 @@ class OpNode(Node):
     """Backward node of a defop row; one subclass per row, named like PyTorch's.
 
     ``_saved``: one value per name of ``op.saved_order`` (_NOT_SAVED: an input whose formula
-    does not run): a SavedTensor, a
-    Python number that sat in a tensor slot, a tuple of SavedTensors (variadic), or metadata
-    and attrs as they are. release() replaces the tensor slots (``op.slots``) by _FREED."""
+    does not run): a SavedTensor, a Python number that sat in a tensor slot, a tuple of
+    SavedTensors (variadic), or metadata and attrs as they are. release() replaces the tensor
+    slots (``op.slots``) by _FREED."""
     __slots__ = ("_saved",)
     op = None
 
