@@ -8,6 +8,7 @@ import itertools
 import re
 import sys
 
+from .anomaly_mode import record as _record_anomaly
 from .grad_mode import state
 
 _refcount = sys.getrefcount
@@ -68,6 +69,13 @@ def short_name(node):
     return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
 
 
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its "
+         "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("Hint: the backtrace further above shows the operation that failed to compute "
+                 "its gradient. The variable in question was changed in there or anywhere later. "
+                 "Good luck!")
+
+
 class SavedTensor:
     """A tensor kept for backward, with the version it had when saved."""
     __slots__ = ("tensor", "data", "counter", "version", "output_nr")
@@ -108,8 +116,7 @@ class SavedTensor:
         return ("one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [torch.{type_name} [{', '.join(map(str, shape))}]]{which} "
                 f"is at version {self.counter.version}; expected version {self.version} instead. "
-                "Hint: enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+                + (_ANOMALY_HINT if state.anomaly else _HINT))
 
     @staticmethod
     def _type_name(data):
@@ -128,6 +135,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retain_grad_hooks = self._metadata = None
+        if state.anomaly:       # the forward traceback (anomaly_mode)
+            _record_anomaly(self)
 
     def name(self):
         return type(self).__name__
@@ -207,8 +216,12 @@ class AccumulateGrad(Node):
             var._grad._version_counter.version += 1
         hs = var._hook_state
         if hs is not None and hs.post_accumulate_grad_hooks:
+            tr = state.tracer
             for hook in tuple(hs.post_accumulate_grad_hooks.values()):
-                hook(var)
+                if tr is None:
+                    hook(var)
+                else:
+                    tr.call("post-accumulate-grad hook", self, hook, (var,))
         return ()
 
     def _tensor_hooks(self):

@@ -1,7 +1,9 @@
 """glassgrad.glass: see through autograd. graph(t) draws the history behind a tensor (text,
 Graphviz DOT, SVG/PNG); explain(t) narrates it: what each node saved and why, which saved
-tensors were modified since, and what is safe to modify in place now."""
+tensors were modified since, and what is safe to modify in place now. trace_backward() records
+every step of a backward pass (nodes, gradients, hooks, reductions) as a table."""
 from .explain import explain
 from .graph import Graph, GraphvizNotFound, graph
+from .trace import Trace, trace_backward
 
-__all__ = ["Graph", "GraphvizNotFound", "explain", "graph"]
+__all__ = ["Graph", "GraphvizNotFound", "Trace", "explain", "graph", "trace_backward"]
