@@ -343,3 +343,15 @@ def test_anomaly_mode_changes_no_values():
                 (gx,) = lib.autograd.grad(x.grad.sum(), x)
         return x.grad, w.grad, y.grad, gx
     same(program)
+
+
+def test_the_committed_docs_show_the_current_anomaly_output():
+    import pathlib
+    from glassgrad.glass.docs import _anomaly_section
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
+    section = _anomaly_section()
+    for fact in ('UserWarning: Error detected in PowBackward0. Traceback of forward call that '
+                 'caused the error:\n  File "prog.py", line 6, in <module>\n    z = y ** 2\n',
+                 "Good luck!", "Function 'SqrtBackward0' returned nan values in its 0th output."):
+        assert fact in section, fact
+    assert section in page, "docs/glass.md is stale: run python -m glassgrad.glass.docs"

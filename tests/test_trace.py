@@ -292,3 +292,12 @@ def test_source_shown_when_the_node_has_one():
     assert "source" in header
     row = tr.table().splitlines()[1 + tr.steps.index(step)]
     assert row[header.index("source"):].startswith("prog.py:3")
+
+
+def test_the_committed_docs_show_the_current_trace():
+    import pathlib
+    from glassgrad.glass.docs import _trace_section
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
+    section = _trace_section()
+    assert "post-accumulate-grad hook" in section and "replaced the gradient" in section
+    assert section in page, "docs/glass.md is stale: run python -m glassgrad.glass.docs"
