@@ -9,7 +9,7 @@ import functools
 import inspect
 import warnings
 
-from .graph import FREED_MESSAGE, Node, SavedTensor
+from .graph import FREED_MESSAGE, Node, RawSavedTensor, SavedTensor
 from .grad_mode import no_grad, state
 
 _FREED = object()
@@ -58,6 +58,15 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is _FREED:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self):
+        if self._saved is _FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(RawSavedTensor(lambda i=i: self._raw_get(i)) for i in range(len(self._saved)))
+
+    def _raw_get(self, i):
+        return RawSavedTensor.FREED if self._saved is _FREED else self._saved[i]
 
     def release(self):
         self._saved = _FREED
