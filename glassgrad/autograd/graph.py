@@ -292,7 +292,7 @@ class AccumulateGrad(Node):
 
 # -- views and in-place: CopySlices, regenerated view grad_fns -----------------------------------
 # how a view was created (PyTorch's CreationMeta); a view of a view inherits a non-default one
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE = range(4)
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT_NODE, INFERENCE_MODE, IN_CUSTOM_FUNCTION = range(5)
 
 
 class ViewMeta:
@@ -352,6 +352,12 @@ def view_rebase_error(t, indirect):
                 "clarify your code by moving both the view and the inplace either both inside the "
                 "inference_mode block (if you don't want the inplace to be tracked) or both "
                 "outside (if you want the inplace to be tracked).")
+    elif creation == IN_CUSTOM_FUNCTION:
+        msg += (" This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would override the "
+                "custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+                "the custom Function.")
     return RuntimeError(msg)
 
 
