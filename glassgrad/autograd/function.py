@@ -10,7 +10,7 @@ import inspect
 import warnings
 
 from .graph import (FREED_MESSAGE, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, Node,
-                    RawSavedTensor, SavedTensor, view_meta)
+                    RawSavedTensor, SavedTensor, move_retains_grad, view_meta)
 from .grad_mode import no_grad, state
 
 _FREED = object()
@@ -223,12 +223,18 @@ def _wrap_outputs(ctx, args, output, record):
             if var._view is not None and len(outs) > 1:
                 raise RuntimeError(_DIRTY_VIEW_MULTI)
             var._grad = None
-            var._hook_state = None      # the old history's hooks and accumulator go with it
+            hs, old = var._hook_state, (var._grad_fn, var._output_nr)
+            if hs is not None:      # the old history's hooks and accumulator go with it
+                hs.backward_hooks = hs.accumulator = None
             if var._view is not None:   # like an in-place op on a view: the base is rebased
                 from ..ops.registry import _check_view_inplace, _rebase_view
                 _check_view_inplace(var, True)
-                _rebase_view(var, ctx)
+                _rebase_view(var, ctx, *old)
                 continue
+            var.grad_fn, var._output_nr = ctx, i
+            if hs is not None:      # a retained gradient now comes from ctx
+                move_retains_grad(var, *old)
+            continue
         elif is_input:
             var = outs[i] = _alias(var)
         var.grad_fn, var._output_nr = ctx, i

@@ -381,10 +381,25 @@ def view_grad_fn(t):
     node = AsStridedBackward0((_base_edge(base),),
                               ((t._data.shape, _dtype_of(t._data)),))
     node._geom = view_geometry(t)
+    old_nr = t._output_nr
     t._grad_fn = node
     t._output_nr = 0
     meta.version = version
+    if t._hook_state is not None:
+        move_retains_grad(t, fn, old_nr)
     return node
+
+
+def move_retains_grad(t, old_fn, old_nr):
+    """After ``t`` got a new grad_fn (an in-place op, a regenerated view grad_fn), a retained
+    gradient comes from the new one, as PyTorch's update_tensor_hooks_on_new_gradfn does (hooks
+    registered before stay on the old node)."""
+    hooks = old_fn._retain_grad_hooks if old_fn is not None else None
+    if hooks and t._hook_state.retains_grad and old_nr in hooks:
+        new = t._grad_fn
+        if new._retain_grad_hooks is None:
+            new._retain_grad_hooks = {}
+        new._retain_grad_hooks[t._output_nr] = hooks.pop(old_nr)
 
 
 def _dtype_of(data):

@@ -23,7 +23,8 @@ from .. import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, RawSavedTensor,
-                              SavedTensor, view_geometry, view_meta, view_rebase_error)
+                              SavedTensor, move_retains_grad, view_geometry, view_meta,
+                              view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -476,21 +477,27 @@ def apply_inplace(op, self, values, attrs, fills=False):
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     if needs:
+        old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
         if view:
-            _rebase_view(self, node)
+            _rebase_view(self, node, *old)
+        elif self._hook_state is not None:
+            move_retains_grad(self, *old)
     return self
 
 
-def _rebase_view(self, node):
+def _rebase_view(self, node, old_fn, old_nr):
     """In-place on a view: the base's history becomes CopySlices(node); the view's grad_fn is
-    then regenerated from the base (PyTorch's rebase_history)."""
+    then regenerated from the base (PyTorch's rebase_history). old_fn, old_nr: the view's
+    gradient edge before the op (a retained gradient moves from it)."""
     base = self._base
     cs = CopySlices(base, view_geometry(self), node)
+    base_old = base._grad_fn, base._output_nr
     base._grad_fn = cs
     base._output_nr = 0
-    self._grad_fn = None
-    self._output_nr = 0
+    if base._hook_state is not None:
+        move_retains_grad(base, *base_old)
+    self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
 
