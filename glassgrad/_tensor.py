@@ -367,7 +367,7 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         return tensor_repr(self._data, self.dtype.name,
-                           grad_fn_name=None if self.grad_fn is None else self.grad_fn.name(),
+                           grad_fn_name=None if self.grad_fn is None else type(self.grad_fn).__name__,
                            requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
                            default_dtype_name=dtypes.get_default_dtype().name,
                            tensor_contents=tensor_contents)

@@ -9,7 +9,8 @@ import functools
 import inspect
 import warnings
 
-from .graph import FREED_MESSAGE, Node, SavedTensor
+from .graph import (FREED_MESSAGE, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, Node,
+                    RawSavedTensor, SavedTensor, move_retains_grad, view_meta)
 from .grad_mode import no_grad, state
 
 _FREED = object()
@@ -21,6 +22,14 @@ _LEGACY_MESSAGE = (
 _DIRTY_NOT_RETURNED = (
     "Some elements marked as dirty during the forward method were not returned as output. The "
     "inputs that are modified inplace must all be outputs of the Function.")
+_DIRTY_VIEW_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
 _ONCE_MESSAGE = ("trying to differentiate twice a function that was marked with "
                  "@once_differentiable")
 
@@ -58,6 +67,15 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is _FREED:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self):
+        if self._saved is _FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(RawSavedTensor(lambda i=i: self._raw_get(i)) for i in range(len(self._saved)))
+
+    def _raw_get(self, i):
+        return RawSavedTensor.FREED if self._saved is _FREED else self._saved[i]
 
     def release(self):
         self._saved = _FREED
@@ -157,11 +175,14 @@ class Function(FunctionCtx):
 
 
 def _alias(t):
-    """A new tensor sharing ``t``'s data and version (PyTorch's view_as(self))."""
+    """A new tensor sharing ``t``'s data and version (PyTorch's view_as(self), made without
+    grad): a view of ``t``."""
     from .._tensor import Tensor
     a = Tensor._make(t._data, counter=t._version_counter)
     a._base = t if t._base is None else t._base
     a._inference = t._inference
+    if t._data.dtype.kind == "f":
+        a._view = view_meta(t, t._version_counter.version, False, t._inference)
     return a
 
 
@@ -178,6 +199,7 @@ def _wrap_outputs(ctx, args, output, record):
     if sum(1 for o in outs if id(o) in dirty) < len(dirty):
         raise RuntimeError(_DIRTY_NOT_RETURNED)
     meta = []
+    n_diff = 0      # differentiable outputs
     for i, var in enumerate(outs):
         if not isinstance(var, Tensor):
             meta.append((None, None))
@@ -193,19 +215,35 @@ def _wrap_outputs(ctx, args, output, record):
             elif var._base is None:
                 var.detach_()
             continue
+        n_diff += 1
         if modified:
-            if var.grad_fn is None and var._requires_grad:
+            if var._grad_fn is None and var.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
-            if var._base is not None:
-                raise RuntimeError("glassgrad: a Function that modifies a view in-place is not "
-                                   "supported yet (views and in-place rebase land with the views "
-                                   "issue)")
+            if var._view is not None and len(outs) > 1:
+                raise RuntimeError(_DIRTY_VIEW_MULTI)
             var._grad = None
-            var._hook_state = None      # the old history's hooks and accumulator go with it
+            hs, old = var._hook_state, (var._grad_fn, var._output_nr)
+            if hs is not None:      # the old history's hooks and accumulator go with it
+                hs.backward_hooks = hs.accumulator = None
+            if var._view is not None:   # like an in-place op on a view: the base is rebased
+                from ..ops.registry import _check_view_inplace, _rebase_view
+                _check_view_inplace(var, True)
+                _rebase_view(var, ctx, *old)
+                continue
+            var.grad_fn, var._output_nr = ctx, i
+            if hs is not None:      # a retained gradient now comes from ctx
+                move_retains_grad(var, *old)
+            continue
         elif is_input:
             var = outs[i] = _alias(var)
         var.grad_fn, var._output_nr = ctx, i
+    # views among the outputs (made inside forward, or inputs returned as-is) refuse in-place
+    # ops later, as PyTorch's CreationMeta IN_CUSTOM_FUNCTION / MULTI_OUTPUT_NODE make them
+    for i, var in enumerate(outs):
+        if isinstance(var, Tensor) and var._view is not None and not (
+                id(var) in dirty and id(var) in inputs):
+            var._view.creation = MULTI_OUTPUT_NODE if n_diff > 1 else IN_CUSTOM_FUNCTION
     ctx._input_metadata = tuple(meta)
     if record:
         ctx._saved = tuple(_save(ctx, t, i, outs) for i, t in enumerate(ctx.to_save or ()))

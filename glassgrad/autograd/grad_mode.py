@@ -22,6 +22,11 @@ class _State(threading.local):
     anomaly_check_nan = True
     tracer = None
     node = None
+    # saved-tensor hooks (autograd.graph): the innermost (pack, unpack) pair or None; the
+    # disable_saved_tensors_hooks message or None; allow_mutation's clone-on-mutate callback
+    saved_hooks = None
+    saved_hooks_disabled = None
+    on_mutate = None
 
     @property
     def grad_enabled(self):

@@ -22,8 +22,9 @@ import inspect
 from .. import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
-from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, SavedTensor,
-                              view_geometry, view_meta, view_rebase_error)
+from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, RawSavedTensor,
+                              SavedTensor, move_retains_grad, view_geometry, view_meta,
+                              view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -64,29 +65,19 @@ class OpNode(Node):
             return [g if edge is not None else None
                     for g, (edge, _) in zip(out, self.next_functions)]
         out = []
-        attrs, tensors = self._attrs, self._tensors
-        for v in tensors.values():      # like PyTorch, check every saved tensor before any formula
-            if v is _FREED:
+        attrs, values = self._attrs, {}
+        for n, v in self._tensors.items():  # like PyTorch, unpack (and check) each saved tensor
+            if type(v) is SavedTensor:      # once, before any formula runs
+                values[n] = v.unpack(self)
+            elif v is _FREED:
                 raise RuntimeError(FREED_MESSAGE)
-            if type(v) is SavedTensor and v.counter.version != v.version:
-                v.unpack(self)          # raises the version error
+            else:
+                values[n] = self._unpack(v)
         for (formula, names), (edge, _) in zip(op.formulas, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
                 continue
-            args = []
-            for n in names:
-                if n in attrs:
-                    args.append(attrs[n])
-                    continue
-                v = tensors[n]
-                if type(v) is SavedTensor:
-                    args.append(v.unpack(self))
-                elif v is _FREED:
-                    raise RuntimeError(FREED_MESSAGE)
-                else:
-                    args.append(self._unpack(v))
-            out.append(formula(grad, *args))
+            out.append(formula(grad, *[attrs[n] if n in attrs else values[n] for n in names]))
         return out
 
     def _value(self, name):
@@ -110,9 +101,14 @@ class OpNode(Node):
             self._tensors = dict.fromkeys(self._tensors, _FREED)
 
     def __dir__(self):
-        return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names)})
+        raw = (n for n, kind, _, _ in self.op._save_plan
+               if kind in (_SAVE_INPUT, _SAVE_OUTPUT, _SAVE_ALL_INPUTS))
+        return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names),
+                       *("_raw_saved_" + n for n in raw)})
 
     def __getattr__(self, name):
+        if name.startswith("_raw_saved_"):
+            return self._raw_saved(name)
         key = name[7:] if name.startswith("_saved_") else None
         if key not in self.op.saved_names:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
@@ -126,6 +122,25 @@ class OpNode(Node):
             return None if v.value is None else tensor(
                 v.value, dtype=dtypes.float64 if isinstance(v.value, float) else None)
         return None if v is None else self._unpack(v)
+
+    def _raw_saved(self, name):
+        """grad_fn._raw_saved_<name>: the saved tensor itself (torch exposes tensors only)."""
+        key = name[11:]
+        if key in self._attrs or not any(
+                n == key and kind in (_SAVE_INPUT, _SAVE_OUTPUT, _SAVE_ALL_INPUTS)
+                for n, kind, _, _ in self.op._save_plan):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        v = self._tensors.get(key)
+        if type(v) is _Scalar:      # a wrapped number: its 0-d tensor
+            wrapped = SavedTensor(getattr(self, "_saved_" + key), False)
+            return RawSavedTensor(lambda: wrapped)
+        if type(v) is tuple:
+            return [RawSavedTensor(lambda i=i: self._raw_get(key, i)) for i in range(len(v))]
+        return RawSavedTensor(lambda: self._raw_get(key))
+
+    def _raw_get(self, key, i=None):
+        v = self._tensors.get(key)
+        return RawSavedTensor.FREED if v is _FREED else v if i is None else v[i]
 
 
 def _formula_names(fn):
@@ -165,8 +180,15 @@ class OpDef:
         self._prepared = {}
         dtypes.CACHES.append(self._prepared)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
-        self._save_plan = tuple(tuple((n, *self._save_kind(n)) for n in names)
-                                for _, names in self.formulas)
+        # (name, kind, index, the formulas that use it), in PyTorch's save order: inputs by
+        # name, then outputs by name (what saved-tensor pack hooks see)
+        users = {}
+        for j, (_, names) in enumerate(self.formulas):
+            for n in names:
+                users.setdefault(n, []).append(j)
+        self._save_plan = tuple(sorted(
+            ((n, *self._save_kind(n), tuple(js)) for n, js in users.items()),
+            key=lambda e: (e[1] is _SAVE_OUTPUT, e[0])))
         TABLE.append(self)
 
     def _save_kind(self, n):
@@ -338,31 +360,30 @@ class OpDef:
                                                  for r in results[:ndiff]))
         node._attrs = kept = {}
         node._tensors = tensors = {}
-        for plan, need in zip(self._save_plan, (True,) if self.variadic else needs):
-            for n, kind, i in plan:
-                if n in kept or n in tensors:
-                    continue
-                # like PyTorch: metadata and outputs always, inputs only for formulas that run
-                if n in attrs:
-                    kept[n] = attrs[n]
-                elif kind is _SAVE_OUTPUT:
-                    tensors[n] = SavedTensor(results[i], i < ndiff, i)
-                elif kind is _SAVE_SIZES:
-                    kept[n] = values[i]._data.shape
-                elif kind is _SAVE_NUMEL:
-                    kept[n] = values[i]._data.size
-                elif kind is _SAVE_ARGS_SIZES:
-                    kept[n] = tuple(v._data.shape for v in values)
-                elif kind is _SAVE_ARGS_TYPES:
-                    kept[n] = tuple(v.dtype for v in values)
-                elif kind is _SAVE_ALL_INPUTS:
-                    tensors[n] = tuple(SavedTensor(v, False) for v in values)
-                elif need:
-                    v = saved_self if saved_self is not None and n == "self" else values[i]
-                    tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
-        for i, r in enumerate(results[:ndiff]):
+        for i, r in enumerate(results[:ndiff]):     # before saving: a pack hook sees grad_fn
             r._grad_fn = node
             r._output_nr = i
+        if self.variadic:
+            needs = (True,)
+        for n, kind, i, users in self._save_plan:
+            # like PyTorch: metadata and outputs always, inputs only for formulas that run
+            if n in attrs:
+                kept[n] = attrs[n]
+            elif kind is _SAVE_OUTPUT:
+                tensors[n] = SavedTensor(results[i], i < ndiff, i)
+            elif kind is _SAVE_SIZES:
+                kept[n] = values[i]._data.shape
+            elif kind is _SAVE_NUMEL:
+                kept[n] = values[i]._data.size
+            elif kind is _SAVE_ARGS_SIZES:
+                kept[n] = tuple(v._data.shape for v in values)
+            elif kind is _SAVE_ARGS_TYPES:
+                kept[n] = tuple(v.dtype for v in values)
+            elif kind is _SAVE_ALL_INPUTS:
+                tensors[n] = tuple(SavedTensor(v, False) for v in values)
+            elif any(map(needs.__getitem__, users)):
+                v = saved_self if saved_self is not None and n == "self" else values[i]
+                tensors[n] = SavedTensor(v, False) if isinstance(v, Tensor) else _Scalar(v)
         return node
 
 
@@ -445,6 +466,8 @@ def apply_inplace(op, self, values, attrs, fills=False):
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
         saved_self = clone(self)
+    if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
+        state.on_mutate(self)
     out = op.forward(*arrays, **attrs)
     out_shape = xp.shape(out)
     if out_shape != self._data.shape and broadcast_shapes(out_shape, self._data.shape) != \
@@ -454,21 +477,27 @@ def apply_inplace(op, self, values, attrs, fills=False):
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     if needs:
+        old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
         if view:
-            _rebase_view(self, node)
+            _rebase_view(self, node, *old)
+        elif self._hook_state is not None:
+            move_retains_grad(self, *old)
     return self
 
 
-def _rebase_view(self, node):
+def _rebase_view(self, node, old_fn, old_nr):
     """In-place on a view: the base's history becomes CopySlices(node); the view's grad_fn is
-    then regenerated from the base (PyTorch's rebase_history)."""
+    then regenerated from the base (PyTorch's rebase_history). old_fn, old_nr: the view's
+    gradient edge before the op (a retained gradient moves from it)."""
     base = self._base
     cs = CopySlices(base, view_geometry(self), node)
+    base_old = base._grad_fn, base._output_nr
     base._grad_fn = cs
     base._output_nr = 0
-    self._grad_fn = None
-    self._output_nr = 0
+    if base._hook_state is not None:
+        move_retains_grad(base, *base_old)
+    self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
 

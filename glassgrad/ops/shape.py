@@ -285,6 +285,8 @@ def _view_inplace(op, self, **attrs):
     version moves and, when recording, history gains the op's node (views stay views)."""
     from ..autograd.grad_mode import state
     check_inplace(self)
+    if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
+        state.on_mutate(self)
     new = op.forward(self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
