@@ -43,6 +43,15 @@ def explanation(e):
     return "\n".join(line[len(INDENT):] for line in parts[1].split("\n"))
 
 
+_BLOCK = re.compile(re.escape(SEPARATOR) + r"(?:" + INDENT + r"[^\n]*(?:\n|$))*")
+
+
+def strip_explanations(text):
+    """``text`` (a program's printed output, a traceback) without glassgrad's explanations:
+    what PyTorch would have printed."""
+    return _BLOCK.sub(lambda m: "\n" if m.group(0).endswith("\n") else "", text)
+
+
 def with_explanation(text, lines):
     """``text`` followed by the explanation ``lines`` in the documented form."""
     if not lines:
@@ -159,11 +168,10 @@ def saved_modified(ctx, m):
                         "forward pass." if formula else "."))
         lines.append(f"{who} was at version {s.saved_version} when saved; it is at version "
                      f"{s.version_now} now. In-place ops that moved it:")
+        for version, text in h.bumps(s):
+            lines.append(f"  version {version}: {text}")
         bumps = [b for b in provenance.version_history(s.counter)
                  if s.saved_version < b[0] <= s.version_now]
-        for version, op, site, ref, kind in bumps:
-            lines.append(f"  version {version}: {_op_words(op, site)} at {describe(site)}"
-                         f"{_through(ctx, s, ref(), kind, who)}")
         missing = s.version_now - s.saved_version - len(bumps)
         if missing > 0:
             lines.append(f"  ({missing} more in-place op{'s' * (missing != 1)} not recorded"
@@ -196,29 +204,6 @@ def _saved_origin(h, s):
     return ""
 
 
-def _op_words(op, site):
-    entry = site[2] if site is not None else None
-    if entry and not entry.startswith("<"):
-        return f"`{entry}`"
-    return f"an in-place op ({op})"
-
-
-def _through(ctx, s, alias, kind, who):
-    """', through c, a detach() of y that shares its storage and version counter'."""
-    if alias is not None and alias is s.obj or kind == "history" and s.obj is None:
-        return f", on {who} itself"
-    name = ctx.name(alias) if alias is not None else None
-    if kind == "view":
-        base = alias._base if alias is not None else None
-        base_name = ctx.name(base, "its base") if base is not None else "its base"
-        return (f", through {name or 'a view'}, a view of {base_name} (a view shares its "
-                "base's storage and version counter)")
-    if kind == "plain" and (s.obj is None or s.obj.requires_grad):
-        return (f", through {name or 'a temporary'}, a detach() of {who} that shares its "
-                "storage and version counter (detach() makes no copy)")
-    return f", on {name or who} itself"
-
-
 def _fix_modified(ctx, s, who, bumps):
     ops = {b[2][2] for b in bumps if b[2] is not None and b[2][2]}
     alias_names = [ctx.name(b[3]()) for b in bumps if b[3]() is not None]
@@ -229,7 +214,7 @@ def _fix_modified(ctx, s, who, bumps):
     else:
         lines.append(f"  - modify a copy: `{who}.clone()` (or `.detach().clone()`) has its own "
                      "storage;")
-    outs = [_out_of_place(op) for op in sorted(ops)]
+    outs = [_out_of_place(op, alias or who) for op in sorted(ops)]
     outs = [o for o in outs if o]
     lines.append("  - or use the out-of-place op, which returns a new tensor"
                  + (f" ({'; '.join(outs)})" if outs else "") + ";")
@@ -237,17 +222,19 @@ def _fix_modified(ctx, s, who, bumps):
     return lines
 
 
-def _out_of_place(op):
-    special = {"zero_": "torch.zeros_like(t) instead of t.zero_()",
-               "fill_": "torch.full_like(t, value) instead of t.fill_(value)",
-               "__setitem__": "t = t.clone(); t[index] = value, instead of assigning into t",
-               "copy_": "use the source tensor instead of copying into t"}
+def _out_of_place(op, t):
+    """How to write the in-place op ``op`` on ``t`` out of place (None when unknown)."""
+    special = {"zero_": f"`{t} = torch.zeros_like({t})` instead of `{t}.zero_()`",
+               "fill_": f"`{t} = torch.full_like({t}, value)` instead of `{t}.fill_(value)`",
+               "__setitem__": f"`{t} = {t}.clone()` before assigning into `{t}[...]`",
+               "copy_": f"use the source tensor instead of copying it into {t}"}
     if op in special:
         return special[op]
-    if op.startswith("__i") and op.endswith("__"):
-        return f"t = t {_AUGMENTED.get(op, 'op')} x instead of t {_AUGMENTED.get(op, 'op')}= x"
+    if op in _AUGMENTED:
+        sym = _AUGMENTED[op]
+        return f"`{t} = {t} {sym} other` instead of `{t} {sym}= other`"
     if op.endswith("_") and not op.startswith("_"):
-        return f"t = t.{op[:-1]}(...) instead of t.{op}(...)"
+        return f"`{t} = {t}.{op[:-1]}(...)` instead of `{t}.{op}(...)`"
     return None
 
 
@@ -477,16 +464,17 @@ def non_scalar(ctx, m):
     lines = []
     for o in ctx.outputs:
         if o is not None and o.requires_grad and o.numel() != 1:
-            name = ctx.name(o, "the output")
+            name = ctx.name(o)
             made = _made(node_source(o.grad_fn)) if o.grad_fn is not None else "a leaf"
-            lines.append(f"{name} has shape {_shape(o._data.shape)} ({o.numel()} elements), "
+            lines.append(f"{name or 'The output'} has shape {_shape(o._data.shape)} ({o.numel()} elements), "
                          f"{made}.")
             lines.append("backward() with no gradient argument needs a single number to start "
                          "from (d loss / d loss = 1).")
+            name = name or "out"
             lines.append(f"Fix: reduce it to a scalar first (`{name}.sum().backward()` or "
-                         f"`.mean()`), or pass the gradient of something with respect to it: "
-                         f"`{name}.backward(gradient=torch.ones_like({name}))` (one gradient "
-                         "per element: the vector of a vector-Jacobian product).")
+                         f"`.mean()`), or pass one gradient per element: "
+                         f"`{name}.backward(gradient=torch.ones_like({name}))` (the vector of a "
+                         "vector-Jacobian product).")
             break
     return lines
 
