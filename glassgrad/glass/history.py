@@ -266,7 +266,7 @@ class History:
         t = v.tensor
         if t is None:       # the node's own output, kept as data (no reference cycle)
             data, owner = v.data, (node, v.output_nr)
-            label = self.by_node[node].outputs.get(v.output_nr) or \
+            label = self.by_node[node].outputs.get(v.output_nr) or self._holder(v) or \
                 f"output {v.output_nr} of {self.by_node[node].label}"
         else:
             data = t._data
@@ -281,6 +281,14 @@ class History:
         if info.modified:
             info.history = self.bumps(info)
         return info
+
+    def _holder(self, v):
+        """The named tensor that is a saved output itself, though an in-place op has since
+        given it a new grad_fn (``h = w.exp(); h.add_(1)``)."""
+        for name, t in self.names.values():
+            if t._data is v.data and t._version_counter is v.counter and t.requires_grad:
+                return name
+        return None
 
     # -- questions --------------------------------------------------------------------------
     def saved(self):
