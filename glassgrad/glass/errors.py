@@ -350,8 +350,17 @@ def _why_no_grad(ctx, t, role):
     if t._base is not None and t._base.requires_grad:
         lines.append(f"It is a view of {ctx.name(t._base, 'a tensor that requires grad')} made "
                      "under no_grad: compute the view with grad mode on.")
-    if name is not None and ctx.frame is not None:
-        lines += _source_walk(ctx, name, set(), 0)
+    if ctx.frame is not None:
+        if name is not None:
+            lines += _source_walk(ctx, name, set(), 0)
+        else:       # a temporary: start from the tensors the failing statement reads
+            from .._tensor import Tensor
+            sources = [n for n in _statement_names(ctx.frame)
+                       if isinstance(ctx.names.get(n), Tensor)]
+            if sources:
+                lines += _walk_sources(ctx, "it", describe((ctx.frame.f_code,
+                                                            ctx.frame.f_lineno)),
+                                       sources, set(), 0)
     lines.append("Fix: make the inputs leaves with requires_grad=True (or "
                  "`x.requires_grad_()`) and compute the output from them with grad mode on, "
                  "without detach(), .data, .numpy() or torch.tensor(...) in between.")
@@ -385,30 +394,44 @@ def _source_walk(ctx, name, seen, depth):
                      ": ops run with grad mode off record no history. That is the break; "
                      "compute it outside the block.")
         return lines
+    from .._tensor import Tensor
+    sources = [n for n in rhs_names if isinstance(ctx.names.get(n), Tensor) and n != name]
+    if not sources:
+        t = ctx.names.get(name)
+        if isinstance(t, Tensor) and t._data.dtype.kind == "f" and t.grad_fn is None:
+            return [f"{name} is a leaf created without requires_grad=True at {describe(src)}: "
+                    f"pass requires_grad=True there (or call `{name}.requires_grad_()`)."]
+        return [f"{name} was made at {describe(src)} from no tensor that requires grad."]
     for pattern, why in _BREAKS:
         if re.search(pattern, text):
             lines.append(f"{name} was made at {describe(src)}: {why}. That is the break.")
             return lines
-    from .._tensor import Tensor
-    sources = [n for n in rhs_names if isinstance(ctx.names.get(n), Tensor)]
-    if not sources:
-        lines.append(f"{name} was made at {describe(src)} from no tensor that requires grad.")
-        return lines
+    return lines + _walk_sources(ctx, name, describe(src), sources, seen, depth)
+
+
+def _walk_sources(ctx, name, made, sources, seen, depth):
+    """``name`` was made from ``sources``: the first of them that broke the history."""
     needing = [n for n in sources if ctx.names[n].requires_grad]
     if needing:
-        return [f"{name} was made at {describe(src)} from {', '.join(needing)}, which "
-                "require grad(s): the line is where the history broke."]
-    lines.append(f"{name} was made at {describe(src)} from {', '.join(sources)}; none of them "
-                 "requires grad:")
+        return [f"{name} was made at {made} from {', '.join(needing)}, which require(s) grad: "
+                "that line is where the history broke."]
+    lines = [f"{name} was made at {made} from {', '.join(sources)}; none of them requires "
+             "grad:"]
     for n in sources:
         t = ctx.names[n]
         if t.grad_fn is None and not t.requires_grad:
-            sub = _source_walk(ctx, n, seen, depth + 1)
-            if sub:
-                lines += sub
-            elif t._data.dtype.kind == "f":
-                lines.append(f"{n} is a leaf created without requires_grad=True.")
+            lines += _source_walk(ctx, n, seen, depth + 1)
     return lines
+
+
+def _statement_names(frame):
+    """The variables read by the statement the frame is executing."""
+    text = line_text((frame.f_code, frame.f_lineno))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)))
 
 
 def _assignment(frame, name):
