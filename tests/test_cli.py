@@ -221,3 +221,11 @@ def test_committed_docs_show_each_feature():
         assert fact in page, fact
     for svg in re.findall(r"\]\(([\w.]+\.svg)\)", page):
         assert (docs / svg).read_text().lstrip().startswith(("<?xml", "<svg")), svg
+
+
+def test_committed_docs_show_the_explained_errors_as_generated():
+    from glassgrad.glass.docs import ERRORS, explained_errors_section
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
+    section = explained_errors_section()
+    assert section in page, "docs/glass.md is stale: run `python -m glassgrad.glass.docs`"
+    assert section.count("glassgrad explains:") == len(ERRORS)

@@ -245,23 +245,10 @@ _AUGMENTED = {"__iadd__": "+", "__isub__": "-", "__imul__": "*", "__itruediv__":
 # -- backward through the graph a second time -------------------------------------------------
 def freed(ctx, m):
     node = ctx.failing_node()
-    roots = [o for o in ctx.outputs if o is not None and o.requires_grad]
-    h = History(roots, ctx.names)
-    frontier = []
-    for info in h.nodes:
-        if any(s.freed for s in info.saved) and not any(
-                any(s.freed for s in user.saved) for user in h.nodes
-                for e in user.edges if e.node is info):
-            frontier.append(info)
     lines = []
-    target = h.by_node.get(node) if node is not None else None
-    if target is not None and target not in frontier:
-        frontier.insert(0, target)
-    if frontier:
-        lines.append("This backward reaches nodes whose saved tensors an earlier backward "
-                     "already freed:")
-        for info in frontier[:4]:
-            lines.append(f"  {info.short}, {_made(node_source(info.node))}")
+    if node is not None:
+        lines.append(f"This backward reached {node.name()}, {_made(node_source(node))}, whose "
+                     "saved tensors an earlier backward already freed.")
     earlier = _which_backward(node) if node is not None else None
     if earlier is not None:
         lines.append(f"They were freed by the backward at {describe(earlier)}, which ran "
@@ -271,14 +258,13 @@ def freed(ctx, m):
                      f"{describe(provenance.BACKWARDS[-1][0])}; a backward frees the saved "
                      "tensors of every node it runs through.")
     lines += [
-        "The usual cause: a tensor computed in one iteration is used in the next one with its",
-        "history attached (an RNN hidden state, a running total such as `total_loss += loss`,",
-        "a moving average): each iteration's backward then reaches back into the previous,",
-        "already freed graph. Cut it with `.detach()` where it carries over (`h = h.detach()`),",
-        "or accumulate plain numbers (`total_loss += loss.item()`).",
-        "Only if you do mean to backward through the same graph twice, pass retain_graph=True",
-        "to every backward but the last.",
-    ]
+        "The usual cause: a tensor computed in one iteration is used in the next one with its "
+        "history attached (an RNN hidden state, a running total such as `total_loss += loss`, "
+        "a moving average), so each iteration's backward reaches back into the previous, "
+        "already freed graph. Cut it with `.detach()` where it carries over "
+        "(`h = h.detach()`), or accumulate plain numbers (`total_loss += loss.item()`).",
+        "Only if you do mean to backward through the same graph twice, pass "
+        "retain_graph=True to every backward but the last."]
     return lines
 
 
