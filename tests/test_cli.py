@@ -228,4 +228,4 @@ def test_committed_docs_show_the_explained_errors_as_generated():
     page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
     section = explained_errors_section()
     assert section in page, "docs/glass.md is stale: run `python -m glassgrad.glass.docs`"
-    assert section.count("glassgrad explains:") == len(ERRORS)
+    assert section.count("\n\nglassgrad explains:\n  ") == len(ERRORS)
