@@ -482,3 +482,20 @@ def test_non_leaf_grad_warning_is_explained():
     assert f"y is not a leaf: it is the output of MulBackward0, made at {_here()}:{line}" \
         in explanation(text)
     assert "`y.retain_grad()`" in explanation(text)
+
+
+def test_explained_invalid_gradient_of_a_custom_function(tmp_path):
+    text = explained(tmp_path, (
+        "class Twice(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        return torch.ones(3)\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = Twice.apply(x)\n"
+        "y.sum().backward()\n"))
+    assert "The backward of TwiceBackward returned a gradient of shape [3] for its input 0, " \
+           "whose shape was [2]" in text
+    assert "TwiceBackward was made at prog.py:9: `y = Twice.apply(x)`" in text
