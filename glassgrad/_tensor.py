@@ -5,6 +5,7 @@ import weakref
 from . import dtypes
 from ._printing import tensor_repr
 from .autograd.grad_mode import state
+from .autograd.provenance import leaf_created
 from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
 from .backend import ndarray, xp
 
@@ -51,10 +52,12 @@ _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
 
 class _HookState:
     """Rarely used per-tensor autograd state, created on first use."""
-    __slots__ = ("backward_hooks", "post_accumulate_grad_hooks", "accumulator", "retains_grad")
+    __slots__ = ("backward_hooks", "post_accumulate_grad_hooks", "accumulator", "retains_grad",
+                 "source")
 
     def __init__(self):
         self.backward_hooks = self.post_accumulate_grad_hooks = self.accumulator = None
+        self.source = None      # where the leaf started to require grad (provenance.py)
         self.retains_grad = False
 
 
@@ -185,6 +188,8 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and not self._requires_grad:
+            leaf_created(self)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -199,7 +204,9 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            from .glass.errors import non_leaf_grad_warning
+            warnings.warn(non_leaf_grad_warning(_NON_LEAF_GRAD_WARNING, self), UserWarning,
+                          stacklevel=2)
         return self._grad
 
     @grad.setter

@@ -12,6 +12,7 @@ import warnings
 from .graph import (FREED_MESSAGE, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, Node,
                     RawSavedTensor, SavedTensor, move_retains_grad, view_meta)
 from .grad_mode import no_grad, state
+from .provenance import bumped, site
 
 _FREED = object()
 
@@ -165,6 +166,7 @@ class Function(FunctionCtx):
             for a, t, need in zip(args, is_tensor, needs) if t))
         ctx.needs_input_grad = needs
         ctx._tensor_inputs = is_tensor
+        ctx._source = site() if record else None
         with no_grad():
             if separate_setup:
                 output = cls.forward(*args, **kwargs)
@@ -196,6 +198,7 @@ def _wrap_outputs(ctx, args, output, record):
     non_diff = {id(t) for t in ctx.non_differentiable or ()}
     for t in ctx.dirty_tensors or ():
         t._version_counter.version += 1     # PyTorch bumps marked tensors once more
+        bumped(t, ctx.name())
     if sum(1 for o in outs if id(o) in dirty) < len(dirty):
         raise RuntimeError(_DIRTY_NOT_RETURNED)
     meta = []

@@ -39,8 +39,9 @@ _DETACHED_MESSAGE = (
 
 
 class VersionCounter:
-    """Shared by a tensor, its views and its detach()es; bumped by every in-place op."""
-    __slots__ = ("version",)
+    """Shared by a tensor, its views and its detach()es; bumped by every in-place op.
+    ``history`` (set on the first recorded bump): the last in-place ops, see provenance.py."""
+    __slots__ = ("version", "history")
 
     def __init__(self):
         self.version = 0
@@ -200,8 +201,9 @@ def _graph_meta(tensor, is_output):
 
 class Node:
     """A backward function. Subclasses are named like PyTorch's (MulBackward0, AccumulateGrad)."""
+    # _source: where user code made the node (provenance.py); set by whoever makes the node
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_grad_hooks", "_input_metadata", "_metadata", "__weakref__")
+                 "_retain_grad_hooks", "_input_metadata", "_metadata", "_source", "__weakref__")
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions

@@ -63,9 +63,80 @@ print(torch.__name__)
 """
 
 
+# the explained errors: (title, program); each program raises, and the page shows its message
+ERRORS = (
+    ("A saved tensor modified in place (the first seed, run to its backward)",
+     SEED1 + "z.backward()\n"),
+    ("The same, through a view",
+     "x = torch.ones(3, requires_grad=True)\nz = (x * 2).exp()\nv = z[1:]\nv.mul_(2)\n"
+     "z.sum().backward()\n"),
+    ("Backward through the graph a second time: a hidden state carried across iterations",
+     "x = torch.ones(2, requires_grad=True)\nh = torch.zeros(2)\nfor step in range(2):\n"
+     "    h = torch.tanh(x * h + 1)\n    loss = h.sum()\n    loss.backward()\n"),
+    ("Does not require grad: made under no_grad",
+     "w = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = w * 2\n"
+     "loss = y.sum()\nloss.backward()\n"),
+    ("Does not require grad: a detach() on the way",
+     "w = torch.ones(2, requires_grad=True)\ny = w.detach() * 2\ny.sum().backward()\n"),
+    ("Does not require grad: a leaf created without requires_grad",
+     "x = torch.ones(2)\nloss = (x * 2).sum()\nloss.backward()\n"),
+    ("An input unused by the graph (autograd.grad)",
+     "x = torch.ones(2, requires_grad=True)\nw = torch.ones(2, requires_grad=True)\n"
+     "torch.autograd.grad((x * 2).sum(), [x, w])\n"),
+    ("Backward of a non-scalar", "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+     "y.backward()\n"),
+    ("A gradient of the wrong shape", "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+     "y.backward(torch.ones(2))\n"),
+    ("In place on a leaf", "x = torch.ones(2, requires_grad=True)\nx.add_(1)\n"),
+    ("In place on a view of a leaf",
+     "x = torch.ones(2, requires_grad=True)\nv = x[:1]\nv.mul_(2)\n"),
+)
+
+
+def explained_errors_section():
+    """The page's section on explained errors: each program and the message it raises."""
+    import linecache
+    saved = linecache.cache.get("prog.py")
+    parts = [textwrap.dedent("""\
+        ## Errors that explain themselves
+
+        Every autograd error keeps PyTorch's exact text first (so `except` clauses and
+        `pytest.raises(match=...)` written for PyTorch still match), then, after a blank line,
+        the header `glassgrad explains:` and the explanation, each line indented by two spaces.
+        `glassgrad.glass.torch_message(e)` gives PyTorch's part back. The explanation names
+        the user's code (file:line and the line's text), from provenance recorded as the
+        program ran: every node remembers where user code made it, every leaf that requires
+        grad where it was created, and every storage its last in-place ops (op, line, and the
+        alias written through). `glassgrad.glass.set_provenance(False)` turns the recording
+        off (see docs/performance.md for its cost).
+
+        """)]
+    for title, code in ERRORS:
+        try:
+            _exec(code, {"torch": glassgrad})
+        except RuntimeError as e:
+            message = f"RuntimeError: {e}"
+        else:
+            raise AssertionError(f"{title}: the program did not raise")
+        finally:
+            linecache.cache.pop("prog.py", None)
+            if saved is not None:
+                linecache.cache["prog.py"] = saved
+        parts.append(f"### {title}\n\n`prog.py`:\n\n" + _block(code, "python") + "\n"
+                     + _block(message) + "\n")
+    return "".join(parts)
+
+
+def _exec(code, ns):
+    """Run ``code`` as the file prog.py (its lines readable by the explanations)."""
+    import linecache
+    linecache.cache["prog.py"] = (len(code), None, code.splitlines(True), "prog.py")
+    exec(compile(code, "prog.py", "exec"), ns)
+
+
 def _run(code):
     ns = {"torch": glassgrad}
-    exec(code, ns)
+    _exec(code, ns)
     return {k: v for k, v in ns.items() if isinstance(v, glassgrad.Tensor)}
 
 
@@ -106,8 +177,8 @@ def generate(out_dir):
           PyTorch's.
 
         Tensors are named after the variables that hold them (the caller's frame, or
-        `names={"x": x}`). Nodes do not record the source line that made them yet; when they do,
-        each node gains a `source` line.
+        `names={"x": x}`). Each node shows the source line that made it (`source:`), and a saved
+        tensor modified since it was saved lists the in-place ops that moved its version.
 
         The picture reads like the forward pass: `leaf ---> ... ---> root`, one line per path.
         Paths run through the nodes' `next_functions`; `y = AddBackward0` means the variable `y`
@@ -132,6 +203,7 @@ def generate(out_dir):
             parts.append(f"`graph(z).render(\"{stem}.svg\")`:\n\n![{stem}]({stem}.svg)\n\n")
         parts.append("`print(glassgrad.explain(z))`:\n\n" + _block(explain(ns["z"], names=ns))
                      + "\n")
+    parts.append(explained_errors_section())
     ns = _run(VIEWS_HOOKS)
     g = graph(ns["d"], names=ns)
     parts.append("## Views, hooks and a diamond\n\n" + _block(VIEWS_HOOKS, "python") + "\n"

@@ -22,6 +22,7 @@ import inspect
 from .. import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
+from ..autograd.provenance import bumped as _bumped, site as _site
 from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, RawSavedTensor,
                               SavedTensor, move_retains_grad, view_geometry, view_meta,
                               view_rebase_error)
@@ -358,6 +359,7 @@ class OpDef:
             edges = self.edges(values, needs)
         node = self.node_cls(tuple(edges), tuple((r._data.shape, _FROM_NP[r._data.dtype])
                                                  for r in results[:ndiff]))
+        node._source = _site()
         node._attrs = kept = {}
         node._tensors = tensors = {}
         for i, r in enumerate(results[:ndiff]):     # before saving: a pack hook sees grad_fn
@@ -416,12 +418,18 @@ def check_inplace(self):
     if self._view is not None:      # views: checked once the op is known to record
         return
     if self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+        raise _leaf_error(RuntimeError("a leaf Variable that requires grad is being used in an "
+                                       "in-place operation."), self)
     base = self._base
     if base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+        raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
+                                       "used in an in-place operation."), self, True)
+
+
+def _leaf_error(exc, t, view=False):
+    """The refusal, with glassgrad's explanation (which leaf, where it was made, the fix)."""
+    from ..glass.errors import inplace_on_leaf
+    return inplace_on_leaf(exc, t, view)
 
 
 def _check_view_inplace(self, needs):
@@ -434,8 +442,8 @@ def _check_view_inplace(self, needs):
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
     if base._grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+        raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
+                                       "used in an in-place operation."), self, True)
 
 
 def apply_inplace(op, self, values, attrs, fills=False):
@@ -476,6 +484,7 @@ def apply_inplace(op, self, values, attrs, fills=False):
                            f"broadcast shape {list(broadcast_shapes(out_shape, self._data.shape))}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
+    _bumped(self, op.name)
     if needs:
         old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)

@@ -5,6 +5,7 @@ import warnings
 
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.provenance import bumped
 from ..backend import xp
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -294,6 +295,7 @@ def _view_inplace(op, self, **attrs):
         node = op.attach((shaped,), (self,), attrs, [True])
     self._data = new
     self._version_counter.version += 1
+    bumped(self, op.name)
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
     return self
