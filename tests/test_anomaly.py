@@ -33,14 +33,15 @@ def _anomaly_off():
 
 
 def observe(program, lib):
-    """(error type, error text, [(warning category, text)]) of program(lib)."""
+    """(error type, error text (torch's part), [(warning category, text)]) of program(lib)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             result = program(lib)
             error = None
         except Exception as e:  # noqa: BLE001 - the error is what is compared
-            result, error = None, (type(e).__name__, _clean(str(e)))
+            # glassgrad's explanation after torch's text is tested in test_glass.py
+            result, error = None, (type(e).__name__, _clean(gg.glass.torch_message(e)))
     shown = [(w.category.__name__, _clean(str(w.message))) for w in caught]
     return result, error, shown
 
