@@ -5,7 +5,7 @@ import warnings
 from .engine import run_backward
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
-from . import function  # noqa: F401
+from . import forward_ad, function  # noqa: F401
 from .function import Function  # noqa: F401
 
 

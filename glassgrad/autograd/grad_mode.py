@@ -14,6 +14,7 @@ class _State(threading.local):
     _grad_enabled = True
     _inference = False
     grad = True
+    dual = False        # a forward AD level is active (autograd.forward_ad)
 
     @property
     def grad_enabled(self):

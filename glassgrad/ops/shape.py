@@ -283,6 +283,7 @@ def squeeze(input, dim=None):
 def _view_inplace(op, self, **attrs):
     """An in-place view op: ``self`` takes the new geometry of its own data; as in torch the
     version moves and, when recording, history gains the op's node (views stay views)."""
+    from ..autograd import forward_ad as _forward_ad
     from ..autograd.grad_mode import state
     check_inplace(self)
     new = op.forward(self._data, **attrs)
@@ -294,6 +295,8 @@ def _view_inplace(op, self, **attrs):
     self._version_counter.version += 1
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
+    if state.dual:
+        _forward_ad.view_inplace(op, self, attrs)
     return self
 
 
