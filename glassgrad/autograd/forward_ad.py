@@ -125,7 +125,7 @@ def unpack_dual(tensor, *, level=None):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    tangent = tangent_of(tensor)
+    tangent = tangent_of(tensor) if state.dual else None    # (a Function's forward: paused)
     if level != _current_level and tangent is not None:
         raise RuntimeError("Invalid level given to _fw_primal")
     from ..ops.shape import _alias
@@ -241,6 +241,37 @@ def view_inplace(op, self, attrs):
     if fw is not None:
         fw._data = op.forward(fw._data, **attrs)
         fw._version_counter.version += 1
+
+
+def function_jvp(cls, ctx, args, result):
+    """A custom Function's outputs get the tangents its ``jvp`` staticmethod returns (given
+    each tensor input's tangent, zeros for none, None for a non-tensor)."""
+    from .._creation import zeros_like
+    from .._tensor import Tensor
+    saved, ctx.saved_for_forward = getattr(ctx, "saved_for_forward", None), None
+    tangents = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    grads = [t if t is not None else zeros_like(a) if isinstance(a, Tensor) else None
+             for a, t in zip(args, tangents)]
+    outs = result if isinstance(result, tuple) else (result,)
+    state.dual = False
+    ctx._jvp_saved = tuple(None if s is None else _primal(s, True) for s in saved or ())
+    try:
+        out_t = cls.jvp(ctx, *grads)
+    finally:
+        ctx._jvp_saved = None
+        state.dual = True
+    out_t = out_t if isinstance(out_t, tuple) else (out_t,)
+    if len(out_t) != len(outs):
+        raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "
+                           f"(expected {len(outs)} but got {len(out_t)})")
+    for i, (o, t) in enumerate(zip(outs, out_t)):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type(t).__name__}) for grad "
+                               f"output {i}.")
+        if t is not None and isinstance(o, Tensor) and o.is_floating_point():
+            _set_result(o, t, [x for x in tangents if x is not None], False)
 
 
 def _primal(v, always=False):
