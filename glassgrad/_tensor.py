@@ -71,7 +71,7 @@ _NON_LEAF_GRAD_WARNING = (
 
 class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
-                 "_requires_grad", "_inference", "_hook_state", "_view", "__weakref__")
+                 "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
     __hash__ = object.__hash__
 
     @classmethod
@@ -377,7 +377,7 @@ class Tensor:
                            grad_fn_name=None if self.grad_fn is None else type(self.grad_fn).__name__,
                            requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
                            default_dtype_name=dtypes.get_default_dtype().name,
-                           tensor_contents=tensor_contents)
+                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None))
 
     __str__ = __repr__
 

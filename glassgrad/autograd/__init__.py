@@ -8,7 +8,7 @@ from .engine import run_backward
 from .provenance import backward_ran
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
-from . import anomaly_mode, function  # noqa: F401
+from . import anomaly_mode, forward_ad, function  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
 

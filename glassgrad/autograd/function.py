@@ -41,6 +41,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Tensors the jvp staticmethod reads back as ``ctx.saved_tensors``."""
+        self.saved_for_forward = tensors
+
     def mark_dirty(self, *args):
         self.dirty_tensors = args
 
@@ -61,10 +65,13 @@ class BackwardCFunction(Node, FunctionCtx):
         self.materialize_grads = True
         self.needs_input_grad = ()
         self._saved = ()
+        self._jvp_saved = None
         self._tensor_inputs = ()    # per forward argument: was it a tensor?
 
     @property
     def saved_tensors(self):
+        if self._jvp_saved is not None:     # inside jvp: what save_for_forward saved
+            return self._jvp_saved
         if self._saved is _FREED:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
@@ -150,6 +157,11 @@ class Function(FunctionCtx):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd."
+                                  "Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
@@ -167,13 +179,21 @@ class Function(FunctionCtx):
         ctx.needs_input_grad = needs
         ctx._tensor_inputs = is_tensor
         ctx._source = site() if record else None
-        with no_grad():
-            if separate_setup:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
-        return _wrap_outputs(ctx, args, output, record)
+        dual, state.dual = state.dual, False      # the forward sees no tangents
+        try:
+            with no_grad():
+                if separate_setup:
+                    output = cls.forward(*args, **kwargs)
+                    cls.setup_context(ctx, args, output)
+                else:
+                    output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state.dual = dual
+        result = _wrap_outputs(ctx, args, output, record)
+        if dual:        # a forward AD level is active: the outputs' tangents come from jvp
+            from .forward_ad import function_jvp
+            function_jvp(cls, ctx, args, result)
+        return result
 
 
 def _alias(t):
@@ -252,6 +272,8 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._saved = tuple(_save(ctx, t, i, outs) for i, t in enumerate(ctx.to_save or ()))
     # drop the forward's lists: a dirty output's grad_fn is ctx, so keeping them makes a cycle
     ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
+    if not state.dual:      # (function_jvp reads them, then drops them)
+        ctx.saved_for_forward = None
     return tuple(outs) if is_tuple else outs[0]
 
 

@@ -27,6 +27,7 @@ class _State(threading.local):
     saved_hooks = None
     saved_hooks_disabled = None
     on_mutate = None
+    dual = False        # a forward AD level is active (autograd.forward_ad)
 
     @property
     def grad_enabled(self):

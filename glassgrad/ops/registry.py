@@ -21,6 +21,7 @@ import inspect
 
 from .. import dtypes
 from .._tensor import Tensor
+from ..autograd import forward_ad as _forward_ad
 from ..autograd.grad_mode import state
 from ..autograd.provenance import bumped as _bumped, site as _site
 from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, RawSavedTensor,
@@ -263,6 +264,8 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
+        if state.dual:      # a forward AD level is active: outputs get tangents too
+            return _forward_ad.call(self, values, attrs)
         arrays, want = self.prepare(values, attrs)
         out = self.forward(*arrays, **attrs)
         if self.multi:
@@ -449,6 +452,8 @@ def _check_view_inplace(self, needs):
 def apply_inplace(op, self, values, attrs, fills=False):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
     fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
+    if state.dual:      # a forward AD level is active: self's tangent is updated too
+        return _forward_ad.inplace(op, self, values, attrs, fills)
     check_inplace(self)
     needs = edges = None
     view = self._view is not None and state.grad

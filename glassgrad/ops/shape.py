@@ -284,6 +284,7 @@ def squeeze(input, dim=None):
 def _view_inplace(op, self, **attrs):
     """An in-place view op: ``self`` takes the new geometry of its own data; as in torch the
     version moves and, when recording, history gains the op's node (views stay views)."""
+    from ..autograd import forward_ad as _forward_ad
     from ..autograd.grad_mode import state
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
@@ -298,6 +299,8 @@ def _view_inplace(op, self, **attrs):
     bumped(self, op.name)
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
+    if state.dual:
+        _forward_ad.view_inplace(op, self, attrs)
     return self
 
 
