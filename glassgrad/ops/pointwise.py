@@ -1249,7 +1249,7 @@ _fill = defop("FillBackward2", lambda self, value: xp.full_like(self, value), dt
 _fill_tensor = defop("FillBackward3", lambda self, value: xp.full_like(self, value),
                      ("self", "value"), dtype="same",
                      grads={"self": _ZERO, "value": lambda grad: grad.sum()})
-_copy = defop("CopyBackwards", lambda self, src: xp.broadcast_to(src, self.shape),
+_copy = defop("CopyBackwards", lambda self, src: src,     # apply_inplace broadcasts it
               ("self", "src"), dtype="same",
               grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad})
 
@@ -1268,10 +1268,6 @@ def fill_(self, value):
 
 
 def copy_(self, src, non_blocking=False):
-    shape = broadcast_shapes(self.shape, src.shape)
-    if shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(shape)}")
     return apply_inplace(_copy, self, (self, src), {})
 
 

@@ -405,16 +405,22 @@ def check_inplace(self):
 
 def _check_view_inplace(self, needs):
     """PyTorch's check_inplace for a differentiable view: refusals by how the view was made,
-    then a view of a leaf that requires grad. ``needs``: the op records."""
+    then a view that requires grad of a leaf base, then a view that is itself a leaf: both
+    read the stored grad_fn, so a view whose base gained history after it was made and whose
+    grad_fn was not read since (not yet regenerated) counts as a leaf. ``needs``: the op
+    records."""
     base = self._base
-    if not needs and not (self._requires_grad or self._grad_fn is not None or
-                          base.requires_grad):
+    requires_grad = self.requires_grad
+    if not needs and not requires_grad:
         return
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
-    if base._grad_fn is None and base._requires_grad:
+    if requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+    if requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
 def apply_inplace(op, self, values, attrs, fills=False):
@@ -435,6 +441,11 @@ def apply_inplace(op, self, values, attrs, fills=False):
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the tensor "
                            "before performing the operation.")
+    for v in values:
+        if isinstance(v, Tensor) and v is not self and _partial_overlap(self._data, v._data):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
     arrays, want = op.prepare(values, attrs)
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
@@ -447,17 +458,54 @@ def apply_inplace(op, self, values, attrs, fills=False):
         saved_self = clone(self)
     out = op.forward(*arrays, **attrs)
     out_shape = xp.shape(out)
-    if out_shape != self._data.shape and broadcast_shapes(out_shape, self._data.shape) != \
-            self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                           f"broadcast shape {list(broadcast_shapes(out_shape, self._data.shape))}")
+    if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
+        shape = broadcast_shapes(self._data.shape, out_shape)
+        if shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     if needs:
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
+        _saved_before_write(node, self._version_counter)
         if view:
             _rebase_view(self, node)
     return self
+
+
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the strides, smallest first, step over every
+    element once (size-1 dimensions do not count)."""
+    expected = a.itemsize
+    for n, st in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
+        if n != 1:
+            if st != expected:
+                return False
+            expected *= n
+    return True
+
+
+def _partial_overlap(out, a):
+    """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
+    and not with the same range and strides. When either is not dense PyTorch does not look
+    (its result then depends on the order its kernels write; ours reads every input first)."""
+    if not (out.size and a.size and xp.may_share_memory(out, a) and _dense(out) and _dense(a)):
+        return False
+    o0, a0 = out.__array_interface__["data"][0], a.__array_interface__["data"][0]
+    o1, a1 = o0 + out.nbytes, a0 + a.nbytes
+    if o0 == a0 and o1 == a1:
+        return out.strides != a.strides
+    return o0 < a1 and a0 < o1
+
+
+def _saved_before_write(node, counter):
+    """PyTorch saves an in-place op's inputs before it writes: an input sharing self's version
+    counter (x.mul_(x), a view or detach() of self) keeps the version it had then, so backward
+    refuses it as modified."""
+    for saved in node._tensors.values():
+        for s in saved if type(saved) is tuple else (saved,):
+            if type(s) is SavedTensor and s.tensor is not None and s.counter is counter:
+                s.version -= 1
 
 
 def _rebase_view(self, node):
