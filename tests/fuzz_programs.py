@@ -10,7 +10,7 @@ position in the list) and may name earlier tensors by index:
 In-place steps (add_, mul_, zero_, clamp_, copy_) record the tensor they return (self), so a
 later step may name either index; "detach" and "data" steps alias a tensor's storage.
 ``run(program, lib)`` returns plain data: the state of each tensor right after its step, the
-state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn name),
+state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn's class and name()),
 every leaf's .grad, and where lib raised, the failing step with the exception type and first
 line (the program stops there).
 
@@ -141,7 +141,7 @@ def _loss(step, ts, lib):
 def state(t):
     fn = t.grad_fn
     return (norm(t), t.requires_grad, t.is_leaf, t._version,
-            None if fn is None else type(fn).__name__)
+            None if fn is None else (type(fn).__name__, fn.name()))
 
 
 def run(program, lib):

@@ -1252,10 +1252,11 @@ _fill_tensor = defop("FillBackward3", lambda self, value: xp.full_like(self, val
 _copy = defop("CopyBackwards", lambda self, src: src,     # apply_inplace broadcasts it
               ("self", "src"), dtype="same",
               grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad})
+_copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"   # hand-written in torch
 
 
 def zero_(self):
-    return apply_inplace(_zero, self, (self,), {}, fills=True)
+    return apply_inplace(_zero, self, (self,), {}, overlap=None)
 
 
 def fill_(self, value):
@@ -1263,12 +1264,15 @@ def fill_(self, value):
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
-        return apply_inplace(_fill_tensor, self, (self, value), {}, fills=True)
-    return apply_inplace(_fill, self, (self,), {"value": value}, fills=True)
+        return apply_inplace(_fill_tensor, self, (self, value), {}, overlap="self")
+    return apply_inplace(_fill, self, (self,), {"value": value}, overlap=None)
 
 
 def copy_(self, src, non_blocking=False):
-    return apply_inplace(_copy, self, (self, src), {})
+    a, b = self._data, getattr(src, "_data", None)
+    same = (b is not None and a.dtype == b.dtype and a.shape == b.shape and
+            a.strides == b.strides and a.__array_interface__["data"] == b.__array_interface__["data"])
+    return apply_inplace(_copy, self, (self, src), {}, overlap=None if same else "all")
 
 
 def add_(self, other, *, alpha=1):

@@ -22,8 +22,8 @@ import inspect
 from .. import dtypes
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
-from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, SavedTensor,
-                              view_geometry, view_meta, view_rebase_error)
+from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, CopySlices, Node,
+                              SavedTensor, view_geometry, view_meta, view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -423,9 +423,12 @@ def _check_view_inplace(self, needs):
                            "operation.")
 
 
-def apply_inplace(op, self, values, attrs, fills=False):
+def apply_inplace(op, self, values, attrs, overlap="all"):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
-    fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
+    overlap: what PyTorch refuses before writing. "all" (its TensorIterator: self overlapping
+    itself (an expand), an input overlapping self in part), "self" (only the first: fill_ with
+    a tensor copies a clone of it), None (nothing: the fills of one value zero_, fill_,
+    masked_fill_, index_fill_, and copy_ from self's own memory)."""
     check_inplace(self)
     needs = edges = None
     view = self._view is not None and state.grad
@@ -435,17 +438,15 @@ def apply_inplace(op, self, values, attrs, fills=False):
             needs = None
     if view:
         _check_view_inplace(self, needs)
-    # a fill writes one value everywhere, so only a recorded fill into a view must refuse
-    if self._data.size and (not fills or (view and needs)) and any(
+    if overlap and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
-    for v in values:
-        if isinstance(v, Tensor) and v is not self and _partial_overlap(self._data, v._data):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and "
-                               "the written-to tensor refer to a single memory location. "
-                               "Please clone() the tensor before performing the operation.")
+        raise RuntimeError(SELF_OVERLAP_MESSAGE)
+    if overlap == "all":
+        for v in values:
+            if isinstance(v, Tensor) and v is not self and _partial_overlap(self._data, v._data):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                                   "the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
     arrays, want = op.prepare(values, attrs)
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
