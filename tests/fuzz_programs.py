@@ -17,9 +17,11 @@ line (the program stops there).
 ``programs()`` is the hypothesis strategy; it tracks shapes so that most programs are
 well-formed and the errors left are autograd's own (in-place on leaves and on views of them,
 on expanded tensors, overlapping in-place sources, version-counter checks at backward,
-backward through no grad). It runs each step in torch as it draws it (a shadow, without
-grad) to know where every tensor lies in memory: an in-place source that overlaps its target
-in a way torch does not detect is left out (see ``_defined_source``).
+backward through no grad). It runs each step in torch as it draws it (a shadow run) to know
+where every tensor lies in memory, so that an in-place source overlapping its target in a way
+torch does not detect is left out (see ``_defined_source``), and which tensors require grad,
+so that most in-place ops that torch would refuse on a leaf run under no_grad instead, and
+most losses are of tensors that require grad (each refusal is still drawn, less often).
 """
 import contextlib
 import math
@@ -230,13 +232,13 @@ def _defined_source(t, s):
 @st.composite
 def programs(draw, max_steps=10):
     n_leaves = draw(st.integers(2, 3))
-    prog, shapes, shadow = [], [], []    # shadow: each tensor run in torch, without grad
+    prog, shapes, shadow = [], [], []    # shadow: each tensor, run in torch
     for k in range(n_leaves):
         shape = draw(st.sampled_from(LEAF_SHAPES))
         rg = True if k == 0 else draw(st.booleans())
         prog.append(("leaf", shape, rg, k))
         shapes.append(shape)
-        shadow.append(_apply(("leaf", shape, False, k), shadow, torch))
+        shadow.append(_apply(prog[-1], shadow, torch))
     scalars = st.sampled_from([-1.5, 0.5, 2.0, 3.0])
     for _ in range(draw(st.integers(1, max_steps))):
         i = draw(st.integers(0, len(shapes) - 1))
@@ -272,6 +274,11 @@ def programs(draw, max_steps=10):
             step, out = (draw(st.sampled_from(["detach", "detach", "data"])), ng, i), s
         elif kind == "inplace":
             op = draw(st.sampled_from(INPLACE))
+            # torch refuses it on a leaf that requires grad or a view of one: mostly run it
+            # under no_grad (grad_fn is read of bases only: a view's read regenerates it)
+            leaf = shadow[i] if shadow[i]._base is None else shadow[i]._base
+            if not ng and leaf.requires_grad and leaf.grad_fn is None and draw(st.integers(0, 3)):
+                ng = True
             if op in ("add_", "mul_", "copy_"):
                 ok = [j for j, sj in enumerate(shapes) if _bcast(s, sj) == tuple(s)
                       and _defined_source(shadow[i], shadow[j])]
@@ -335,14 +342,14 @@ def programs(draw, max_steps=10):
         prog.append(step)
         shapes.append(tuple(out))
         try:
-            with torch.no_grad():
-                shadow.append(_apply(step, shadow, torch))
-        except RuntimeError:    # the program stops at this step: no more steps to draw
+            shadow.append(_apply(step, shadow, torch))
+        except Exception:  # noqa: BLE001 - the program stops at this step: no more to draw
             break
-    if draw(st.booleans()):
+    grad = [k for k, t in enumerate(shadow) if t.requires_grad]
+    if draw(st.booleans()) and (shadow[-1].requires_grad or not draw(st.integers(0, 3))):
         prog.append(("loss", ("last",)))
-    else:
-        idxs = draw(st.lists(st.integers(0, len(shapes) - 1), min_size=1, max_size=3,
-                             unique=True))
+    else:   # mostly tensors that require grad (a loss of none is refused)
+        pool = grad if grad and draw(st.integers(0, 7)) else range(len(shadow))
+        idxs = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
         prog.append(("loss", ("combo", tuple(idxs))))
     return prog

@@ -40,7 +40,8 @@ def _report(request):
     line = (f"fuzz: {STATS['programs']} programs run, {STATS['raised_in_torch']} raised in "
             f"torch, {len(STATS['divergences'])} diverging programs (shrink steps included)")
     plugins = request.config.pluginmanager
-    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    reporter = plugins.get_plugin("terminalreporter")
+    capture = plugins.get_plugin("capturemanager")
     if reporter is not None and "GLASSGRAD_FUZZ_EXAMPLES" in os.environ:
         # teardown output is captured (and dropped) unless capturing is off
         with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
@@ -119,6 +120,49 @@ def test_inplace_view_requiring_grad_of_leaf_without_grad():
     same(program)
 
 
+def _x(lib, grad=False):
+    x = lib.arange(4, dtype=lib.float64, requires_grad=grad)
+    return x.exp() if grad else x
+
+
+def _backward(t, x):
+    t.sum().backward()
+    return x.grad
+
+
+# Which overlaps PyTorch refuses depends on the op (found beside the fuzzer's divergences above):
+# its TensorIterator ops refuse a self that overlaps itself and an input overlapping self in
+# part; the fills of one value (zero_, fill_ with a number, masked_fill_, index_fill_) refuse
+# neither; fill_ with a tensor copies a clone of it (self only); copy_ from self's own memory
+# returns at once. A recorded write through an expand is refused in backward, by CopySlices.
+OVERLAPS = {
+    "fill_tensor_of_self": lambda lib: (x := _x(lib)).fill_(x[1]),
+    "fill_tensor_into_expand": lambda lib: _x(lib).expand(2, 4).fill_(lib.tensor(1.0)),
+    "masked_fill_tensor_of_self": lambda lib: (x := _x(lib)).masked_fill_(x > 1, x[1]),
+    "masked_fill_into_expand": lambda lib: (x := _x(lib).expand(2, 4)).masked_fill_(x > 1, 7.0),
+    "index_fill_tensor_of_self":
+        lambda lib: (x := _x(lib)).index_fill_(0, lib.tensor([0]), x[1]),
+    "index_fill_into_expand": lambda lib: _x(lib).expand(2, 4).index_fill_(1, lib.tensor([0]), 7.),
+    "copy_same_memory_into_expand": lambda lib: (x := _x(lib).expand(2, 4)).copy_(x),
+    "copy_other_dtype_into_expand": lambda lib: (x := _x(lib).expand(2, 4)).copy_(x.float()),
+    "add_scalar_of_self": lambda lib: (x := _x(lib)).add_(x[1]),
+    "clamp_tensors_of_self": lambda lib: (x := _x(lib)).clamp_(x[1], x[2]),
+    "setitem_rows": lambda lib: (x := _x(lib).reshape(2, 2)).__setitem__(0, x[1]) or x,
+    "setitem_shifted": lambda lib: (x := _x(lib)).__setitem__(slice(1, None), x[:-1]) or x,
+    "zero_recorded_expand":
+        lambda lib: (e := _x(lib, True)).expand(2, 4).zero_() is not None and e.grad_fn.name(),
+    "zero_recorded_expand_backward":
+        lambda lib: _backward((e := _x(lib, True)).expand(2, 4).zero_(), e),
+    "masked_fill_recorded_expand_backward":
+        lambda lib: _backward((x := _x(lib, True).expand(2, 4)).masked_fill_(x > 2, 1.0), x),
+}
+
+
+@pytest.mark.parametrize("program", OVERLAPS.values(), ids=OVERLAPS.keys())
+def test_inplace_overlap(program):
+    same(program)
+
+
 def test_undetected_overlap_reads_every_input_first():
     # a.add_(a[:, :1]): an overlap PyTorch does not detect (the source is not dense); its result
     # then depends on the order its kernels write (elements one by one, or a SIMD vector at a
@@ -135,3 +179,12 @@ def test_undetected_overlap_reads_every_input_first():
 @pytest.mark.parametrize("program", REGRESSIONS)
 def test_fuzz_regression(program):
     check(program)
+
+
+@pytest.mark.parametrize("lib", [torch, gg], ids=["torch", "glassgrad"])
+def test_masked_fill_into_expand_warns(lib):
+    x = lib.arange(4.0).expand(2, 4)
+    with pytest.warns(UserWarning, match=r"^Use of masked_fill_ on expanded tensors is deprecated\. "
+                      r"Please clone\(\) the tensor before performing this operation\. This also "
+                      r"applies to advanced indexing e\.g\. tensor\[mask\] = scalar"):
+        x.masked_fill_(x > 1, 7.0)
