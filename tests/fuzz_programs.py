@@ -10,9 +10,9 @@ position in the list) and may name earlier tensors by index:
 In-place steps (add_, mul_, zero_, clamp_, copy_) record the tensor they return (self), so a
 later step may name either index; "detach" and "data" steps alias a tensor's storage.
 ``run(program, lib)`` returns plain data: the state of each tensor right after its step, the
-state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn's class and name()),
-every leaf's .grad, and where lib raised, the failing step with the exception type and first
-line (the program stops there).
+state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn's class and
+name()), every leaf's .grad, and where lib raised, the failing step with the exception type
+and first line (the program stops there).
 
 ``programs()`` is the hypothesis strategy; it tracks shapes so that most programs are
 well-formed and the errors left are autograd's own (in-place on leaves and on views of them,

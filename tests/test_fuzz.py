@@ -105,6 +105,12 @@ REGRESSIONS = [
     # refused the write)
     [("leaf", (4,), True, 0), ("leaf", (3, 4), False, 1), ("exp", False, 0),
      ("expand", False, 2, (2, 4)), ("zero_", False, 3), ("loss", ("combo", (2,)))],
+    # PyTorch collects an op's input edges before its kernel checks shapes: a view made under
+    # no_grad whose base was since modified refuses before the broadcast error (glassgrad
+    # raised the broadcast error; fixed in OpDef.__call__ and apply_inplace)
+    [("leaf", (3, 4), True, 0), ("leaf", (3, 4), False, 1), ("leaf", (3, 4), False, 2),
+     ("slice", False, 0, 0, 0, 1, 1), ("select", True, 0, 1, 0), ("add_", True, 0, 0),
+     ("add", False, 4, 0), ("loss", ("last",))],
 ]
 
 
@@ -184,7 +190,8 @@ def test_fuzz_regression(program):
 @pytest.mark.parametrize("lib", [torch, gg], ids=["torch", "glassgrad"])
 def test_masked_fill_into_expand_warns(lib):
     x = lib.arange(4.0).expand(2, 4)
-    with pytest.warns(UserWarning, match=r"^Use of masked_fill_ on expanded tensors is deprecated\. "
-                      r"Please clone\(\) the tensor before performing this operation\. This also "
-                      r"applies to advanced indexing e\.g\. tensor\[mask\] = scalar"):
+    with pytest.warns(UserWarning, match=r"^Use of masked_fill_ on expanded tensors is "
+                      r"deprecated\. Please clone\(\) the tensor before performing this "
+                      r"operation\. This also applies to advanced indexing e\.g\. "
+                      r"tensor\[mask\] = scalar"):
         x.masked_fill_(x > 1, 7.0)

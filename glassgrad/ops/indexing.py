@@ -712,7 +712,8 @@ def _masked_fill(input, mask, value, inplace):
         if any(st == 0 and n > 1 for st, n in zip(input._data.strides, input._data.shape)):
             warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
                           "the tensor before performing this operation. This also applies to "
-                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning, stacklevel=3)
+                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
+                          stacklevel=3)
         return apply_inplace(op, input, values, attrs, overlap=None)
     broadcast_shapes(mask.shape, input.shape)
     return op(*values, **attrs)

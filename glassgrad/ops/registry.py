@@ -240,8 +240,12 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        arrays, want = self.prepare(values, attrs)
-        out = self.forward(*arrays, **attrs)
+        try:
+            arrays, want = self.prepare(values, attrs)
+            out = self.forward(*arrays, **attrs)
+        except Exception:
+            self._edges_first(values)
+            raise
         if self.multi:
             n = len(out) if self.outputs is None else self.diff_outputs
             outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
@@ -307,6 +311,15 @@ class OpDef:
             return results
         self.attach(results, values, attrs, needs)
         return results
+
+    def _edges_first(self, values):
+        """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
+        whose grad_fn cannot be regenerated (made under no_grad, its base since modified)
+        refuses first."""
+        if state.grad and self.differentiable:
+            needs = self.needs(values)
+            if True in needs:
+                self.edges(values, needs)
 
     def needs(self, values):
         """For each differentiable input: does it require grad?"""
@@ -438,6 +451,8 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
             needs = None
     if view:
         _check_view_inplace(self, needs)
+    if needs:
+        edges = op.edges(values, needs)     # like PyTorch: before its kernel's checks
     if overlap and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
         raise RuntimeError(SELF_OVERLAP_MESSAGE)
@@ -451,8 +466,6 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
-    if needs:
-        edges = op.edges(values, needs)     # like PyTorch: before the version moves
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
