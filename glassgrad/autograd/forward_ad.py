@@ -214,7 +214,7 @@ def call(op, values, attrs):
         state.dual = True
 
 
-def inplace(op, self, values, attrs, fills):
+def inplace(op, self, values, attrs, overlap):
     """apply_inplace while a level is active: the tangent of ``self`` is updated in place
     (created, as a view of its base's tangent for a view, when it had none)."""
     from .._tensor import Tensor
@@ -223,9 +223,9 @@ def inplace(op, self, values, attrs, fills):
     state.dual = False
     try:
         if tangents is None:
-            return apply_inplace(op, self, values, attrs, fills)
+            return apply_inplace(op, self, values, attrs, overlap)
         old = Tensor._make(self._data.copy())      # what the formulas see as ``self``
-        apply_inplace(op, self, values, attrs, fills)
+        apply_inplace(op, self, values, attrs, overlap)
         values = tuple(old if v is self else _primal(v) for v in values)
         new = _rule(op)(op, values, attrs, tangents, (self,), 1)[0]
         if new is not None:

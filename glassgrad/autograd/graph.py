@@ -27,6 +27,10 @@ def _tensor_cls():
 _sequence = itertools.count()
 _hook_ids = itertools.count()
 
+# PyTorch's refusal to write into a tensor some of whose elements share one memory location
+SELF_OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -445,6 +449,9 @@ class CopySlices(Node):
     view's region replaced by what the in-place op's node ``fn`` gives for it."""
     __slots__ = ("_geom", "fn")
 
+    def name(self):
+        return "torch::autograd::CopySlices"
+
     def __init__(self, base, geom, fn):
         super().__init__((_base_edge(base), *fn.next_functions[1:]),
                          ((base._data.shape, _dtype_of(base._data)),))
@@ -466,6 +473,10 @@ class CopySlices(Node):
         res = list(fn.apply([as_strided_gather(g, geom=geom)]))
         if self.next_functions[0][0] is not None:
             r0 = res[0]
+            if r0 is not None and any(st == 0 and n > 1 for n, st in zip(geom[2], geom[3])):
+                # PyTorch copies the view's gradient into its region of the base's: refused
+                # when the view overlaps itself (an expand that zero_/fill_ wrote through)
+                raise RuntimeError(SELF_OVERLAP_MESSAGE)
             res[0] = as_strided_zero(g, geom=geom)
             if r0 is not None:
                 if r0.shape != geom[2] or r0.dtype is not g.dtype:

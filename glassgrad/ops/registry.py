@@ -24,9 +24,9 @@ from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd.grad_mode import state
 from ..autograd.provenance import bumped as _bumped, site as _site
-from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, RawSavedTensor,
-                              SavedTensor, move_retains_grad, view_geometry, view_meta,
-                              view_rebase_error)
+from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, CopySlices, Node,
+                              RawSavedTensor, SavedTensor, move_retains_grad, view_geometry,
+                              view_meta, view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -266,8 +266,12 @@ class OpDef:
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
         if state.dual:      # a forward AD level is active: outputs get tangents too
             return _forward_ad.call(self, values, attrs)
-        arrays, want = self.prepare(values, attrs)
-        out = self.forward(*arrays, **attrs)
+        try:
+            arrays, want = self.prepare(values, attrs)
+            out = self.forward(*arrays, **attrs)
+        except Exception:
+            self._edges_first(values)
+            raise
         if self.multi:
             n = len(out) if self.outputs is None else self.diff_outputs
             outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
@@ -333,6 +337,15 @@ class OpDef:
             return results
         self.attach(results, values, attrs, needs)
         return results
+
+    def _edges_first(self, values):
+        """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
+        whose grad_fn cannot be regenerated (made under no_grad, its base since modified)
+        refuses first."""
+        if state.grad and self.differentiable:
+            needs = self.needs(values)
+            if True in needs:
+                self.edges(values, needs)
 
     def needs(self, values):
         """For each differentiable input: does it require grad?"""
@@ -437,23 +450,32 @@ def _leaf_error(exc, t, view=False):
 
 def _check_view_inplace(self, needs):
     """PyTorch's check_inplace for a differentiable view: refusals by how the view was made,
-    then a view of a leaf that requires grad. ``needs``: the op records."""
+    then a view that requires grad of a leaf base, then a view that is itself a leaf: both
+    read the stored grad_fn, so a view whose base gained history after it was made and whose
+    grad_fn was not read since (not yet regenerated) counts as a leaf. ``needs``: the op
+    records."""
     base = self._base
-    if not needs and not (self._requires_grad or self._grad_fn is not None or
-                          base.requires_grad):
+    requires_grad = self.requires_grad
+    if not needs and not requires_grad:
         return
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
-    if base._grad_fn is None and base._requires_grad:
+    if requires_grad and base._grad_fn is None:
         raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
                                        "used in an in-place operation."), self, True)
+    if requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
-def apply_inplace(op, self, values, attrs, fills=False):
+def apply_inplace(op, self, values, attrs, overlap="all"):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
-    fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
+    overlap: what PyTorch refuses before writing. "all" (its TensorIterator: self overlapping
+    itself (an expand), an input overlapping self in part), "self" (only the first: fill_ with
+    a tensor copies a clone of it), None (nothing: the fills of one value zero_, fill_,
+    masked_fill_, index_fill_, and copy_ from self's own memory)."""
     if state.dual:      # a forward AD level is active: self's tangent is updated too
-        return _forward_ad.inplace(op, self, values, attrs, fills)
+        return _forward_ad.inplace(op, self, values, attrs, overlap)
     check_inplace(self)
     needs = edges = None
     view = self._view is not None and state.grad
@@ -463,18 +485,21 @@ def apply_inplace(op, self, values, attrs, fills=False):
             needs = None
     if view:
         _check_view_inplace(self, needs)
-    # a fill writes one value everywhere, so only a recorded fill into a view must refuse
-    if self._data.size and (not fills or (view and needs)) and any(
+    if needs:
+        edges = op.edges(values, needs)     # like PyTorch: before its kernel's checks
+    if overlap and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
+        raise RuntimeError(SELF_OVERLAP_MESSAGE)
+    if overlap == "all":
+        for v in values:
+            if isinstance(v, Tensor) and v is not self and _partial_overlap(self._data, v._data):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                                   "the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
     arrays, want = op.prepare(values, attrs)
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
-    if needs:
-        edges = op.edges(values, needs)     # like PyTorch: before the version moves
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
@@ -483,21 +508,58 @@ def apply_inplace(op, self, values, attrs, fills=False):
         state.on_mutate(self)
     out = op.forward(*arrays, **attrs)
     out_shape = xp.shape(out)
-    if out_shape != self._data.shape and broadcast_shapes(out_shape, self._data.shape) != \
-            self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                           f"broadcast shape {list(broadcast_shapes(out_shape, self._data.shape))}")
+    if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
+        shape = broadcast_shapes(self._data.shape, out_shape)
+        if shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
     _bumped(self, op.name)
     if needs:
         old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
+        _saved_before_write(node, self._version_counter)
         if view:
             _rebase_view(self, node, *old)
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the strides, smallest first, step over every
+    element once (size-1 dimensions do not count)."""
+    expected = a.itemsize
+    for n, st in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
+        if n != 1:
+            if st != expected:
+                return False
+            expected *= n
+    return True
+
+
+def _partial_overlap(out, a):
+    """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
+    and not with the same range and strides. When either is not dense PyTorch does not look
+    (its result then depends on the order its kernels write; ours reads every input first)."""
+    if not (out.size and a.size and xp.may_share_memory(out, a) and _dense(out) and _dense(a)):
+        return False
+    o0, a0 = out.__array_interface__["data"][0], a.__array_interface__["data"][0]
+    o1, a1 = o0 + out.nbytes, a0 + a.nbytes
+    if o0 == a0 and o1 == a1:
+        return out.strides != a.strides
+    return o0 < a1 and a0 < o1
+
+
+def _saved_before_write(node, counter):
+    """PyTorch saves an in-place op's inputs before it writes: an input sharing self's version
+    counter (x.mul_(x), a view or detach() of self) keeps the version it had then, so backward
+    refuses it as modified."""
+    for saved in node._tensors.values():
+        for s in saved if type(saved) is tuple else (saved,):
+            if type(s) is SavedTensor and s.tensor is not None and s.counter is counter:
+                s.version -= 1
 
 
 def _rebase_view(self, node, old_fn, old_nr):
