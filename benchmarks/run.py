@@ -73,6 +73,18 @@ def w1_setup(engine, shape):
     return step
 
 
+def w1_without_provenance(step):
+    """The same step with provenance recording off (glassgrad.glass.set_provenance): its cost
+    is the difference to the plain glassgrad step."""
+    def run():
+        prev = gg.glass.set_provenance(False)
+        try:
+            return step()
+        finally:
+            gg.glass.set_provenance(prev)
+    return run
+
+
 def w1_numpy(shape):
     """The same chain by hand: forward keeping what backward needs, then the chain rule."""
     x0 = np.full(shape, 0.3, np.float32)
@@ -346,8 +358,13 @@ def bench_w1(rounds):
             steps["pytorch"] = w1_setup("pytorch", shape)
             check_close("W1", steps["pytorch"](), steps["glassgrad"]())
         check_close("W1 numpy", steps["glassgrad"](), steps["numpy"]())
+        steps["no provenance"] = w1_without_provenance(w1_setup("glassgrad", shape))
         t = interleaved(steps, rounds)
+        off = t.pop("no provenance")
         rows.append(("W1", f"overhead chain, {label}", t, W1_OPS, "µs per op (fwd+bwd)"))
+        rows.append(("W1", f"overhead chain, {label}, provenance off (cost of provenance: "
+                     f"{(t['glassgrad'] / off - 1) * 100:+.1f}%)", {**t, "glassgrad": off},
+                     W1_OPS, "µs per op (fwd+bwd)"))
     return rows
 
 

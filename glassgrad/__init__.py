@@ -14,6 +14,8 @@ from ._creation import (Generator, arange, as_tensor, default_generator, empty, 
                         seed, tensor, zeros, zeros_like)
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                   set_anomaly_enabled)
 from . import autograd
 from .ops.pointwise import *  # noqa: F401,F403  (each ops module's __all__)
 from .ops.reduce import *  # noqa: F401,F403

@@ -3,6 +3,7 @@ import builtins
 
 from . import dtypes
 from ._tensor import Tensor
+from .autograd.provenance import leaf_created
 from .backend import ndarray, xp
 
 _DEFAULT_SEED = 67280421310721     # torch's default seed; the stream itself is NumPy's
@@ -48,6 +49,7 @@ def _new(data, dtype, requires_grad):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._requires_grad = True
+        leaf_created(t)
     return t
 
 

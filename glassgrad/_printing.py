@@ -161,7 +161,7 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_leaf=True,
-                default_dtype_name="float32", tensor_contents=None) -> str:
+                default_dtype_name="float32", tensor_contents=None, tangent=None) -> str:
     """Full ``tensor(...)`` text for ``data`` (a NumPy array) of torch dtype ``dtype_name``.
 
     ``requires_grad=True`` is shown only when there is no ``grad_fn_name`` (torch's
@@ -195,4 +195,6 @@ def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:     # a dual tensor's (autograd.forward_ad)
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)

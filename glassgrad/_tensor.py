@@ -5,6 +5,7 @@ import weakref
 from . import dtypes
 from ._printing import tensor_repr
 from .autograd.grad_mode import state
+from .autograd.provenance import leaf_created
 from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
 from .backend import ndarray, xp
 
@@ -51,10 +52,12 @@ _CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
 
 class _HookState:
     """Rarely used per-tensor autograd state, created on first use."""
-    __slots__ = ("backward_hooks", "post_accumulate_grad_hooks", "accumulator", "retains_grad")
+    __slots__ = ("backward_hooks", "post_accumulate_grad_hooks", "accumulator", "retains_grad",
+                 "source")
 
     def __init__(self):
         self.backward_hooks = self.post_accumulate_grad_hooks = self.accumulator = None
+        self.source = None      # where the leaf started to require grad (provenance.py)
         self.retains_grad = False
 
 
@@ -68,7 +71,7 @@ _NON_LEAF_GRAD_WARNING = (
 
 class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
-                 "_requires_grad", "_inference", "_hook_state", "_view", "__weakref__")
+                 "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
     __hash__ = object.__hash__
 
     @classmethod
@@ -185,6 +188,8 @@ class Tensor:
                 "var_no_grad = var.detach().")
         if requires_grad and self._data.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and not self._requires_grad:
+            leaf_created(self)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -199,7 +204,9 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            from .glass.errors import non_leaf_grad_warning
+            warnings.warn(non_leaf_grad_warning(_NON_LEAF_GRAD_WARNING, self), UserWarning,
+                          stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -367,10 +374,10 @@ class Tensor:
 
     def __repr__(self, *, tensor_contents=None):
         return tensor_repr(self._data, self.dtype.name,
-                           grad_fn_name=None if self.grad_fn is None else self.grad_fn.name(),
+                           grad_fn_name=None if self.grad_fn is None else type(self.grad_fn).__name__,
                            requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
                            default_dtype_name=dtypes.get_default_dtype().name,
-                           tensor_contents=tensor_contents)
+                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None))
 
     __str__ = __repr__
 

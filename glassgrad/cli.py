@@ -1,11 +1,12 @@
 """The `glassgrad` command.
 
   glassgrad run script.py [args]   run an unmodified PyTorch script on glassgrad (``import torch``
-                                   and every ``torch.*`` module resolve to glassgrad); an autograd
-                                   error is followed by glassgrad's explanation of the tensors
+                                   and every ``torch.*`` module resolve to glassgrad); autograd
+                                   errors carry glassgrad's explanation after PyTorch's text
   glassgrad compare script.py [args]
                                    run it under PyTorch and under glassgrad, show where stdout and
-                                   stderr differ; exit 0 when identical, 1 otherwise
+                                   stderr differ (glassgrad's explanations aside); exit 0 when
+                                   identical, 1 otherwise
 """
 import argparse
 import difflib
@@ -40,6 +41,7 @@ def main(argv=None):
 # -- run --------------------------------------------------------------------------------------
 def run(script, args=()):
     """Run ``script`` as __main__ with ``torch`` = glassgrad; returns the exit code."""
+    from .glass.errors import explanation, with_explanation
     from .glass.imports import torch_is_glassgrad
     script = os.path.abspath(script)
     saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
@@ -60,10 +62,10 @@ def run(script, args=()):
     except BaseException as e:      # print like Python, then explain autograd errors
         sys.stdout.flush()
         _print_traceback(e, script)
-        if isinstance(e, RuntimeError):
-            context = _explain(e, script)
+        if isinstance(e, RuntimeError) and explanation(e) is None:
+            context = _explain(e, script)     # the error has none of its own: the history
             if context:
-                print("\nglassgrad explains:\n" + context, file=sys.stderr, end="")
+                print(with_explanation("", context.rstrip("\n").split("\n")), file=sys.stderr)
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv
@@ -106,8 +108,10 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 
 def normalise(text):
-    """Memory addresses differ from run to run: <AddBackward0 object at 0x?>."""
-    return _ADDRESS.sub("0x?", text)
+    """Memory addresses differ from run to run (<AddBackward0 object at 0x?>), and glassgrad's
+    explanations after PyTorch's error texts are glassgrad's own (glass/errors.py)."""
+    from .glass.errors import strip_explanations
+    return _ADDRESS.sub("0x?", strip_explanations(text))
 
 
 def compare(script, args=(), stream=None):

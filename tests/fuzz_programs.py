@@ -8,19 +8,26 @@ position in the list) and may name earlier tensors by index:
     ("loss", ("last",) | ("combo", (i, j, ...)))     weighted sum(s) -> scalar, then backward()
 
 In-place steps (add_, mul_, zero_, clamp_, copy_) record the tensor they return (self), so a
-later step may name either index. ``run(program, lib)`` returns plain data: the state of each
-tensor right after its step, the state of every tensor at the end (value, requires_grad,
-is_leaf, _version, grad_fn name), every leaf's .grad, and where lib raised, the failing step
-with the exception type and first line (the program stops there).
+later step may name either index; "detach" and "data" steps alias a tensor's storage.
+``run(program, lib)`` returns plain data: the state of each tensor right after its step, the
+state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn's class and
+name()), every leaf's .grad, and where lib raised, the failing step with the exception type
+and first line (the program stops there).
 
 ``programs()`` is the hypothesis strategy; it tracks shapes so that most programs are
 well-formed and the errors left are autograd's own (in-place on leaves and on views of them,
-on expanded tensors, version-counter checks at backward, backward through no grad).
+on expanded tensors, overlapping in-place sources, version-counter checks at backward,
+backward through no grad). It runs each step in torch as it draws it (a shadow run) to know
+where every tensor lies in memory, so that an in-place source overlapping its target in a way
+torch does not detect is left out (see ``_defined_source``), and which tensors require grad,
+so that most in-place ops that torch would refuse on a leaf run under no_grad instead, and
+most losses are of tensors that require grad (each refusal is still drawn, less often).
 """
 import contextlib
 import math
 
 import numpy as np
+import torch
 from hypothesis import strategies as st
 
 from differential import Raised, norm
@@ -103,6 +110,8 @@ def _apply(step, ts, lib):
             return x.expand(*a[1])
         if op == "detach":
             return x.detach()
+        if op == "data":
+            return x.data
         if op == "add_":
             return x.add_(ts[a[1]])
         if op == "mul_":
@@ -134,7 +143,7 @@ def _loss(step, ts, lib):
 def state(t):
     fn = t.grad_fn
     return (norm(t), t.requires_grad, t.is_leaf, t._version,
-            None if fn is None else type(fn).__name__)
+            None if fn is None else (type(fn).__name__, fn.name()))
 
 
 def run(program, lib):
@@ -189,23 +198,54 @@ def _reshapes(shape):
     return sorted(out, key=repr) or [(n,)]
 
 
+def _elements(t):
+    """Where a torch tensor's elements lie in its storage (offsets)."""
+    offsets = np.full((), t.storage_offset())
+    for n, stride in zip(t.shape, t.stride()):
+        offsets = np.add.outer(offsets, np.arange(n) * stride)
+    return set(offsets.ravel().tolist())
+
+
+def _dense(t):
+    """torch's is_non_overlapping_and_dense (not exposed in Python)."""
+    expected = 1
+    for n, stride in sorted(zip(t.shape, t.stride()), key=lambda p: p[1]):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
+
+
+def _defined_source(t, s):
+    """Is ``t.add_(s)`` defined in torch? A source in another storage, the same elements, or
+    elements apart are; so is an overlap of two dense tensors (torch refuses it). Any other
+    overlap torch does not detect, and its result depends on the order its kernels write
+    (their SIMD width): undefined behaviour, left out."""
+    if t.untyped_storage().data_ptr() != s.untyped_storage().data_ptr():
+        return True
+    if (t.storage_offset(), t.shape, t.stride()) == (s.storage_offset(), s.shape, s.stride()):
+        return True
+    return (_dense(t) and _dense(s)) or not (_elements(t) & _elements(s))
+
+
 @st.composite
 def programs(draw, max_steps=10):
     n_leaves = draw(st.integers(2, 3))
-    prog, shapes, storage = [], [], []   # storage: which allocation each tensor's data is in
+    prog, shapes, shadow = [], [], []    # shadow: each tensor, run in torch
     for k in range(n_leaves):
         shape = draw(st.sampled_from(LEAF_SHAPES))
         rg = True if k == 0 else draw(st.booleans())
         prog.append(("leaf", shape, rg, k))
         shapes.append(shape)
-        storage.append(k)
+        shadow.append(_apply(prog[-1], shadow, torch))
     scalars = st.sampled_from([-1.5, 0.5, 2.0, 3.0])
     for _ in range(draw(st.integers(1, max_steps))):
         i = draw(st.integers(0, len(shapes) - 1))
         s = shapes[i]
         nd = len(s)
         ng = draw(st.sampled_from([False, False, False, True]))
-        kinds = ["unary", "binary", "scalar", "reduce", "inplace", "inplace", "detach"]
+        kinds = ["unary", "binary", "scalar", "reduce", "inplace", "inplace", "alias"]
         if nd:
             kinds += ["view", "view", "view"]
         kind = draw(st.sampled_from(kinds))
@@ -230,15 +270,18 @@ def programs(draw, max_steps=10):
                 step = (op, ng, i, d, keep)
             else:
                 step, out = (op, ng, i, None, False), ()
-        elif kind == "detach":
-            step, out = ("detach", ng, i), s
+        elif kind == "alias":
+            step, out = (draw(st.sampled_from(["detach", "detach", "data"])), ng, i), s
         elif kind == "inplace":
             op = draw(st.sampled_from(INPLACE))
+            # torch refuses it on a leaf that requires grad or a view of one: mostly run it
+            # under no_grad (grad_fn is read of bases only: a view's read regenerates it)
+            leaf = shadow[i] if shadow[i]._base is None else shadow[i]._base
+            if not ng and leaf.requires_grad and leaf.grad_fn is None and draw(st.integers(0, 3)):
+                ng = True
             if op in ("add_", "mul_", "copy_"):
-                # a source sharing the target's storage is left out: see the xfailed
-                # ALIASED_SOURCE regressions in test_fuzz.py (partial overlap, x.mul_(x))
                 ok = [j for j, sj in enumerate(shapes) if _bcast(s, sj) == tuple(s)
-                      and storage[j] != storage[i]]
+                      and _defined_source(shadow[i], shadow[j])]
                 if not ok:
                     op = "zero_"
                 step = (op, ng, i, draw(st.sampled_from(ok))) if ok else (op, ng, i)
@@ -298,11 +341,15 @@ def programs(draw, max_steps=10):
                 out = lead + tuple(v if n == -1 else n for v, n in zip(s, new))
         prog.append(step)
         shapes.append(tuple(out))
-        storage.append(storage[i] if kind in ("view", "inplace", "detach") else len(storage))
-    if draw(st.booleans()):
+        try:
+            shadow.append(_apply(step, shadow, torch))
+        except Exception:  # noqa: BLE001 - the program stops at this step: no more to draw
+            break
+    grad = [k for k, t in enumerate(shadow) if t.requires_grad]
+    if draw(st.booleans()) and (shadow[-1].requires_grad or not draw(st.integers(0, 3))):
         prog.append(("loss", ("last",)))
-    else:
-        idxs = draw(st.lists(st.integers(0, len(shapes) - 1), min_size=1, max_size=3,
-                             unique=True))
+    else:   # mostly tensors that require grad (a loss of none is refused)
+        pool = grad if grad and draw(st.integers(0, 7)) else range(len(shadow))
+        idxs = draw(st.lists(st.sampled_from(pool), min_size=1, max_size=3, unique=True))
         prog.append(("loss", ("combo", tuple(idxs))))
     return prog

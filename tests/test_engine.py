@@ -1068,3 +1068,140 @@ def test_array_mode_mixes_with_tensor_nodes_and_hooks():
         y.sum().backward()
         return gx, x.grad, h.grad
     same(program)
+
+
+# -- tensor hooks and retain_grad across in-place ops and views ---------------------------------
+# A hook registered on a tensor stays on the grad_fn it had (it fires with the gradient of the
+# value before a later in-place op); retain_grad follows the tensor to its new grad_fn (an
+# in-place op's node, CopySlices for a base, a regenerated AsStridedBackward0 for a view).
+def _hooked(t, log):
+    def hook(tag):
+        return lambda g: log.append((tag, g.detach().clone()))
+    w = t.arange(1.0, 5.0, dtype=t.float64, requires_grad=True)
+    return hook, w, w * 1
+
+
+def _weights(t, n):
+    return t.arange(float(n), dtype=t.float64)
+
+
+HOOK_CASES = {
+    "hook before mul_": lambda t, hook, w, y: (
+        y.register_hook(hook("y")), y.mul_(2), (y * _weights(t, 4)).sum()),
+    "retain_grad before mul_": lambda t, hook, w, y: (
+        y.retain_grad(), y.mul_(2), (y * _weights(t, 4)).sum()),
+    "hook and retain_grad after mul_": lambda t, hook, w, y: (
+        y.mul_(2), y.register_hook(hook("y")), y.retain_grad(), (y * _weights(t, 4)).sum()),
+    "hooks between in-place ops": lambda t, hook, w, y: (
+        y.register_hook(hook("1")), y.mul_(2), y.register_hook(hook("2")), y.add_(1),
+        y.register_hook(hook("3")), y.sum()),
+    "hook changes the gradient": lambda t, hook, w, y: (
+        y.register_hook(lambda g: g * 10), y.mul_(2), y.sum()),
+    "retained, saved, modified again": lambda t, hook, w, y: (
+        y.retain_grad(), y.mul_(2), y.retain_grad(), y.exp(), y.add_(1), y.sum()),
+    "in-place under no_grad": lambda t, hook, w, y: (
+        y.register_hook(hook("y")), y.retain_grad(), _no_grad_mul(t, y), y.sum()),
+    "removed hook": lambda t, hook, w, y: (
+        y.register_hook(hook("y")).remove(), y.mul_(2), y.sum()),
+    "leaf hook": lambda t, hook, w, y: (
+        w.register_hook(hook("w")), w.retain_grad(), y.mul_(2), y.sum()),
+}
+
+
+def _no_grad_mul(t, y):
+    with t.no_grad():
+        y.mul_(2)
+
+
+def _view_case(body):
+    def run(t, hook, w, y):
+        v = y[1:3]
+        return (*body(t, hook, y, v), v)     # the loss, then the view
+    return run
+
+
+HOOK_CASES.update({
+    "view modified: hooks on view and base": _view_case(lambda t, hook, x, v: (
+        v.register_hook(hook("v")), x.register_hook(hook("x")), v.mul_(3),
+        (x * _weights(t, 4)).sum())),
+    "view modified: retain_grad on view and base": _view_case(lambda t, hook, x, v: (
+        v.retain_grad(), x.retain_grad(), v.mul_(3), (x * _weights(t, 4)).sum())),
+    "view modified: backward through the view": _view_case(lambda t, hook, x, v: (
+        v.register_hook(hook("v")), v.retain_grad(), v.mul_(3), (v * _weights(t, 2)).sum())),
+    "view modified: hooks after": _view_case(lambda t, hook, x, v: (
+        v.mul_(3), v.register_hook(hook("v")), x.register_hook(hook("x")), v.retain_grad(),
+        x.retain_grad(), (x * _weights(t, 4)).sum())),
+    "base modified: backward through the view": _view_case(lambda t, hook, x, v: (
+        v.register_hook(hook("v")), v.retain_grad(), x.mul_(2), (v * _weights(t, 2)).sum())),
+    "base modified: backward through the base": _view_case(lambda t, hook, x, v: (
+        v.register_hook(hook("v")), v.retain_grad(), x.mul_(2), (x * _weights(t, 4)).sum())),
+    "overlapping view modified": _view_case(lambda t, hook, x, v: (
+        x[0:2].retain_grad(), v.mul_(3), x.register_hook(hook("x")), x.retain_grad(),
+        x[2:].add_(1), (x * _weights(t, 4)).sum())),
+})
+
+
+@pytest.mark.parametrize("case", HOOK_CASES)
+def test_hooks_and_retain_grad_across_inplace(case):
+    def run(t):
+        log = []
+        hook, w, y = _hooked(t, log)
+        steps = HOOK_CASES[case](t, hook, w, y)
+        views = steps[-1:] if steps[-1]._is_view() else []
+        (steps[-2] if views else steps[-1]).backward()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return {"log": log, "w": w.grad, "y": y.grad, "retains": y.retains_grad,
+                    "fn": type(y.grad_fn).__name__,
+                    "views": [(v.grad, v.retains_grad, type(v.grad_fn).__name__)
+                              for v in views]}
+    same(run)
+
+
+@pytest.mark.parametrize("through", ["grad", "backward"])
+def test_retained_grad_after_inplace_with_autograd_grad(through):
+    def run(t):
+        w = t.arange(1.0, 5.0, dtype=t.float64, requires_grad=True)
+        y = w * 1
+        y.retain_grad()
+        y.mul_(2)
+        if through == "grad":
+            g = t.autograd.grad(y.sum(), w)[0]
+        else:
+            y.sum().backward()
+            g = w.grad
+        return g, y.grad
+    same(run)
+
+
+def _dirty(t):
+    class Double(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Double
+
+
+@pytest.mark.parametrize("view", [False, True])
+def test_hooks_and_retain_grad_across_mark_dirty(view):
+    def run(t):
+        log = []
+        w = t.arange(1.0, 5.0, dtype=t.float64, requires_grad=True)
+        x = w * 1
+        y = x[1:3] if view else x
+        y.retain_grad()
+        x.retain_grad()
+        y.register_hook(lambda g: log.append(g.detach().clone()))
+        o = _dirty(t).apply(y)
+        (o * _weights(t, o.numel())).sum().backward()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return {"log": log, "w": w.grad, "y": y.grad, "x": x.grad,
+                    "retains": (y.retains_grad, x.retains_grad)}
+    same(run)

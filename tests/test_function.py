@@ -510,3 +510,112 @@ def test_missing_backward():
                 return x * 2
         return catch(NoBackward.apply(lib.ones(1, requires_grad=True)).sum().backward)
     same(program)
+
+
+# -- mark_dirty on views, views made inside a Function ------------------------------------------
+
+def _doubler(lib, n_out=1):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, *others):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x if n_out == 1 else (x, x.detach() * 3)
+
+        @staticmethod
+        def backward(ctx, g, *gs):
+            return (g * 2, *[g.sum() * 0 for _ in range(len(ctx.needs_input_grad) - 1)])
+    return Double
+
+
+def test_mark_dirty_on_a_view_rebases_its_base():
+    def run(t):
+        w = t.arange(6.0, dtype=t.float64, requires_grad=True)
+        base = w * 1
+        v = base[2:4]
+        out = _doubler(t).apply(v)
+        fns = {"out is v": out is v, "out": names(out), "base": names(base),
+               "base edges": edges(base.grad_fn), "view edges": edges(v.grad_fn),
+               "versions": (out._version, base._version), "is view": out._is_view()}
+        (base * t.arange(6.0, dtype=t.float64)).sum().backward()
+        return fns, w.grad, base
+    same(run)
+
+
+def test_mark_dirty_on_a_view_then_more_ops():
+    def run(t):
+        w = t.arange(12.0, dtype=t.float64, requires_grad=True)
+        base = (w * 1).view(3, 4)
+        v = base[:, 1]
+        y = _doubler(t).apply(v)
+        other = base[1] * 10        # a view regenerated from the rebased base
+        (y.exp().sum() + other.sum() + base.sum()).backward()
+        return w.grad, names(other)
+    same(run)
+
+
+def test_mark_dirty_on_views_refused():
+    def run(t):
+        out = {}
+        w = t.arange(6.0, dtype=t.float64, requires_grad=True)
+        out["view of a leaf"] = catch(_doubler(t).apply, w[1:3])
+        b = w * 1
+        with t.no_grad():
+            v = b[1:3]
+        out["no_grad view"] = catch(_doubler(t).apply, v)
+        out["multi-output view"] = catch(_doubler(t).apply, (w * 1).unbind(0)[1])
+        out["two outputs"] = catch(_doubler(t, 2).apply, (w * 1)[1:3])
+        return out
+    same(run)
+
+
+def test_views_made_inside_a_function_refuse_inplace():
+    def run(t):
+        class ViewFn(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.view(-1)[1:3]
+
+            @staticmethod
+            def backward(ctx, g):
+                r = t.zeros(6, dtype=g.dtype)
+                r[1:3] = g
+                return r
+
+        class TwoViews(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x[1:3], x[3:5]
+
+            @staticmethod
+            def backward(ctx, g, h):
+                return None
+
+        class Ident(t.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        w = t.arange(6.0, dtype=t.float64, requires_grad=True)
+        out = {}
+        o = ViewFn.apply(w * 1)
+        out["view"] = (o._is_view(), names(o))
+        out["inplace"] = catch(o.mul_, 2)
+        out["view of it"] = catch(lambda: o.view(2).mul_(2))
+        out["base modified"] = catch(lambda: (o._base.add_(1), o.grad_fn)[1])
+        a, b = TwoViews.apply(w * 1)
+        out["two views"] = catch(a.mul_, 2)
+        i = Ident.apply(w * 1)
+        out["as-is"] = (i._is_view(), names(i), catch(i.mul_, 2))
+        o2 = ViewFn.apply(w * 1)
+        o2.sum().backward()         # untouched, the custom backward runs
+        out["grad"] = w.grad
+        with t.no_grad():
+            o3 = ViewFn.apply(w * 1)
+        out["no_grad"] = (o3._is_view(), o3.requires_grad, catch(o3.mul_, 2))
+        return out
+    same(run)

@@ -286,3 +286,216 @@ def test_render_svg_and_png(tmp_path):
     other = g.render(tmp_path / "z.picture", format="svg")
     assert "<svg" in other.read_text()
     assert "<svg" in g._repr_svg_() and "<svg" in g._repr_html_()
+
+
+# -- provenance ---------------------------------------------------------------------------------
+def test_nodes_and_leaves_record_where_user_code_made_them():
+    x = torch.tensor(3.0, requires_grad=True); line_x = _line()
+    y = x + 1; line_y = _line()
+    text = graph(y).text()
+    assert f"source: {_here()}:{line_y}: `y = x + 1; line_y = _line()`" in text
+    assert f"source: {_here()}:{line_x}: `x = torch.tensor(3.0, requires_grad=True); " \
+           "line_x = _line()`" in text
+
+
+def test_version_history_is_bounded_and_records_op_site_and_alias():
+    from glassgrad.autograd.provenance import HISTORY, version_history
+    w = torch.ones(3, requires_grad=True)
+    for _ in range(3 * HISTORY):
+        with torch.no_grad():
+            w.mul_(0.5)
+    v = w.detach()[1:]
+    v.zero_(); line = _line()
+    history = version_history(w._version_counter)
+    assert len(history) == HISTORY
+    version, op, site, ref, kind = history[-1]
+    assert version == w._version == 3 * HISTORY + 1
+    assert site[1] == line and site[2] == "zero_" and ref() is v and kind == "view"
+    assert history[-2][2][2] == "mul_" and history[-2][4] == "history"
+
+
+def test_provenance_can_be_switched_off():
+    prev = torch.glass.set_provenance(False)
+    try:
+        assert torch.glass.is_provenance_enabled() is False
+        x = torch.ones(2, requires_grad=True)
+        y = x * 2
+        y.detach().zero_()
+        assert getattr(y.grad_fn, "_source", None) is None
+        assert not getattr(y._version_counter, "history", None)
+        assert "source:" not in graph(y).text()
+    finally:
+        torch.glass.set_provenance(prev)
+    assert torch.glass.is_provenance_enabled() is True
+
+
+def _line():
+    import sys
+    return sys._getframe(1).f_lineno
+
+
+def _here():
+    from glassgrad.autograd.provenance import display_path
+    return display_path(__file__)
+
+
+# -- explained errors ---------------------------------------------------------------------------
+def explained(tmp_path, source, error=RuntimeError):
+    """Run ``source`` (a file prog.py) with torch = glassgrad and with the real torch; both
+    raise ``error`` with the same first line. Returns glassgrad's explanation."""
+    import real_torch
+    from glassgrad.glass.errors import explanation, torch_message
+    path = tmp_path / "prog.py"
+    path.write_text(source)
+    code = compile(source, str(path), "exec")
+    with pytest.raises(error) as mine:
+        exec(code, {"torch": torch})
+    with pytest.raises(error) as theirs:
+        exec(code, {"torch": real_torch})
+    assert torch_message(mine.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    text = explanation(mine.value)
+    assert text, str(mine.value)
+    assert "glassgrad/" not in text and "registry" not in text     # user code only
+    return text.replace(str(path), "prog.py")
+
+
+@pytest.fixture(autouse=True)
+def _real_torch_module(monkeypatch):
+    import sys
+    import torch as real
+    monkeypatch.setitem(sys.modules, "real_torch", real)
+
+
+def test_explained_saved_tensor_modified_through_a_view(tmp_path):
+    text = explained(tmp_path, (
+        "x = torch.ones(3, requires_grad=True)\n"
+        "z = (x * 2).exp()\n"
+        "v = z[1:]\n"
+        "v.mul_(2)\n"
+        "z.sum().backward()\n"))
+    assert "ExpBackward0, made at prog.py:2: `z = (x * 2).exp()`, saved `result` = z" in text
+    assert "uses it (" in text      # the formula
+    assert "version 1: `mul_` at prog.py:4: `v.mul_(2)`, through v, a view of z" in text
+    assert "`v = z.detach().clone()`" in text or "clone()" in text
+    assert "`v = v.mul(...)` instead of `v.mul_(...)`" in text
+
+
+def test_explained_saved_tensor_modified_itself(tmp_path):
+    text = explained(tmp_path, (
+        "x = torch.ones(3, requires_grad=True)\n"
+        "y = x.sigmoid()\n"
+        "y *= 2\n"
+        "y.sum().backward()\n"))
+    assert "SigmoidBackward0, made at prog.py:2: `y = x.sigmoid()`, saved `result` = y" in text
+    assert "version 1: `mul_` at prog.py:3: `y *= 2`, on y itself" in text
+
+
+def test_explained_backward_a_second_time(tmp_path):
+    text = explained(tmp_path, (
+        "x = torch.ones(2, requires_grad=True)\n"
+        "h = torch.zeros(2)\n"
+        "for step in range(2):\n"
+        "    h = torch.tanh(x * h + 1)\n"
+        "    loss = h.sum()\n"
+        "    loss.backward()\n"))
+    assert "TanhBackward0, made at prog.py:4: `h = torch.tanh(x * h + 1)`" in text
+    assert "prog.py:6: `loss.backward()`" in text
+    assert "hidden state" in text and "`h = h.detach()`" in text and "retain_graph=True" in text
+
+
+def test_explained_output_made_under_no_grad(tmp_path):
+    text = explained(tmp_path, (
+        "w = torch.ones(2, requires_grad=True)\n"
+        "with torch.no_grad():\n"
+        "    y = w * 2\n"
+        "loss = y.sum()\n"
+        "loss.backward()\n"))
+    assert "backward() starts from loss (a float32 tensor of shape [])" in text
+    assert "loss was made at prog.py:4: `loss = y.sum()` from y; none of them requires grad" \
+        in text
+    assert "y was computed at prog.py:3: `y = w * 2` inside the block at prog.py:2: " \
+           "`with torch.no_grad():`" in text
+
+
+def test_explained_output_made_from_a_detach(tmp_path):
+    text = explained(tmp_path, (
+        "w = torch.ones(2, requires_grad=True)\n"
+        "y = w.detach() * 2\n"
+        "y.sum().backward()\n"))
+    assert "y was made at prog.py:2: `y = w.detach() * 2`: detach() returns a tensor" in text
+
+
+def test_explained_integer_output_and_leaf_without_requires_grad(tmp_path):
+    text = explained(tmp_path, "a = torch.arange(3)\nloss = a.sum()\nloss.backward()\n")
+    assert "integer/bool tensor (int64)" in text
+    text = explained(tmp_path, "x = torch.ones(2)\nloss = (x * 2).sum()\nloss.backward()\n")
+    assert "x is a leaf created without requires_grad=True" in text
+
+
+def test_explained_grad_inputs(tmp_path):
+    text = explained(tmp_path, (
+        "x = torch.ones(2, requires_grad=True)\n"
+        "b = torch.ones(2)\n"
+        "torch.autograd.grad((x * b).sum(), [x, b])\n"))
+    assert "inputs[1] does not require grad" in text
+    assert "b is a leaf created without requires_grad=True at prog.py:2: `b = torch.ones(2)`" \
+        in text
+    text = explained(tmp_path, (
+        "x = torch.ones(2, requires_grad=True)\n"
+        "w = torch.ones(2, requires_grad=True)\n"
+        "torch.autograd.grad((x * 2).sum(), [x, w])\n"))
+    assert "w (inputs[1], a float32 tensor of shape [2]) is not in the history" in text
+    assert "reaches these leaves: x" in text and "allow_unused=True" in text
+    assert "w was made at prog.py:2" in text
+
+
+def test_explained_non_scalar_and_shape_mismatch(tmp_path):
+    text = explained(tmp_path, "x = torch.ones(3, requires_grad=True)\ny = x * 2\ny.backward()\n")
+    assert "y has shape [3] (3 elements), made at prog.py:2: `y = x * 2`" in text
+    assert "`y.sum().backward()`" in text and "torch.ones_like(y)" in text
+    text = explained(tmp_path, "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+                               "y.backward(torch.ones(2))\n")
+    assert "y has shape [3] (made at prog.py:2: `y = x * 2`), but the gradient given for it " \
+           "(grad_output[0]) has shape [2]" in text
+
+
+def test_explained_in_place_on_a_leaf_and_a_view_of_a_leaf(tmp_path):
+    text = explained(tmp_path, "x = torch.ones(2, requires_grad=True)\nx.add_(1)\n")
+    assert "x is a leaf that requires grad (a float32 tensor of shape [2]), created at " \
+           "prog.py:1: `x = torch.ones(2, requires_grad=True)`" in text
+    assert "`with torch.no_grad():`" in text and "`x = x + 1`" in text
+    text = explained(tmp_path, "x = torch.ones(2, requires_grad=True)\nv = x[:1]\nv.mul_(2)\n")
+    assert "x is a leaf that requires grad" in text and "v, is a view of it" in text
+
+
+def test_non_leaf_grad_warning_is_explained():
+    import warnings
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2; line = _line()
+    y.sum().backward()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert y.grad is None
+    text = str(w[0].message)
+    assert text.startswith("The .grad attribute of a Tensor that is not a leaf Tensor")
+    from glassgrad.glass.errors import explanation
+    assert f"y is not a leaf: it is the output of MulBackward0, made at {_here()}:{line}" \
+        in explanation(text)
+    assert "`y.retain_grad()`" in explanation(text)
+
+
+def test_explained_invalid_gradient_of_a_custom_function(tmp_path):
+    text = explained(tmp_path, (
+        "class Twice(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad):\n"
+        "        return torch.ones(3)\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = Twice.apply(x)\n"
+        "y.sum().backward()\n"))
+    assert "The backward of TwiceBackward returned a gradient of shape [3] for its input 0, " \
+           "whose shape was [2]" in text
+    assert "TwiceBackward was made at prog.py:9: `y = Twice.apply(x)`" in text

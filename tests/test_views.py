@@ -277,3 +277,46 @@ def test_inplace_view_op_errors_and_no_grad():
         v.t_()
         return leaf, dims, x.shape, x._version, x.is_leaf, v.shape, z._version, v._is_view()
     same(program)
+
+
+# -- the regenerated AsStridedBackward0 and CopySlices as torch exposes them --------------------
+GEOMETRIES = {
+    "select": lambda x: x.view(3, 4)[1],
+    "strided slice": lambda x: x[2:9:3],
+    "transpose": lambda x: x.view(2, 6).t(),
+    "block": lambda x: x.view(2, 6)[1:, 2:4],
+    "expand": lambda x: x[:1].expand(3, 4)[1:],
+    "view of a view": lambda x: x.view(3, 4).t()[2],
+}
+
+
+@pytest.mark.parametrize("view", GEOMETRIES)
+def test_as_strided_saved_geometry(view):
+    def run(t):
+        w = t.arange(12.0, dtype=t.float64, requires_grad=True)
+        x = w * 1
+        v = GEOMETRIES[view](x)
+        x.add_(1)
+        fn = v.grad_fn
+        saved = (fn._saved_size, fn._saved_stride, fn._saved_storage_offset)
+        out = {"name": (type(fn).__name__, fn.name()), "saved": saved,
+               "types": [type(s).__name__ for s in saved],
+               "listed": sorted(n for n in dir(fn) if n.startswith("_saved_"))}
+        v.sum().backward()
+        out["after backward"] = fn._saved_size
+        out["grad"] = w.grad
+        return out
+    same(run)
+
+
+def test_copy_slices_names():
+    def run(t):
+        w = t.arange(12.0, dtype=t.float64, requires_grad=True)
+        x = w * 1
+        v = x.view(3, 4)[1]
+        v.mul_(2)
+        return {"base": (type(x.grad_fn).__name__, x.grad_fn.name()),
+                "view": (type(v.grad_fn).__name__, v.grad_fn.name(), v.grad_fn._saved_size),
+                "saved": sorted(n for n in dir(x.grad_fn) if n.startswith("_saved_")),
+                "repr": repr(x)}
+    same(run)

@@ -1,11 +1,15 @@
 """glassgrad.autograd: backward() and grad() on top of the engine."""
+import functools
+import inspect
 import threading
 import warnings
 
 from .engine import run_backward
+from .provenance import backward_ran
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
-from . import function  # noqa: F401
+from . import anomaly_mode, forward_ad, function  # noqa: F401
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
 
 
@@ -57,6 +61,29 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     return out
 
 
+def _explained(fn):
+    """backward() and grad() explain the RuntimeErrors they raise (glass/errors.py: PyTorch's
+    text first, then glassgrad's explanation) and note the backward passes that free a graph."""
+    params = list(inspect.signature(fn).parameters)
+    at_retain = params.index("retain_graph")
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            result = fn(*args, **kwargs)
+        except RuntimeError as e:
+            from ..glass.errors import explain_call, safely
+            safely(explain_call, e, fn, args, kwargs)
+            raise
+        retain = args[at_retain] if len(args) > at_retain else kwargs.get("retain_graph")
+        if retain is None:
+            retain = args[at_retain + 1] if len(args) > at_retain + 1 else \
+                kwargs.get("create_graph", False)
+        backward_ran(args[0] if args else kwargs[params[0]], retain)
+        return result
+    return wrapper
+
+
 def _roots(outputs):
     roots = []
     for i, o in enumerate(outputs):
@@ -75,6 +102,7 @@ _CYCLE_WARNING = (
 _warned_cycle = []
 
 
+@_explained
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
     tensors = _as_tuple(tensors)
@@ -150,6 +178,7 @@ def _batched_backward(roots, grads, retain_graph, create_graph, targets):
     return [None if any(g is None for g in acc) else stack(acc) for acc in per_input]
 
 
+@_explained
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     from .._creation import zeros_like

@@ -4,6 +4,7 @@ import heapq
 
 from ..backend import xp
 from ..dtypes import _FROM_NP
+from .anomaly_mode import check_nan, warn_failure
 from .graph import _TENSOR as _Tensor, _tensor_cls, AccumulateGrad
 from .grad_mode import state
 
@@ -81,10 +82,16 @@ def _conform(node, grads):
                                    f"{i} - got {list(d.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
             from ..ops.reduce import sum_to     # on a tensor, or on the array in array mode
-            g = sum_to(g, shape)
+            reduced = sum_to(g, shape)
+            if state.tracer is not None:
+                state.tracer.reduce(node, i, nxt, g, reduced)
+            g = reduced
             d = g._data if is_tensor else g
         if _FROM_NP.get(d.dtype) is not dtype:
-            g = g.to(dtype) if is_tensor else d.astype(dtype.np)
+            cast = g.to(dtype) if is_tensor else d.astype(dtype.np)
+            if state.tracer is not None:
+                state.tracer.cast(node, i, nxt, g, cast)
+            g = cast
         out[i] = g
     return out
 
@@ -96,36 +103,53 @@ def _expandable(shape, to):
 
 
 def _call_tensor_pre_hooks(node, grads):
+    tr = state.tracer    # trace_backward: hooks run through tr.call, which records them
     hooks = node._tensor_hooks()
     if hooks:
         for nr, per_output in hooks.items():
             for hook in tuple(per_output.values()):
                 if grads[nr] is not None:
-                    new = hook(grads[nr])
+                    new = (hook(grads[nr]) if tr is None else
+                           tr.call("tensor hook", node, hook, (grads[nr],), nr))
                     if new is not None:
                         grads[nr] = new
     if node._retain_grad_hooks:
         for nr, ref in node._retain_grad_hooks.items():
             t, g = ref(), grads[nr]
             if t is not None and g is not None:
+                if tr is not None:
+                    tr.retain_grad(node, nr, g)
                 t._grad = g.clone() if t._grad is None else t._grad + g
     return grads
 
 
 def _call_function(node, grads, tensor_hooks_done=False):
-    if not tensor_hooks_done:
-        grads = _call_tensor_pre_hooks(node, grads)
-    if node._pre_hooks:
-        for hook in tuple(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
-    out = _validate(node, node.apply(grads))
-    if node._hooks:
-        for hook in tuple(node._hooks.values()):
-            new = hook(tuple(out), tuple(grads))
-            if new is not None:
-                out = list(new)
+    """A node with its hooks; every node comes here in anomaly mode and while tracing."""
+    tr = state.tracer
+    prev_node, state.node = state.node, node    # the parent of nodes made here (anomaly mode)
+    try:
+        if not tensor_hooks_done:
+            grads = _call_tensor_pre_hooks(node, grads)
+        if node._pre_hooks:
+            for hook in tuple(node._pre_hooks.values()):
+                new = (hook(tuple(grads)) if tr is None else
+                       tr.call("pre-hook", node, hook, (tuple(grads),)))
+                if new is not None:
+                    grads = list(new)
+        step = tr.node(node, grads) if tr is not None else None
+        out = _validate(node, node.apply(grads))
+        if step is not None:
+            step.done(out)
+        if node._hooks:
+            for hook in tuple(node._hooks.values()):
+                new = (hook(tuple(out), tuple(grads)) if tr is None else
+                       tr.call("post-hook", node, hook, (tuple(out), tuple(grads))))
+                if new is not None:
+                    out = list(new)
+        if state.anomaly and state.anomaly_check_nan:
+            check_nan(node, out)
+    finally:
+        state.node = prev_node
     return out
 
 
@@ -168,6 +192,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             heapq.heappush(heap, (-node._sequence_nr, tick, node))
             tick += 1
     captured = [None] * len(targets) if captures is not None else None
+    tr = state.tracer
+    slow = state.anomaly or tr is not None     # every node through _call_function
+    if tr is not None:
+        tr.begin(roots, root_grads)
     prev = state.grad_enabled
     state.grad_enabled = create_graph
     heappush, heappop = heapq.heappush, heapq.heappop
@@ -187,11 +215,13 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 grads, hooks_done = _call_tensor_pre_hooks(node, grads), True
                 for i, nr in captures[node]:
                     captured[i] = grads[nr]
+                    if tr is not None:
+                        tr.capture(node, i, nr, grads[nr])
             if needed is not None and node not in needed:
                 node = None
                 continue
-            if (node._pre_hooks is None and node._hooks is None and node._tensor_pre_hooks is None
-                    and node._retain_grad_hooks is None and type(node) is not AccumulateGrad
+            if (not slow and node._pre_hooks is None and node._hooks is None
+                    and node._tensor_pre_hooks is None and node._retain_grad_hooks is None and type(node) is not AccumulateGrad
                     and not hooks_done):      # no hooks: the common case
                 if not arrays:
                     out = _validate(node, node.apply(grads))
@@ -241,6 +271,12 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 node = None
             else:             # the only ready node (a chain): no queue round trip
                 node = ready
+    except Exception:
+        if state.anomaly and node is not None:
+            warn_failure(node)   # the failing node's forward traceback, then the error
+        raise
     finally:
         state.grad_enabled = prev
+        if tr is not None:
+            tr.end()
     return captured

@@ -9,8 +9,10 @@ import functools
 import inspect
 import warnings
 
-from .graph import FREED_MESSAGE, Node, SavedTensor
+from .graph import (FREED_MESSAGE, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, Node,
+                    RawSavedTensor, SavedTensor, move_retains_grad, view_meta)
 from .grad_mode import no_grad, state
+from .provenance import bumped, site
 
 _FREED = object()
 
@@ -21,6 +23,14 @@ _LEGACY_MESSAGE = (
 _DIRTY_NOT_RETURNED = (
     "Some elements marked as dirty during the forward method were not returned as output. The "
     "inputs that are modified inplace must all be outputs of the Function.")
+_DIRTY_VIEW_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change.")
 _ONCE_MESSAGE = ("trying to differentiate twice a function that was marked with "
                  "@once_differentiable")
 
@@ -30,6 +40,10 @@ class FunctionCtx:
 
     def save_for_backward(self, *tensors):
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Tensors the jvp staticmethod reads back as ``ctx.saved_tensors``."""
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *args):
         self.dirty_tensors = args
@@ -51,13 +65,25 @@ class BackwardCFunction(Node, FunctionCtx):
         self.materialize_grads = True
         self.needs_input_grad = ()
         self._saved = ()
+        self._jvp_saved = None
         self._tensor_inputs = ()    # per forward argument: was it a tensor?
 
     @property
     def saved_tensors(self):
+        if self._jvp_saved is not None:     # inside jvp: what save_for_forward saved
+            return self._jvp_saved
         if self._saved is _FREED:
             raise RuntimeError(FREED_MESSAGE)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self):
+        if self._saved is _FREED:
+            raise RuntimeError(FREED_MESSAGE)
+        return tuple(RawSavedTensor(lambda i=i: self._raw_get(i)) for i in range(len(self._saved)))
+
+    def _raw_get(self, i):
+        return RawSavedTensor.FREED if self._saved is _FREED else self._saved[i]
 
     def release(self):
         self._saved = _FREED
@@ -131,6 +157,11 @@ class Function(FunctionCtx):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd."
+                                  "Function to use it with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         from .._tensor import Tensor
@@ -147,21 +178,33 @@ class Function(FunctionCtx):
             for a, t, need in zip(args, is_tensor, needs) if t))
         ctx.needs_input_grad = needs
         ctx._tensor_inputs = is_tensor
-        with no_grad():
-            if separate_setup:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
-        return _wrap_outputs(ctx, args, output, record)
+        ctx._source = site() if record else None
+        dual, state.dual = state.dual, False      # the forward sees no tangents
+        try:
+            with no_grad():
+                if separate_setup:
+                    output = cls.forward(*args, **kwargs)
+                    cls.setup_context(ctx, args, output)
+                else:
+                    output = cls.forward(ctx, *args, **kwargs)
+        finally:
+            state.dual = dual
+        result = _wrap_outputs(ctx, args, output, record)
+        if dual:        # a forward AD level is active: the outputs' tangents come from jvp
+            from .forward_ad import function_jvp
+            function_jvp(cls, ctx, args, result)
+        return result
 
 
 def _alias(t):
-    """A new tensor sharing ``t``'s data and version (PyTorch's view_as(self))."""
+    """A new tensor sharing ``t``'s data and version (PyTorch's view_as(self), made without
+    grad): a view of ``t``."""
     from .._tensor import Tensor
     a = Tensor._make(t._data, counter=t._version_counter)
     a._base = t if t._base is None else t._base
     a._inference = t._inference
+    if t._data.dtype.kind == "f":
+        a._view = view_meta(t, t._version_counter.version, False, t._inference)
     return a
 
 
@@ -175,9 +218,11 @@ def _wrap_outputs(ctx, args, output, record):
     non_diff = {id(t) for t in ctx.non_differentiable or ()}
     for t in ctx.dirty_tensors or ():
         t._version_counter.version += 1     # PyTorch bumps marked tensors once more
+        bumped(t, ctx.name())
     if sum(1 for o in outs if id(o) in dirty) < len(dirty):
         raise RuntimeError(_DIRTY_NOT_RETURNED)
     meta = []
+    n_diff = 0      # differentiable outputs
     for i, var in enumerate(outs):
         if not isinstance(var, Tensor):
             meta.append((None, None))
@@ -193,24 +238,42 @@ def _wrap_outputs(ctx, args, output, record):
             elif var._base is None:
                 var.detach_()
             continue
+        n_diff += 1
         if modified:
-            if var.grad_fn is None and var._requires_grad:
+            if var._grad_fn is None and var.requires_grad:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                    "in-place operation.")
-            if var._base is not None:
-                raise RuntimeError("glassgrad: a Function that modifies a view in-place is not "
-                                   "supported yet (views and in-place rebase land with the views "
-                                   "issue)")
+            if var._view is not None and len(outs) > 1:
+                raise RuntimeError(_DIRTY_VIEW_MULTI)
             var._grad = None
-            var._hook_state = None      # the old history's hooks and accumulator go with it
+            hs, old = var._hook_state, (var._grad_fn, var._output_nr)
+            if hs is not None:      # the old history's hooks and accumulator go with it
+                hs.backward_hooks = hs.accumulator = None
+            if var._view is not None:   # like an in-place op on a view: the base is rebased
+                from ..ops.registry import _check_view_inplace, _rebase_view
+                _check_view_inplace(var, True)
+                _rebase_view(var, ctx, *old)
+                continue
+            var.grad_fn, var._output_nr = ctx, i
+            if hs is not None:      # a retained gradient now comes from ctx
+                move_retains_grad(var, *old)
+            continue
         elif is_input:
             var = outs[i] = _alias(var)
         var.grad_fn, var._output_nr = ctx, i
+    # views among the outputs (made inside forward, or inputs returned as-is) refuse in-place
+    # ops later, as PyTorch's CreationMeta IN_CUSTOM_FUNCTION / MULTI_OUTPUT_NODE make them
+    for i, var in enumerate(outs):
+        if isinstance(var, Tensor) and var._view is not None and not (
+                id(var) in dirty and id(var) in inputs):
+            var._view.creation = MULTI_OUTPUT_NODE if n_diff > 1 else IN_CUSTOM_FUNCTION
     ctx._input_metadata = tuple(meta)
     if record:
         ctx._saved = tuple(_save(ctx, t, i, outs) for i, t in enumerate(ctx.to_save or ()))
     # drop the forward's lists: a dirty output's grad_fn is ctx, so keeping them makes a cycle
     ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
+    if not state.dual:      # (function_jvp reads them, then drops them)
+        ctx.saved_for_forward = None
     return tuple(outs) if is_tuple else outs[0]
 
 

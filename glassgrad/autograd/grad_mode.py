@@ -10,10 +10,24 @@ import threading
 
 class _State(threading.local):
     """``grad`` is a plain attribute (read by every op), kept equal to
-    ``grad_enabled and not inference`` by the two properties' setters."""
+    ``grad_enabled and not inference`` by the two properties' setters.
+
+    ``anomaly`` and ``anomaly_check_nan`` are process-wide like torch's, so they are set on the
+    class (``set_anomaly_enabled``); ``tracer`` is the thread's active ``trace_backward``;
+    ``node`` the node the engine is running (the parent of nodes it creates, in anomaly mode)."""
     _grad_enabled = True
     _inference = False
     grad = True
+    anomaly = False
+    anomaly_check_nan = True
+    tracer = None
+    node = None
+    # saved-tensor hooks (autograd.graph): the innermost (pack, unpack) pair or None; the
+    # disable_saved_tensors_hooks message or None; allow_mutation's clone-on-mutate callback
+    saved_hooks = None
+    saved_hooks_disabled = None
+    on_mutate = None
+    dual = False        # a forward AD level is active (autograd.forward_ad)
 
     @property
     def grad_enabled(self):

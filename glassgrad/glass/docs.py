@@ -63,9 +63,80 @@ print(torch.__name__)
 """
 
 
+# the explained errors: (title, program); each program raises, and the page shows its message
+ERRORS = (
+    ("A saved tensor modified in place (the first seed, run to its backward)",
+     SEED1 + "z.backward()\n"),
+    ("The same, through a view",
+     "x = torch.ones(3, requires_grad=True)\nz = (x * 2).exp()\nv = z[1:]\nv.mul_(2)\n"
+     "z.sum().backward()\n"),
+    ("Backward through the graph a second time: a hidden state carried across iterations",
+     "x = torch.ones(2, requires_grad=True)\nh = torch.zeros(2)\nfor step in range(2):\n"
+     "    h = torch.tanh(x * h + 1)\n    loss = h.sum()\n    loss.backward()\n"),
+    ("Does not require grad: made under no_grad",
+     "w = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = w * 2\n"
+     "loss = y.sum()\nloss.backward()\n"),
+    ("Does not require grad: a detach() on the way",
+     "w = torch.ones(2, requires_grad=True)\ny = w.detach() * 2\ny.sum().backward()\n"),
+    ("Does not require grad: a leaf created without requires_grad",
+     "x = torch.ones(2)\nloss = (x * 2).sum()\nloss.backward()\n"),
+    ("An input unused by the graph (autograd.grad)",
+     "x = torch.ones(2, requires_grad=True)\nw = torch.ones(2, requires_grad=True)\n"
+     "torch.autograd.grad((x * 2).sum(), [x, w])\n"),
+    ("Backward of a non-scalar", "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+     "y.backward()\n"),
+    ("A gradient of the wrong shape", "x = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+     "y.backward(torch.ones(2))\n"),
+    ("In place on a leaf", "x = torch.ones(2, requires_grad=True)\nx.add_(1)\n"),
+    ("In place on a view of a leaf",
+     "x = torch.ones(2, requires_grad=True)\nv = x[:1]\nv.mul_(2)\n"),
+)
+
+
+def explained_errors_section():
+    """The page's section on explained errors: each program and the message it raises."""
+    import linecache
+    saved = linecache.cache.get("prog.py")
+    parts = [textwrap.dedent("""\
+        ## Errors that explain themselves
+
+        Every autograd error keeps PyTorch's exact text first (so `except` clauses and
+        `pytest.raises(match=...)` written for PyTorch still match), then, after a blank line,
+        the header `glassgrad explains:` and the explanation, each line indented by two spaces.
+        `glassgrad.glass.torch_message(e)` gives PyTorch's part back. The explanation names
+        the user's code (file:line and the line's text), from provenance recorded as the
+        program ran: every node remembers where user code made it, every leaf that requires
+        grad where it was created, and every storage its last in-place ops (op, line, and the
+        alias written through). `glassgrad.glass.set_provenance(False)` turns the recording
+        off (see docs/performance.md for its cost).
+
+        """)]
+    for title, code in ERRORS:
+        try:
+            _exec(code, {"torch": glassgrad})
+        except RuntimeError as e:
+            message = f"RuntimeError: {e}"
+        else:
+            raise AssertionError(f"{title}: the program did not raise")
+        finally:
+            linecache.cache.pop("prog.py", None)
+            if saved is not None:
+                linecache.cache["prog.py"] = saved
+        parts.append(f"### {title}\n\n`prog.py`:\n\n" + _block(code, "python") + "\n"
+                     + _block(message) + "\n")
+    return "".join(parts)
+
+
+def _exec(code, ns):
+    """Run ``code`` as the file prog.py (its lines readable by the explanations)."""
+    import linecache
+    linecache.cache["prog.py"] = (len(code), None, code.splitlines(True), "prog.py")
+    exec(compile(code, "prog.py", "exec"), ns)
+
+
 def _run(code):
     ns = {"torch": glassgrad}
-    exec(code, ns)
+    _exec(code, ns)
     return {k: v for k, v in ns.items() if isinstance(v, glassgrad.Tensor)}
 
 
@@ -73,9 +144,15 @@ def _block(text, lang=""):
     return f"```{lang}\n{text.rstrip()}\n```\n"
 
 
+def _env():
+    """The environment of a subprocess that imports this glassgrad (not another install)."""
+    pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(glassgrad.__file__)))
+    return {**os.environ, "PYTHONPATH": pkg_parent, "PYTHONUNBUFFERED": "1"}
+
+
 def _cli(args, cwd):
     proc = subprocess.run([sys.executable, "-m", "glassgrad", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
+                          text=True, cwd=cwd, timeout=600, env=_env())
     pkg = os.path.dirname(os.path.abspath(glassgrad.__file__))
     text = proc.stdout + proc.stderr
     text = text.replace(pkg + os.sep, "glassgrad/").replace(str(cwd) + os.sep, "")
@@ -100,8 +177,8 @@ def generate(out_dir):
           PyTorch's.
 
         Tensors are named after the variables that hold them (the caller's frame, or
-        `names={"x": x}`). Nodes do not record the source line that made them yet; when they do,
-        each node gains a `source` line.
+        `names={"x": x}`). Each node shows the source line that made it (`source:`), and a saved
+        tensor modified since it was saved lists the in-place ops that moved its version.
 
         The picture reads like the forward pass: `leaf ---> ... ---> root`, one line per path.
         Paths run through the nodes' `next_functions`; `y = AddBackward0` means the variable `y`
@@ -126,6 +203,7 @@ def generate(out_dir):
             parts.append(f"`graph(z).render(\"{stem}.svg\")`:\n\n![{stem}]({stem}.svg)\n\n")
         parts.append("`print(glassgrad.explain(z))`:\n\n" + _block(explain(ns["z"], names=ns))
                      + "\n")
+    parts.append(explained_errors_section())
     ns = _run(VIEWS_HOOKS)
     g = graph(ns["d"], names=ns)
     parts.append("## Views, hooks and a diamond\n\n" + _block(VIEWS_HOOKS, "python") + "\n"
@@ -163,8 +241,110 @@ def generate(out_dir):
         parts.append(_block(CLI_DIFFERS, "python") + "\n"
                      f"`glassgrad compare differs.py` (exit code {code}):\n\n"
                      + _block(text, "diff"))
+    parts.append(_trace_section())
+    parts.append(_anomaly_section())
     (out_dir / "glass.md").write_text("".join(parts))
     return out_dir / "glass.md"
+
+
+TRACE = """\
+w = torch.ones(2, 3, requires_grad=True)
+b = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+w.register_hook(lambda g: g * 2)
+b.register_post_accumulate_grad_hook(lambda p: None)
+a = w * b
+a.retain_grad()
+e = a.exp()
+e.grad_fn.register_prehook(lambda grads: None)
+loss = e.sum() + a.view(6).sum()
+with torch.glass.trace_backward() as tr:
+    loss.backward()
+print(tr)
+"""
+
+TRACE_DATA = """\
+r = next(s for s in tr.steps if s.kind == "reduce")
+print(r.node, r.grads_in, r.grads_out, sep="\\n")
+"""
+
+
+def _trace_section():
+    import contextlib
+    import io
+    out = io.StringIO()
+    ns = {"torch": glassgrad}
+    with contextlib.redirect_stdout(out):
+        exec(compile(TRACE, "prog.py", "exec"), ns)
+    table = out.getvalue()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(TRACE_DATA, "prog.py", "exec"), ns)
+    return ("\n" + textwrap.dedent("""\
+        ## Traced backward
+
+        `glassgrad.glass.trace_backward()` records every step of the backward passes run inside
+        it, in the order the engine ran them: each node with the gradients it got (one per forward
+        output) and returned (one per input; shape and norm), the hooks that fired (tensor hooks,
+        `retain_grad`, node pre- and post-hooks, post-accumulate-grad hooks; `replaced the
+        gradient` when one returned a new one), the engine's broadcast reductions (`reduce`) and
+        dtype casts (`cast`) of returned gradients, and the accumulations into leaves. Its order is
+        PyTorch's (the tests compare it with the order torch runs the same program's hooks in).
+
+        """) + _block(TRACE, "python") + "\n" + _block(table) + "\n"
+        "The steps are data too (`tr.steps`, each a `Step` with `kind`, `node`, `source`, "
+        "`grads_in`, `grads_out` as `GradInfo(shape, dtype, norm)`, `hook`, `note`, `depth`):\n\n"
+        + _block(TRACE_DATA, "python") + "\n" + _block(out.getvalue()))
+
+
+ANOMALY = """\
+import glassgrad as torch
+
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+with torch.autograd.detect_anomaly():
+    y = x * 2
+    z = y ** 2
+    y.add_(1)
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+with torch.autograd.set_detect_anomaly(True):   # check_nan=True by default
+    y = x.sqrt()
+    try:
+        (y * 0).sum().backward()
+    except RuntimeError as e:
+        print("RuntimeError:", e)
+print(sorted(y.grad_fn.metadata))
+"""
+
+
+def _anomaly_section():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp).resolve()
+        (tmp / "prog.py").write_text(ANOMALY)
+        proc = subprocess.run([sys.executable, "prog.py"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, cwd=tmp, env=_env(), timeout=600)
+    text = proc.stdout.replace(str(tmp) + os.sep, "")
+    return ("\n" + textwrap.dedent("""\
+        ## Anomaly mode
+
+        As PyTorch's: `torch.autograd.detect_anomaly(check_nan=True)` (a context manager that
+        warns on entry) and `torch.autograd.set_detect_anomaly(mode, check_nan=True)` (a context
+        manager or a plain call), with `torch.is_anomaly_enabled()`,
+        `torch.is_anomaly_check_nan_enabled()` and `torch.set_anomaly_enabled`. While it is on,
+        every node keeps the traceback of the forward call that made it
+        (`node.metadata["traceback_"]`, the user's frames; a node made by a `create_graph=True`
+        backward also keeps the node whose backward made it, `metadata["parent_"]`). When a node
+        fails in backward the engine warns `Error detected in <node>. Traceback of forward call
+        that caused the error:` (then `Previous calculation was induced by ...` for each parent)
+        and re-raises the error; the saved-tensor error's hint points at that traceback; with
+        `check_nan`, a node returning NaN fails with PyTorch's message. The texts are PyTorch's
+        (the tests compare them with torch's, frame by frame).
+
+        """) + _block(ANOMALY, "python") + f"\n`python prog.py` (exit code {proc.returncode}):\n\n"
+        + _block(text))
 
 
 if __name__ == "__main__":

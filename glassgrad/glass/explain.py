@@ -5,8 +5,8 @@ version now) and why (the formula parameters that name it: PyTorch's derivatives
 formula's parameter names are its save list"), what it keeps by value, its hooks. Then which
 tensors of the history are safe to modify in place now: those no node saved.
 
-Each node block is built from fields (NodeInfo); a ``source`` line (where user code made the
-node) is printed once nodes record provenance.
+Each node block is built from fields (NodeInfo), with the source line where user code made the
+node and, for a saved tensor modified since, the in-place ops that moved its version.
 """
 import os
 
@@ -67,7 +67,7 @@ def node_block(h, info):
         kind = " (a custom autograd.Function)" if info.kind == "function" else ""
         lines = [f"{info.label}{kind}"]
     if info.source is not None:
-        lines.append(f"  created at {info.source}")
+        lines.append(f"  made at {info.source}")
     if info.view_op:
         lines.append("  a view op: its output shares storage and version counter with its input")
     for v in info.views:
@@ -108,6 +108,8 @@ def _saved_lines(h, info, s):
                      f"{s.version_now}), so backward through {info.short} will raise "
                      "\"one of the variables needed for gradient computation has been modified "
                      "by an inplace operation\"")
+        for version, how in s.history:
+            lines.append(f"      version {version}: {how}")
         if s.aliases:
             lines.append(f"    it shares its storage and version counter with "
                          f"{', '.join(s.aliases)}: an in-place op on any of them bumps it")

@@ -79,6 +79,13 @@ class Graph:
             lines.append("")
             lines.append("outside the graph, sharing storage and version counter:")
             lines += [f"  {a}" for a in aliases]
+        unsaved = _unsaved(h)
+        if unsaved:
+            lines.append("")
+            lines.append("nothing saved " + ", ".join(unsaved) + ": modifying "
+                         + ("it" if len(unsaved) == 1 else "them")
+                         + " in place (directly, or through a detach() or a view sharing the "
+                         "storage) cannot break this backward")
         return "\n".join(lines) + "\n"
 
     __str__ = text
@@ -192,6 +199,7 @@ def node_lines(info):
         lines.append(f"    input {e.input} <--- {e.node.label}{nr}")
     for s in info.saved:
         lines.append("    " + saved_line(s))
+        lines += [f"      version {version}: {how}" for version, how in s.history]
     if info.attrs:
         lines.append("    kept: " + ", ".join(f"{k}={v!r}" for k, v in info.attrs.items()))
     for h in info.hooks:
@@ -232,6 +240,19 @@ def _outside_aliases(h):
                 out.append(f"{a} = {how} of {s.tensor} (version now {t._version}; saved by "
                            f"{info.label} as `{s.name}`)")
     return list(dict.fromkeys(out))
+
+
+def _unsaved(h):
+    """The named tensors of the history (node outputs and leaves) that no node saved."""
+    out = []
+    for label, reasons, kind in reversed(h.in_place_safety()):     # oldest first
+        if reasons or kind == "alias" or label not in h.by_name:
+            continue
+        t = h.by_name[label]
+        others = [name for name, u in h.names.values() if u is not t and
+                  u._version_counter is t._version_counter and u.grad_fn is None]
+        out.append(label + (f" (nor {', '.join(others)}, sharing its storage)" if others else ""))
+    return out
 
 
 def _maker(h, s):

@@ -3,13 +3,16 @@
 graph.py draws this (text, DOT) and explain.py narrates it; both read only what the graph keeps
 (Node.next_functions and hooks, AccumulateGrad.variable, SavedTensor versions, OpNode's
 ``op.formulas`` / ``_attrs`` / ``_tensors``) and never change it. Tensors are named after the
-variables that hold them (the caller's frame, or an explicit ``names`` mapping); nodes do not
-record the user's source lines yet, so ``NodeInfo.source`` is always None for now.
+variables that hold them (the caller's frame, or an explicit ``names`` mapping). Where user
+code made each node (``NodeInfo.source``) and which in-place ops moved a saved tensor's version
+(``History.bumps``) come from the provenance recorded as the program ran
+(autograd/provenance.py).
 """
 import dataclasses
 import sys
 
 from ..autograd.graph import AccumulateGrad, SavedTensor
+from ..autograd.provenance import describe as describe_site, node_source, version_history
 from ..dtypes import _FROM_NP
 
 
@@ -31,6 +34,7 @@ class SavedInfo:
     counter: object = dataclasses.field(default=None, repr=False)
     owner: tuple = dataclasses.field(default=None, repr=False)   # (node, output_nr) it came from
     obj: object = dataclasses.field(default=None, repr=False)    # the saved Tensor, if an input
+    history: list = dataclasses.field(default_factory=list)      # (version, how) since saved
 
     @property
     def is_number(self):
@@ -75,7 +79,7 @@ class NodeInfo:
     shape: tuple = None       # a leaf's shape
     dtype: str = None
     variable: object = dataclasses.field(default=None, repr=False)
-    source: str = None        # where user code created the node: not recorded by nodes yet
+    source: str = None        # where user code made it: 'prog.py:4: `z = y**2`' (or None)
 
     @property
     def short(self):
@@ -137,6 +141,32 @@ class History:
                      if t._version_counter is counter and t is not tensor
                      and (owner is None or (t.grad_fn, t._output_nr) != owner))
 
+    def bumps(self, s):
+        """[(version, 'how')] of the recorded in-place ops that moved the saved tensor ``s``
+        since it was saved: the op, its source line, and the alias it went through."""
+        out = []
+        for version, op, site, ref, kind in version_history(s.counter):
+            if s.saved_version < version <= s.version_now:
+                out.append((version, f"{op_words(op, site)} at {describe_site(site)}"
+                            f"{self._through(s, ref(), kind)}"))
+        return out
+
+    def _through(self, s, alias, kind):
+        """', through c, a detach() of y ...': the tensor an in-place op wrote through."""
+        who = s.tensor
+        if alias is not None and alias is s.obj or kind == "history" and s.obj is None:
+            return f", on {who} itself"
+        name = self.name_of(alias) if alias is not None else None
+        if kind == "view":
+            base = alias._base if alias is not None else None
+            base_name = (self.name_of(base) if base is not None else None) or "its base"
+            return (f", through {name or 'a view'}, a view of {base_name} (a view shares its "
+                    "base's storage and version counter)")
+        if kind == "plain" and (s.obj is None or s.obj.requires_grad):
+            return (f", through {name or 'a temporary'}, a detach() of {who} that shares its "
+                    "storage and version counter (detach() makes no copy)")
+        return f", on {name or who} itself"
+
     # -- the walk ---------------------------------------------------------------------------
     def _walk(self, starts):
         seen, stack, found = set(), list(starts), []
@@ -152,7 +182,9 @@ class History:
         # creation order, newest first; leaves (sequence_nr = inf) last
         found.sort(key=lambda n: (isinstance(n, AccumulateGrad), -n._sequence_nr))
         for node in found:
-            info = NodeInfo(node=node, name=node.name())
+            src = node_source(node)
+            info = NodeInfo(node=node, name=node.name(),
+                            source=describe_site(src) if src is not None else None)
             self.by_node[node] = info
             self.nodes.append(info)
         outputs = {}
@@ -234,17 +266,29 @@ class History:
         t = v.tensor
         if t is None:       # the node's own output, kept as data (no reference cycle)
             data, owner = v.data, (node, v.output_nr)
-            label = self.by_node[node].outputs.get(v.output_nr) or \
+            label = self.by_node[node].outputs.get(v.output_nr) or self._holder(v) or \
                 f"output {v.output_nr} of {self.by_node[node].label}"
         else:
             data = t._data
             owner = (t.grad_fn, t._output_nr) if t.grad_fn is not None else None
             label = self.describe(t)
-        return SavedInfo(
+        info = SavedInfo(
             name, why, shape=tuple(data.shape), dtype=_dtype(data), tensor=label,
             saved_version=v.version, version_now=v.counter.version, is_output=t is None,
             view_of=self.describe(t._base) if t is not None and t._base is not None else None,
-            aliases=self.aliases_of(v.counter, t, owner if t is None else None), counter=v.counter, owner=owner, obj=t)
+            aliases=self.aliases_of(v.counter, t, owner if t is None else None),
+            counter=v.counter, owner=owner, obj=t)
+        if info.modified:
+            info.history = self.bumps(info)
+        return info
+
+    def _holder(self, v):
+        """The named tensor that is a saved output itself, though an in-place op has since
+        given it a new grad_fn (``h = w.exp(); h.add_(1)``)."""
+        for name, t in self.names.values():
+            if t._data is v.data and t._version_counter is v.counter and t.requires_grad:
+                return name
+        return None
 
     # -- questions --------------------------------------------------------------------------
     def saved(self):
@@ -370,6 +414,14 @@ def _why(op, name):
     if len(users) == 1:
         return f"its backward formula for {users[0]} uses it"
     return f"its backward formulas for {' and '.join(users)} use it"
+
+
+def op_words(op, site):
+    """'`zero_`' (the glassgrad function user code called), else the in-place op's node."""
+    entry = site[2] if site is not None else None
+    if entry and not entry.startswith("<"):
+        return f"`{entry}`"
+    return f"an in-place op ({op})"
 
 
 def _hooks(node):

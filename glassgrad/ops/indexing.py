@@ -671,7 +671,8 @@ def _index_fill(input, dim, index, value, inplace):
         op, values, attrs = _index_fill_tensor, (input, index, value), {"dim": dim}
     else:
         op, values, attrs = _index_fill_scalar, (input, index), {"dim": dim, "value": value}
-    return apply_inplace(op, input, values, attrs) if inplace else op(*values, **attrs)
+    return apply_inplace(op, input, values, attrs, overlap=None) if inplace else \
+        op(*values, **attrs)
 
 
 def index_fill(input, dim, index, value):
@@ -708,7 +709,12 @@ def _masked_fill(input, mask, value, inplace):
     else:
         op, values, attrs = _masked_fill_scalar, (input, mask), {"value": value}
     if inplace:
-        return apply_inplace(op, input, values, attrs)
+        if any(st == 0 and n > 1 for st, n in zip(input._data.strides, input._data.shape)):
+            warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() "
+                          "the tensor before performing this operation. This also applies to "
+                          "advanced indexing e.g. tensor[mask] = scalar", UserWarning,
+                          stacklevel=3)
+        return apply_inplace(op, input, values, attrs, overlap=None)
     broadcast_shapes(mask.shape, input.shape)
     return op(*values, **attrs)
 

@@ -284,14 +284,15 @@ def _circular_pad(input, pad):
         out_region = region(d, max(lo, 0), shape[d] - max(hi, 0), out_region)
         in_region = region(d, max(-lo, 0), input.shape[d] - max(-hi, 0), in_region)
     apply_inplace(_copy_slices, out, (out, input[in_region]), {"region": out_region})
-    for d, lo, hi in pairs:
+    for d, lo, hi in pairs:     # src and region are apart: no overlap to refuse
         if lo > 0:
             src = out[region(d, shape[d] - lo - max(hi, 0), shape[d] - max(hi, 0))]
-            apply_inplace(_copy_slices, out, (out, src), {"region": region(d, 0, lo)})
+            apply_inplace(_copy_slices, out, (out, src), {"region": region(d, 0, lo)},
+                          overlap=None)
         if hi > 0:
             src = out[region(d, max(lo, 0), max(lo, 0) + hi)]
-            apply_inplace(_copy_slices, out, (out, src), {"region": region(d, shape[d] - hi,
-                                                                           shape[d])})
+            apply_inplace(_copy_slices, out, (out, src),
+                          {"region": region(d, shape[d] - hi, shape[d])}, overlap=None)
     return out
 
 

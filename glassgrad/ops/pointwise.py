@@ -1246,13 +1246,14 @@ _fill = defop("FillBackward2", lambda self, value: xp.full_like(self, value), dt
 _fill_tensor = defop("FillBackward3", lambda self, value: xp.full_like(self, value),
                      ("self", "value"), dtype="same",
                      grads={"self": _ZERO, "value": lambda grad: grad.sum()})
-_copy = defop("CopyBackwards", lambda self, src: xp.broadcast_to(src, self.shape),
+_copy = defop("CopyBackwards", lambda self, src: src,     # apply_inplace broadcasts it
               ("self", "src"), dtype="same",
               grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad})
+_copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"   # hand-written in torch
 
 
 def zero_(self):
-    return apply_inplace(_zero, self, (self,), {}, fills=True)
+    return apply_inplace(_zero, self, (self,), {}, overlap=None)
 
 
 def fill_(self, value):
@@ -1260,16 +1261,17 @@ def fill_(self, value):
         if value.dim() != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
                                f"with {value.dim()} dimensions.")
-        return apply_inplace(_fill_tensor, self, (self, value), {}, fills=True)
-    return apply_inplace(_fill, self, (self,), {"value": value}, fills=True)
+        return apply_inplace(_fill_tensor, self, (self, value), {}, overlap="self")
+    return apply_inplace(_fill, self, (self,), {"value": value}, overlap=None)
 
 
 def copy_(self, src, non_blocking=False):
-    shape = broadcast_shapes(self.shape, src.shape)
-    if shape != self.shape:
-        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
-                           f"shape {list(shape)}")
-    return apply_inplace(_copy, self, (self, src), {})
+    # from self's own memory (same place, strides, dtype) PyTorch returns at once, unchecked
+    a, b = self._data, getattr(src, "_data", None)
+    same = (b is not None and a.dtype == b.dtype and a.shape == b.shape and
+            a.strides == b.strides and
+            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+    return apply_inplace(_copy, self, (self, src), {}, overlap=None if same else "all")
 
 
 def add_(self, other, *, alpha=1):

@@ -21,9 +21,12 @@ import inspect
 
 from .. import dtypes
 from .._tensor import Tensor
+from ..autograd import forward_ad as _forward_ad
 from ..autograd.grad_mode import state
-from ..autograd.graph import (DEFAULT, FREED_MESSAGE, CopySlices, Node, SavedTensor,
-                              view_geometry, view_meta, view_rebase_error)
+from ..autograd.provenance import bumped as _bumped, site as _site
+from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, CopySlices, Node,
+                              RawSavedTensor, SavedTensor, move_retains_grad, view_geometry,
+                              view_meta, view_rebase_error)
 from ..backend import ndarray, xp
 
 _FREED = object()
@@ -81,23 +84,19 @@ class OpNode(Node):
         take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded.
         (arrays=False: the same with tensors, apply()'s one-output case.)"""
         grad = grads[0]
-        saved = self._saved
-        for k in self.op.slots:     # like PyTorch, check every saved tensor before any formula
-            v = saved[k]
-            if v is _FREED:
+        values = list(self._saved)
+        for k in self.op.slots:     # like PyTorch, unpack (and check) each saved tensor once,
+            v = values[k]           # before any formula runs
+            if type(v) is SavedTensor:
+                values[k] = v.unpack_data(self) if arrays else v.unpack(self)
+            elif v is _FREED:
                 raise RuntimeError(FREED_MESSAGE)
-            if type(v) is SavedTensor and v.counter.version != v.version:
-                v.unpack(self)          # raises the version error
         out = []
         for (formula, index), (edge, _) in zip(self.op.formula_index, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
                 continue
-            args = [saved[k] for k in index]
-            for i, v in enumerate(args):
-                if type(v) is SavedTensor:
-                    args[i] = v.unpack_data(self) if arrays else v.unpack(self)
-            out.append(formula(grad, *args))
+            out.append(formula(grad, *[values[k] for k in index]))
         return out
 
     def _value(self, name):
@@ -139,9 +138,14 @@ class OpNode(Node):
         return out
 
     def __dir__(self):
-        return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names)})
+        raw = (n for n, kind, _, _ in self.op._save_plan
+               if kind in (_SAVE_INPUT, _SAVE_OUTPUT, _SAVE_ALL_INPUTS))
+        return sorted({*super().__dir__(), *("_saved_" + n for n in self.op.saved_names),
+                       *("_raw_saved_" + n for n in raw)})
 
     def __getattr__(self, name):
+        if name.startswith("_raw_saved_"):
+            return self._raw_saved(name)
         key = name[7:] if name.startswith("_saved_") else None
         op = self.op
         if key not in op.saved_names:
@@ -158,6 +162,25 @@ class OpNode(Node):
             from .._creation import tensor        # 0-d tensor (floats as float64)
             return tensor(v, dtype=dtypes.float64 if isinstance(v, float) else None)
         return self._value(key)
+
+    def _raw_saved(self, name):
+        """grad_fn._raw_saved_<name>: the saved tensor itself (torch exposes tensors only)."""
+        key = name[11:]
+        if key in self._attrs or not any(
+                n == key and kind in (_SAVE_INPUT, _SAVE_OUTPUT, _SAVE_ALL_INPUTS)
+                for n, kind, _, _ in self.op._save_plan):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        v = self._tensors.get(key)
+        if type(v) is _Scalar:      # a wrapped number: its 0-d tensor
+            wrapped = SavedTensor(getattr(self, "_saved_" + key), False)
+            return RawSavedTensor(lambda: wrapped)
+        if type(v) is tuple:
+            return [RawSavedTensor(lambda i=i: self._raw_get(key, i)) for i in range(len(v))]
+        return RawSavedTensor(lambda: self._raw_get(key))
+
+    def _raw_get(self, key, i=None):
+        v = self._tensors.get(key)
+        return RawSavedTensor.FREED if v is _FREED else v if i is None else v[i]
 
 
 def _formula_names(fn):
@@ -206,15 +229,20 @@ class OpDef:
         dtypes.CACHES.append(self._prepared)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
-        # the node's saved values: one per name any formula takes, in this order; which of them
-        # are tensor slots (freed by release()), and each formula's indices into them
-        self.saved_order = tuple(dict.fromkeys(n for _, names in self.formulas for n in names))
+        # the node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
+        # save order (inputs by name, then outputs by name: what saved-tensor pack hooks see);
+        # which of them are tensor slots (freed by release()), each formula's indices into them
+        users = {}
+        for j, (_, names) in enumerate(self.formulas):
+            for n in names:
+                users.setdefault(n, []).append(j)
+        self._save_plan = tuple(sorted(
+            ((n, *self._save_kind(n), tuple(js)) for n, js in users.items()),
+            key=lambda e: (e[1] is _SAVE_OUTPUT, e[0])))
+        self.saved_order = tuple(n for n, _, _, _ in self._save_plan)
         self.saved_index = {n: k for k, n in enumerate(self.saved_order)}
         self.formula_index = tuple((fn, tuple(self.saved_index[n] for n in names))
                                    for fn, names in self.formulas)
-        self._save_plan = tuple(
-            (n, *self._save_kind(n), tuple(f for f, (_, names) in enumerate(self.formulas)
-                                           if n in names)) for n in self.saved_order)
         self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
                            if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
         TABLE.append(self)
@@ -321,8 +349,14 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        arrays, want = self.prepare(values, attrs)
-        out = self.forward(*arrays, **attrs)
+        if state.dual:      # a forward AD level is active: outputs get tangents too
+            return _forward_ad.call(self, values, attrs)
+        try:
+            arrays, want = self.prepare(values, attrs)
+            out = self.forward(*arrays, **attrs)
+        except Exception:
+            self._edges_first(values)
+            raise
         if self.multi:
             n = len(out) if self.outputs is None else self.diff_outputs
             outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
@@ -392,6 +426,15 @@ class OpDef:
         self.attach(results, values, attrs, needs)
         return results
 
+    def _edges_first(self, values):
+        """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
+        whose grad_fn cannot be regenerated (made under no_grad, its base since modified)
+        refuses first."""
+        if state.grad and self.differentiable:
+            needs = self.needs(values)
+            if True in needs:
+                self.edges(values, needs)
+
     def needs(self, values):
         """For each differentiable input: does it require grad?"""
         if self.variadic:
@@ -422,6 +465,15 @@ class OpDef:
         else:
             meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
         node = self.node_cls(edges, meta)
+        node._source = _site()
+        if ndiff == 1:     # before saving: a pack hook sees grad_fn
+            r = results[0]
+            r._grad_fn = node
+            r._output_nr = 0
+        else:
+            for i, r in enumerate(results[:ndiff]):
+                r._grad_fn = node
+                r._output_nr = i
         saved = []
         for n, kind, i, users in self._save_plan:
             # like PyTorch: metadata and outputs always, inputs only for formulas that run
@@ -448,14 +500,6 @@ class OpDef:
             else:       # an attr the call did not pass
                 saved.append(_NOT_SAVED)
         node._saved = tuple(saved)
-        if ndiff == 1:
-            r = results[0]
-            r._grad_fn = node
-            r._output_nr = 0
-        else:
-            for i, r in enumerate(results[:ndiff]):
-                r._grad_fn = node
-                r._output_nr = i
         return node
 
 
@@ -493,31 +537,48 @@ def check_inplace(self):
     if self._view is not None:      # views: checked once the op is known to record
         return
     if self._grad_fn is None and self._requires_grad:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+        raise _leaf_error(RuntimeError("a leaf Variable that requires grad is being used in an "
+                                       "in-place operation."), self)
     base = self._base
     if base is not None and base.grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+        raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
+                                       "used in an in-place operation."), self, True)
+
+
+def _leaf_error(exc, t, view=False):
+    """The refusal, with glassgrad's explanation (which leaf, where it was made, the fix)."""
+    from ..glass.errors import inplace_on_leaf
+    return inplace_on_leaf(exc, t, view)
 
 
 def _check_view_inplace(self, needs):
     """PyTorch's check_inplace for a differentiable view: refusals by how the view was made,
-    then a view of a leaf that requires grad. ``needs``: the op records."""
+    then a view that requires grad of a leaf base, then a view that is itself a leaf: both
+    read the stored grad_fn, so a view whose base gained history after it was made and whose
+    grad_fn was not read since (not yet regenerated) counts as a leaf. ``needs``: the op
+    records."""
     base = self._base
-    if not needs and not (self._requires_grad or self._grad_fn is not None or
-                          base.requires_grad):
+    requires_grad = self.requires_grad
+    if not needs and not requires_grad:
         return
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
-    if base._grad_fn is None and base._requires_grad:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+    if requires_grad and base._grad_fn is None:
+        raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
+                                       "used in an in-place operation."), self, True)
+    if requires_grad and self._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
 
 
-def apply_inplace(op, self, values, attrs, fills=False):
+def apply_inplace(op, self, values, attrs, overlap="all"):
     """Run ``op`` writing into ``self`` (== values[0]): version bump, then new history.
-    fills: the op writes one value everywhere, so self may overlap itself (an expand)."""
+    overlap: what PyTorch refuses before writing. "all" (its TensorIterator: self overlapping
+    itself (an expand), an input overlapping self in part), "self" (only the first: fill_ with
+    a tensor copies a clone of it), None (nothing: the fills of one value zero_, fill_,
+    masked_fill_, index_fill_, and copy_ from self's own memory)."""
+    if state.dual:      # a forward AD level is active: self's tangent is updated too
+        return _forward_ad.inplace(op, self, values, attrs, overlap)
     check_inplace(self)
     needs = edges = None
     view = self._view is not None and state.grad
@@ -527,46 +588,95 @@ def apply_inplace(op, self, values, attrs, fills=False):
             needs = None
     if view:
         _check_view_inplace(self, needs)
-    # a fill writes one value everywhere, so only a recorded fill into a view must refuse
-    if self._data.size and (not fills or (view and needs)) and any(
+    if needs:
+        edges = op.edges(values, needs)     # like PyTorch: before its kernel's checks
+    if overlap and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the tensor "
-                           "before performing the operation.")
+        raise RuntimeError(SELF_OVERLAP_MESSAGE)
+    if overlap == "all":
+        for v in values:
+            if isinstance(v, Tensor) and v is not self and _partial_overlap(self._data, v._data):
+                raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                                   "the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
     arrays, want = op.prepare(values, attrs)
     if want is not None and want.category > self.dtype.category:
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
-    if needs:
-        edges = op.edges(values, needs)     # like PyTorch: before the version moves
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
         saved_self = clone(self)
+    if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
+        state.on_mutate(self)
     out = op.forward(*arrays, **attrs)
     out_shape = xp.shape(out)
-    if out_shape != self._data.shape and broadcast_shapes(out_shape, self._data.shape) != \
-            self._data.shape:
-        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                           f"broadcast shape {list(broadcast_shapes(out_shape, self._data.shape))}")
+    if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
+        shape = broadcast_shapes(self._data.shape, out_shape)
+        if shape != self._data.shape:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
+    _bumped(self, op.name)
     if needs:
+        old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
+        _saved_before_write(node, self._version_counter)
         if view:
-            _rebase_view(self, node)
+            _rebase_view(self, node, *old)
+        elif self._hook_state is not None:
+            move_retains_grad(self, *old)
     return self
 
 
-def _rebase_view(self, node):
+def _dense(a):
+    """PyTorch's is_non_overlapping_and_dense: the strides, smallest first, step over every
+    element once (size-1 dimensions do not count)."""
+    expected = a.itemsize
+    for n, st in sorted(zip(a.shape, a.strides), key=lambda p: p[1]):
+        if n != 1:
+            if st != expected:
+                return False
+            expected *= n
+    return True
+
+
+def _partial_overlap(out, a):
+    """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
+    and not with the same range and strides. When either is not dense PyTorch does not look
+    (its result then depends on the order its kernels write; ours reads every input first)."""
+    if not (out.size and a.size and xp.may_share_memory(out, a) and _dense(out) and _dense(a)):
+        return False
+    o0, a0 = out.__array_interface__["data"][0], a.__array_interface__["data"][0]
+    o1, a1 = o0 + out.nbytes, a0 + a.nbytes
+    if o0 == a0 and o1 == a1:
+        return out.strides != a.strides
+    return o0 < a1 and a0 < o1
+
+
+def _saved_before_write(node, counter):
+    """PyTorch saves an in-place op's inputs before it writes: an input sharing self's version
+    counter (x.mul_(x), a view or detach() of self) keeps the version it had then, so backward
+    refuses it as modified."""
+    for saved in node._tensors.values():
+        for s in saved if type(saved) is tuple else (saved,):
+            if type(s) is SavedTensor and s.tensor is not None and s.counter is counter:
+                s.version -= 1
+
+
+def _rebase_view(self, node, old_fn, old_nr):
     """In-place on a view: the base's history becomes CopySlices(node); the view's grad_fn is
-    then regenerated from the base (PyTorch's rebase_history)."""
+    then regenerated from the base (PyTorch's rebase_history). old_fn, old_nr: the view's
+    gradient edge before the op (a retained gradient moves from it)."""
     base = self._base
     cs = CopySlices(base, view_geometry(self), node)
+    base_old = base._grad_fn, base._output_nr
     base._grad_fn = cs
     base._output_nr = 0
-    self._grad_fn = None
-    self._output_nr = 0
+    if base._hook_state is not None:
+        move_retains_grad(base, *base_old)
+    self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
 

@@ -6,6 +6,7 @@ import warnings
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import state
+from ..autograd.provenance import bumped
 from ..backend import xp
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -289,8 +290,11 @@ def squeeze(input, dim=None):
 def _view_inplace(op, self, **attrs):
     """An in-place view op: ``self`` takes the new geometry of its own data; as in torch the
     version moves and, when recording, history gains the op's node (views stay views)."""
+    from ..autograd import forward_ad as _forward_ad
     from ..autograd.grad_mode import state
     check_inplace(self)
+    if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
+        state.on_mutate(self)
     new = op.forward(self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
@@ -298,8 +302,11 @@ def _view_inplace(op, self, **attrs):
         node = op.attach((shaped,), (self,), attrs, [True])
     self._data = new
     self._version_counter.version += 1
+    bumped(self, op.name)
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
+    if state.dual:
+        _forward_ad.view_inplace(op, self, attrs)
     return self
 
 

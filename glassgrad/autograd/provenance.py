@@ -1,0 +1,159 @@
+"""Provenance, recorded as it happens and cheaply enough to be always on.
+
+- every backward node: where user code made it (``node._source``);
+- every leaf that requires grad: where it was made (its hook state's ``source``), recorded only
+  at factory calls with ``requires_grad=True`` and at ``requires_grad_()``;
+- every storage's version counter: its last ``HISTORY`` in-place bumps (``counter.history``),
+  each with the op, the source site and the tensor it went through (a weak reference, and
+  whether that tensor was a view, a tensor with history, or a plain tensor such as a
+  ``detach()`` alias). Bounded, so an optimizer's in-place updates never grow memory.
+
+A *site* is ``(code, lineno, entry)``: the first stack frame outside the glassgrad package
+(its code object and line) and the name of the glassgrad function user code called there
+(``zero_``, ``__setitem__``). The line's text is read only when explaining (linecache).
+``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
+"""
+import linecache
+import os
+import sys
+import weakref
+
+HISTORY = 8         # version-history entries kept per storage (the newest)
+
+_getframe = sys._getframe
+_ref = weakref.ref
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_USER_DIRS = (_PACKAGE + "seeds" + os.sep,)     # glassgrad's own example programs are user code
+_internal = {}      # co_filename -> whether it is glassgrad's code (filenames are few)
+_enabled = [True]
+
+
+def set_provenance(flag):
+    """Record (True, the default) or stop recording (False) where nodes, leaves and in-place
+    version bumps come from. Returns the previous setting."""
+    prev = _enabled[0]
+    _enabled[0] = bool(flag)
+    return prev
+
+
+def is_provenance_enabled():
+    return _enabled[0]
+
+
+def _is_internal(filename):
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE) and not path.startswith(_USER_DIRS)
+
+
+def site(depth=2):
+    """(code, lineno, entry) of the first frame outside glassgrad, looking up from the frame
+    ``depth`` levels above this call; None when provenance is off or no such frame exists."""
+    if not _enabled[0]:
+        return None
+    f = _getframe(depth)
+    internal = _internal
+    entry = None
+    while f is not None:
+        code = f.f_code
+        name = code.co_filename
+        flag = internal.get(name)
+        if flag is None:
+            flag = internal[name] = _is_internal(name)
+        if not flag:
+            return (code, f.f_lineno, entry)
+        entry = code.co_name
+        f = f.f_back
+    return None
+
+
+def bumped(t, op_name):
+    """Record the in-place op that just moved ``t``'s version (called right after the bump)."""
+    if not _enabled[0]:
+        return
+    where = site(3)
+    kind = "view" if t._base is not None else (
+        "history" if t._grad_fn is not None or t._requires_grad else "plain")
+    counter = t._version_counter
+    entry = (counter.version, op_name, where, _ref(t), kind)
+    history = getattr(counter, "history", None)
+    if history is None:
+        counter.history = [entry]
+    else:
+        history.append(entry)
+        if len(history) > HISTORY:
+            del history[0]
+
+
+BACKWARDS = []      # recent backward passes that freed their graph: (site, [weakref(root node)])
+
+
+def backward_ran(tensors, retain_graph):
+    """Record a backward (or grad) call that frees the graph it runs through, so that a later
+    "backward through the graph a second time" can say which one freed it."""
+    if retain_graph or not _enabled[0]:
+        return
+    tensors = tensors if isinstance(tensors, (list, tuple)) else (tensors,)
+    BACKWARDS.append((site(3), [_ref(t.grad_fn) for t in tensors if t.grad_fn is not None]))
+    del BACKWARDS[:-HISTORY]
+
+
+def leaf_created(t):
+    """Record where the leaf ``t`` started to require grad."""
+    if _enabled[0]:
+        t._hooks().source = site(3)
+
+
+def node_source(node):
+    """The site a node was made at: its own, or for a leaf's AccumulateGrad the leaf's."""
+    src = getattr(node, "_source", None)
+    if src is None and hasattr(node, "variable"):
+        src = leaf_source(node.variable)
+    return src
+
+
+def leaf_source(t):
+    hs = t._hook_state
+    return getattr(hs, "source", None) if hs is not None else None
+
+
+def version_history(counter):
+    """The recorded bumps of a storage, oldest first: (version, op, site, tensor ref, kind)."""
+    return list(getattr(counter, "history", None) or ())
+
+
+# -- reading sites (only when explaining) -----------------------------------------------------
+def where(src):
+    """'prog.py:3' (the path relative to the working directory when it is below it)."""
+    code, lineno = src[0], src[1]
+    return f"{display_path(code.co_filename)}:{lineno}"
+
+
+def line_text(src):
+    """The source line's text, stripped ('' when it cannot be read)."""
+    return linecache.getline(src[0].co_filename, src[1]).strip()
+
+
+def describe(src):
+    """'prog.py:3: `z = y**2`' or 'prog.py:3' when the line cannot be read."""
+    if src is None:
+        return "an unrecorded place"
+    text = line_text(src)
+    return f"{where(src)}: `{text}`" if text else where(src)
+
+
+def display_path(filename):
+    if filename.startswith("<"):
+        return filename
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+def user_frame(depth=1):
+    """The first frame outside glassgrad, looking up from the caller's caller."""
+    f = _getframe(depth + 1)
+    while f is not None and _is_internal(f.f_code.co_filename):
+        f = f.f_back
+    return f
