@@ -1,0 +1,428 @@
+"""Convolution and pooling: conv1d/conv2d/conv3d (one row for any number of spatial dims, ATen's
+``convolution``: ConvolutionBackward0), max_pool1d/max_pool2d (MaxPool2DWithIndicesBackward0)
+and avg_pool2d (AvgPool2DBackward0).
+
+The kernels work on windows: the (zero-)padded input as a strided view of its windows
+(``sliding_window_view``, then stepped for stride and dilation), copied once into columns
+(N, groups, C/groups * kernel, output positions) so that a convolution is one batched matmul.
+The gradient of the weight is the same columns against the incoming gradient; the gradient of
+the input is the weight's transpose against it, folded back onto the input by one strided add
+per kernel offset (no ``add.at``).
+
+Backward formulas are rows of their own (ConvolutionBackwardBackward0, ...) whose formulas are
+again these rows, so gradients of any order exist. As in PyTorch, each backward row takes the
+forward's (grad_output, input, weight) and returns no gradient (None) for an input its output
+does not depend on: what requires grad after ``create_graph=True`` is what PyTorch says.
+"""
+import builtins
+import math
+import warnings
+
+from .._creation import zeros_like
+from ..backend import xp
+from .registry import _C10_NAMES, _SCALAR_NAMES, defop
+
+_windows_view = xp.lib.stride_tricks.sliding_window_view
+
+
+def _name(d):
+    return _SCALAR_NAMES[d.name]
+
+
+# -- kernels on arrays -----------------------------------------------------------------------
+def _windows(x, kernel, stride, padding, dilation, fill=0):
+    """x (..., *spatial) padded with ``fill`` (``padding``: (lo, hi) per spatial dim) as a view
+    (..., *out, *kernel) of its windows."""
+    k = len(kernel)
+    if builtins.any(lo or hi for lo, hi in padding):
+        x = xp.pad(x, ((0, 0),) * (x.ndim - k) + tuple(padding), constant_values=fill)
+    span = tuple(d * (kk - 1) + 1 for kk, d in zip(kernel, dilation))
+    win = _windows_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
+    steps = tuple(builtins.slice(None, None, s) for s in stride) + \
+        tuple(builtins.slice(None, None, d) for d in dilation)
+    return win[(Ellipsis,) + steps]
+
+
+def _columns(x, kernel, stride, padding, dilation, groups):
+    """(N, groups, C/groups * prod(kernel), L) columns of x (N, C, *spatial), and the output
+    spatial shape."""
+    k = len(kernel)
+    win = _windows(x, kernel, stride, padding, dilation)      # (N, C, *out, *kernel)
+    out = win.shape[2:2 + k]
+    win = win.transpose(0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
+    n, c = x.shape[:2]
+    return win.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out)), out
+
+
+def _full(k, *params):
+    """The row's stride/padding/dilation as given (a one-element list stands for every dim,
+    as in ATen), one value per spatial dim."""
+    return [v * k if len(v) == 1 else v for v in params]
+
+
+def _conv_forward(input, weight, bias, stride, padding, dilation, groups, **_):
+    o, _cg, *kernel = weight.shape
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
+    res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
+    res = res.reshape(input.shape[0], o, *out)
+    if bias is not None:
+        res += bias.reshape(o, *(1,) * len(out))
+    return res
+
+
+def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
+    """The gradient of the input: the weight's transpose against grad_output, each kernel
+    offset's columns added onto the positions they read."""
+    (n, c, *size), (o, cg, *kernel) = input.shape, weight.shape
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    out = grad_output.shape[2:]
+    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+    w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
+    cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
+    padded = xp.zeros((n, c, *(s + 2 * p for s, p in zip(size, padding))), grad_output.dtype)
+    whole = (builtins.slice(None),) * 2
+    for at in xp.ndindex(*kernel):
+        region = tuple(builtins.slice(i * d, i * d + s * (m - 1) + 1, s)
+                       for i, d, s, m in zip(at, dilation, stride, out))
+        padded[whole + region] += cols[whole + at]
+    return padded[whole + tuple(builtins.slice(p, p + s) for p, s in zip(padding, size))]
+
+
+def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):
+    n, o = grad_output.shape[:2]
+    kernel = weight.shape[2:]
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
+    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+    return xp.matmul(go, cols.swapaxes(2, 3)).sum(0).reshape(weight.shape)
+
+
+# -- rows ------------------------------------------------------------------------------------
+def _params(stride, padding, dilation, groups):
+    return {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+
+
+def _convolve(input, weight, bias, stride, padding, dilation, groups):
+    """The convolution row, with the attributes PyTorch's node shows."""
+    k = weight.dim() - 2
+    return _convolution(input, weight, bias, **_params(stride, padding, dilation, groups),
+                        transposed=False, output_padding=(0,) * k,
+                        bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else (0,))
+
+
+def _no_grad(grad):
+    return None
+
+
+_BACKWARD = "ConvolutionBackwardBackward0"
+_INPUTS = ("grad_output", "input", "weight")
+_conv_input_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_input_grad(
+    grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, weight, stride, padding, dilation, groups: _convolve(
+        grad, weight, None, stride, padding, dilation, groups),
+    "input": _no_grad,
+    "weight": lambda grad, grad_output, weight, stride, padding, dilation, groups:
+        _conv_weight_grad_row(grad_output, grad, weight,
+                              **_params(stride, padding, dilation, groups))})
+_conv_weight_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_weight_grad(
+    grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, input, stride, padding, dilation, groups: _convolve(
+        input, grad, None, stride, padding, dilation, groups),
+    "input": lambda grad, grad_output, input, stride, padding, dilation, groups:
+        _conv_input_grad_row(grad_output, input, grad,
+                             **_params(stride, padding, dilation, groups)),
+    "weight": _no_grad})
+_conv_bias_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **_: grad_output.sum(
+    axis=(0, *range(2, grad_output.ndim))), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, grad_output_sym_sizes: grad.reshape(
+        -1, *(1,) * (len(grad_output_sym_sizes) - 2)).expand(grad_output_sym_sizes),
+    "input": _no_grad, "weight": _no_grad})
+
+
+def _conv_grad(row, grad, input, weight, stride, padding, dilation, groups):
+    return row(grad, input, weight, **_params(stride, padding, dilation, groups))
+
+
+_FORMULA = "grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, " \
+           "bias_sym_sizes_opt"
+
+
+def _formula(row):
+    # every formula names all that PyTorch's ConvolutionBackward0 saves (_saved_* below)
+    def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding,
+                groups, bias_sym_sizes_opt):
+        return _conv_grad(row, grad, input, weight, stride, padding, dilation, groups)
+    return formula
+
+
+_convolution = defop("ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
+                     dtype="same", grads={"input": _formula(_conv_input_grad_row),
+                                          "weight": _formula(_conv_weight_grad_row),
+                                          "bias": _formula(_conv_bias_grad_row)})
+
+
+# -- conv1d / conv2d / conv3d ----------------------------------------------------------------
+def _expand(name, value, k):
+    """PyTorch's expand_param_if_needed: an int or a one-element list for every dim."""
+    v = (value,) if isinstance(value, builtins.int) else tuple(value)
+    if len(v) == 1:
+        v = v * k
+    if len(v) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={list(v)}")
+    return v
+
+
+def _check_conv(input, weight, bias, stride, padding, dilation, groups):
+    """ATen's checks of a convolution (check_shape_forward and the dtype checks)."""
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if builtins.any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if builtins.any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if builtins.any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    ws = list(weight.shape)
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{ws}] instead")
+    if input.shape[1] != ws[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input"
+                           f"{list(input.shape)} to have {ws[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != ws[0]):
+        raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with "
+                           f"{ws[0]} elements, but got bias of size {list(bias.shape)} instead")
+    padded = [s + 2 * p for s, p in zip(input.shape[2:], padding)]
+    span = [d * (k - 1) + 1 for k, d in zip(ws[2:], dilation)]
+    if builtins.any(p < s for p, s in zip(padded, span)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, span))}). Kernel size can't be greater than "
+                           f"actual input size")
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found "
+                           f"{_name(weight.dtype)}")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_C10_NAMES[input.dtype.name]}) and bias type "
+                           f"({_C10_NAMES[bias.dtype.name]}) should be the same")
+
+
+def _same_padding(input, weight, stride, dilation):
+    """padding='same': half the kernel span on each side; an odd total puts the extra element
+    after, by padding the input (as PyTorch does, with its warning)."""
+    if builtins.any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    lo, extra = [], []
+    for d, size in zip(dilation, weight.shape[2:]):
+        total = d * (size - 1)
+        lo.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if builtins.any(extra):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", stacklevel=4)
+        from .nn import pad
+        input = pad(input, [p for e in reversed(extra) for p in (0, e)])
+    return input, tuple(lo)
+
+
+def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to "
+                           f"conv{k}d, but got input of size: {list(input.shape)}")
+    batched = input.dim() == k + 2
+    if not batched:
+        input = input.unsqueeze(0)
+    stride, padding, dilation = ((v,) * k if isinstance(v, builtins.int) else v
+                                 for v in (stride, padding, dilation))
+    kw = weight.dim() - 2      # ATen takes the number of spatial dims from the weight
+    full_stride, full_dilation = _expand("stride", stride, kw), _expand("dilation", dilation, kw)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,)
+        elif padding == "same":
+            input, padding = _same_padding(input, weight, full_stride, full_dilation)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    _check_conv(input, weight, bias, full_stride, _expand("padding", padding, kw), full_dilation,
+                groups)
+    # the row keeps the parameters as given ('valid' is [0]), as PyTorch's node shows them
+    out = _convolve(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+# -- pooling ---------------------------------------------------------------------------------
+def _pool_out(size, k, s, p, d, ceil_mode):
+    """ATen's pooling_output_shape for one dim."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:    # the last window must start inside
+        out -= 1
+    return out
+
+
+def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
+    """Per spatial dim (kernel, stride, padding, dilation, output size) of a 2-d pooling."""
+    kernel, stride, padding, dilation = _full(2, kernel_size, stride or kernel_size, padding,
+                                              dilation)
+    return [(k, s, p, d, _pool_out(n, k, s, p, d, ceil_mode))
+            for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+
+
+def _pool_windows(x, geometry, fill):
+    """x's windows (..., out_h, out_w, kh * kw), padded with ``fill``; out of range positions
+    (ceil_mode's last window) read ``fill`` too."""
+    pads = [(p, builtins.max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
+            for n, (k, s, p, d, o) in zip(x.shape[-2:], geometry)]
+    kernel, stride, _, dilation, out = zip(*geometry)
+    win = _windows(x, kernel, stride, pads, dilation, fill)[..., :out[0], :out[1], :, :]
+    return win.reshape(*win.shape[:-2], kernel[0] * kernel[1])
+
+
+def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    lowest = -xp.inf if self.dtype.kind == "f" else xp.iinfo(self.dtype).min
+    flat = _pool_windows(self, geometry, lowest)
+    at = flat.argmax(-1)             # the first maximum, or the first NaN: PyTorch's choice
+    values = xp.take_along_axis(flat, at[..., None], -1)[..., 0]
+    (h, w), ((kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow)) = self.shape[-2:], geometry
+    rows = (xp.arange(oh) * sh - ph)[:, None] + at // kw * dh
+    cols = xp.arange(ow) * sw - pw + at % kw * dw
+    outside = (rows < 0) | (rows >= h) | (cols < 0) | (cols >= w)
+    if outside.any():    # the maximum is the padding value itself: the first real position
+        valid = _pool_windows(xp.ones((h, w), bool), geometry, False)
+        first = ((flat == values[..., None]) & valid).argmax(-1)
+        at = xp.where(outside, first, at)
+        rows = (xp.arange(oh) * sh - ph)[:, None] + at // kw * dh
+        cols = xp.arange(ow) * sw - pw + at % kw * dw
+    return values, rows * w + cols
+
+
+def _max_pool_backward(grad_output, self, indices, kernel_size, stride, padding, dilation,
+                       ceil_mode):
+    """Each output's gradient goes to the input position it took; where windows overlap a
+    position may take several."""
+    planes = grad_output.reshape(-1, grad_output.shape[-2] * grad_output.shape[-1])
+    where = indices._data.reshape(planes.shape)
+    out = xp.zeros((planes.shape[0], self.shape[-2] * self.shape[-1]), grad_output.dtype)
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    if builtins.all(s >= d * (k - 1) + 1 for k, s, _, d, _ in geometry):
+        xp.put_along_axis(out, where, planes, axis=1)
+    else:
+        xp.add.at(out, (xp.arange(planes.shape[0])[:, None], where), planes)
+    return out.reshape(self.shape)
+
+
+def _gather_at(grad, indices):
+    """The gradient at the positions each output took (the backward's own backward)."""
+    flat = grad.flatten(-2)
+    return flat.gather(-1, indices.flatten(-2)).view(indices.shape)
+
+
+_POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+_max_pool_backward_row = defop(
+    "MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward, ("grad_output", "self"),
+    dtype="same", grads={"grad_output": lambda grad, indices: _gather_at(grad, indices),
+                         "self": lambda grad: zeros_like(grad)})
+_max_pool = defop(
+    "MaxPool2DWithIndicesBackward0", _max_pool_forward, outputs=("result", "result1"),
+    dtype="same", grads={"self": lambda grad, self, result1, kernel_size, stride, padding,
+                         dilation, ceil_mode: _max_pool_backward_row(
+                             grad, self, indices=result1, **dict(zip(_POOL, (
+                                 kernel_size, stride, padding, dilation, ceil_mode))))})
+
+
+_POOL_PARAM_ERRORS = {
+    "kernel_size": "kernel_size must either be a single int, or a tuple of two ints",
+    "stride": "stride must either be omitted, a single int, or a tuple of two ints",
+    "padding": "padding must either be a single int, or a tuple of two ints",
+    "dilation": "dilation must be either a single int, or a tuple of two ints"}
+
+
+def _pool_param(name, value):
+    v = (value, value) if isinstance(value, builtins.int) else tuple(value)
+    if len(v) not in ((0, 1, 2) if name == "stride" else (1, 2)):
+        raise RuntimeError(f"max_pool2d: {_POOL_PARAM_ERRORS[name]}")
+    return v
+
+
+def _trunc_div(a, b):
+    return -(-a // b) if a < 0 else a // b
+
+
+def _check_pool(input, geometry_args, ceil_mode):
+    """ATen's pooling_output_shape and pool2d_shape_check, in their order."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel, stride, padding, dilation = _full(2, *geometry_args)
+    for n, k, s, p, d in zip(input.shape[-2:], kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _trunc_div((k - 1) * d + 1, 2):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    shape = input.shape
+    if 0 in shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    oh, ow = (_pool_out(n, k, s, p, d, ceil_mode)
+              for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
+                           f"Calculated output size: ({shape[-3]}x{oh}x{ow}). Output size is "
+                           f"too small")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    kernel_size = _pool_param("kernel_size", kernel_size)
+    stride = _pool_param("stride", () if stride is None else stride)
+    padding, dilation = _pool_param("padding", padding), _pool_param("dilation", dilation)
+    _check_pool(input, (kernel_size, stride or kernel_size, padding, dilation), ceil_mode)
+    return _max_pool(input, kernel_size=kernel_size, stride=stride, padding=padding,
+                     dilation=dilation, ceil_mode=ceil_mode)
+
+
+def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
+                           ceil_mode=False, return_indices=False):
+    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+__all__ = ["conv1d", "conv2d", "conv3d", "max_pool2d"]
+
+# names only in glassgrad.nn.functional
+FUNCTIONAL = {"max_pool2d": _functional_max_pool2d,
+              "max_pool2d_with_indices": max_pool2d_with_indices}
