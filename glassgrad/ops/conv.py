@@ -65,7 +65,7 @@ def _conv_forward(input, weight, bias, stride, padding, dilation, groups, **_):
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
     res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
-    res = res.reshape(input.shape[0], o, *out)
+    res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
     if bias is not None:
         res += bias.reshape(o, *(1,) * len(out))
     return res
@@ -103,11 +103,12 @@ def _params(stride, padding, dilation, groups):
     return {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
 
 
-def _convolve(input, weight, bias, stride, padding, dilation, groups):
+def _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding=None):
     """The convolution row, with the attributes PyTorch's node shows."""
-    k = weight.dim() - 2
+    if output_padding is None:
+        output_padding = (0,) * (weight.dim() - 2)
     return _convolution(input, weight, bias, **_params(stride, padding, dilation, groups),
-                        transposed=False, output_padding=(0,) * k,
+                        transposed=False, output_padding=output_padding,
                         bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else (0,))
 
 
@@ -186,6 +187,9 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups):
     if builtins.any(d <= 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
     ws = list(weight.shape)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {ws} instead")
     if ws[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size [{ws}] instead")
@@ -203,12 +207,16 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups):
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, span))}). Kernel size can't be greater than "
                            f"actual input size")
-    if input.dtype is not weight.dtype:
-        raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found "
-                           f"{_name(weight.dtype)}")
     if bias is not None and bias.dtype is not input.dtype:
         raise RuntimeError(f"Input type ({_C10_NAMES[input.dtype.name]}) and bias type "
                            f"({_C10_NAMES[bias.dtype.name]}) should be the same")
+    if input.dtype is not weight.dtype and input.numel():
+        if input.dtype.name == "float32":      # PyTorch's oneDNN path says it its own way
+            raise RuntimeError(f"Input type (torch.{_name(input.dtype)}Tensor) and weight type "
+                               f"(torch.{_name(weight.dtype)}Tensor) should be the same or "
+                               f"input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found "
+                           f"{_name(weight.dtype)}")
 
 
 def _same_padding(input, weight, stride, dilation):
@@ -240,9 +248,10 @@ def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
                                  for v in (stride, padding, dilation))
     kw = weight.dim() - 2      # ATen takes the number of spatial dims from the weight
     full_stride, full_dilation = _expand("stride", stride, kw), _expand("dilation", dilation, kw)
+    output_padding = None
     if isinstance(padding, str):
-        if padding == "valid":
-            padding = (0,)
+        if padding == "valid":      # ATen's convolution with padding and output_padding [0]
+            padding = output_padding = (0,)
         elif padding == "same":
             input, padding = _same_padding(input, weight, full_stride, full_dilation)
         else:
@@ -250,7 +259,8 @@ def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
     _check_conv(input, weight, bias, full_stride, _expand("padding", padding, kw), full_dilation,
                 groups)
     # the row keeps the parameters as given ('valid' is [0]), as PyTorch's node shows them
-    out = _convolve(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+    out = _convolve(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups,
+                    output_padding)
     return out if batched else out.squeeze(0)
 
 
