@@ -184,7 +184,8 @@ def test_namespaces():
 # -- values without gradients --------------------------------------------------------------
 def _nan_grid(t):
     x = t.arange(16.).view(1, 1, 4, 4)
-    x[0, 0, 1, 0] = float("nan")
+    x[0, 0, 1, 0] = x[0, 0, 0, 3] = x[0, 0, 1, 2] = float("nan")
+    x[0, 0, 3, 3] = float("-inf")
     return x
 
 
@@ -198,6 +199,12 @@ VALUES = {
     "pool_int": lambda t: F(t).max_pool2d(t.arange(50).view(2, 5, 5) % 7, 2, 1, 1,
                                           return_indices=True),
     "pool_nan": lambda t: F(t).max_pool2d(_nan_grid(t), 2, return_indices=True),
+    "pool_nan_overlap": lambda t: F(t).max_pool2d(_nan_grid(t), 3, 1, 1, return_indices=True),
+    "pool_neg_inf_ceil": lambda t: F(t).max_pool2d(-_nan_grid(t).nan_to_num(posinf=1e9) * 0 -
+                                                   float("inf"), 3, 2, ceil_mode=True,
+                                                   return_indices=True),
+    "pool_ties_zero_sign": lambda t: F(t).max_pool2d(t.tensor([[[0., -0.], [-0., 0.]]]), 2,
+                                                     return_indices=True),
     "pool_neg_inf_padding": lambda t: F(t).max_pool2d(t.full((1, 1, 3, 3), float("-inf")), 3,
                                                       2, 1, return_indices=True),
     "pool_empty_batch": lambda t: F(t).max_pool2d(t.ones(0, 2, 4, 4), 2),

@@ -293,33 +293,53 @@ def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
             for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
 
 
-def _pool_windows(x, geometry, fill):
-    """x's windows (..., out_h, out_w, kh * kw), padded with ``fill``; out of range positions
-    (ceil_mode's last window) read ``fill`` too."""
+def _pool_offsets(x, geometry, fill):
+    """For each kernel offset: the strided view of x (padded with ``fill``; ceil_mode's last
+    window reads ``fill`` past the end too) that it reads for every output position, and the
+    flat index (row * width + col) of the input position it reads."""
+    h, w = x.shape[-2:]
     pads = [(p, builtins.max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
-            for n, (k, s, p, d, o) in zip(x.shape[-2:], geometry)]
-    kernel, stride, _, dilation, out = zip(*geometry)
-    win = _windows(x, kernel, stride, pads, dilation, fill)[..., :out[0], :out[1], :, :]
-    return win.reshape(*win.shape[:-2], kernel[0] * kernel[1])
+            for n, (k, s, p, d, o) in zip((h, w), geometry)]
+    if builtins.any(lo or hi for lo, hi in pads):
+        x = xp.pad(x, ((0, 0),) * (x.ndim - 2) + tuple(pads), constant_values=fill)
+    (kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow) = geometry
+    for i in range(kh):
+        for j in range(kw):
+            view = x[..., i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            rows, cols = xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw
+            yield view, rows[:, None] * w + cols
+
+
+def _first_inside(out, s, p, d):
+    """Per output position along a dim: the first input position its window reads that is not
+    padding."""
+    start = xp.arange(out) * s - p
+    return start + -(-xp.maximum(-start, 0) // d) * d
 
 
 def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
+    """The maximum over the kernel offsets, each a strided view (no window copies), then the
+    index PyTorch picks: the first position holding the maximum, the last NaN where there is
+    one, the first position inside the input where only padding-valued positions exist."""
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    lowest = -xp.inf if self.dtype.kind == "f" else xp.iinfo(self.dtype).min
-    flat = _pool_windows(self, geometry, lowest)
-    at = flat.argmax(-1)             # the first maximum, or the first NaN: PyTorch's choice
-    values = xp.take_along_axis(flat, at[..., None], -1)[..., 0]
-    (h, w), ((kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow)) = self.shape[-2:], geometry
-    rows = (xp.arange(oh) * sh - ph)[:, None] + at // kw * dh
-    cols = xp.arange(ow) * sw - pw + at % kw * dw
-    outside = (rows < 0) | (rows >= h) | (cols < 0) | (cols >= w)
-    if outside.any():    # the maximum is the padding value itself: the first real position
-        valid = _pool_windows(xp.ones((h, w), bool), geometry, False)
-        first = ((flat == values[..., None]) & valid).argmax(-1)
-        at = xp.where(outside, first, at)
-        rows = (xp.arange(oh) * sh - ph)[:, None] + at // kw * dh
-        cols = xp.arange(ow) * sw - pw + at % kw * dw
-    return values, rows * w + cols
+    floating = self.dtype.kind == "f"
+    lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
+    offsets = list(_pool_offsets(self, geometry, lowest))
+    values = offsets[0][0].copy()
+    for view, _ in offsets[1:]:
+        xp.maximum(values, view, out=values)       # NaN propagates
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    first = _first_inside(oh, sh, ph, dh)[:, None] * self.shape[-1] + \
+        _first_inside(ow, sw, pw, dw)
+    indices = xp.broadcast_to(first, values.shape)
+    for view, at in reversed(offsets):
+        indices = xp.where(view == values, at, indices)
+    if floating and xp.isnan(values).any():
+        for view, at in offsets:
+            indices = xp.where(xp.isnan(view), at, indices)
+    if ph or pw or ceil_mode:
+        indices = xp.where(values == lowest, first, indices)
+    return values, indices
 
 
 def _max_pool_backward(grad_output, self, indices, kernel_size, stride, padding, dilation,
