@@ -88,12 +88,28 @@ POOL = [row(f"max_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
 ]] + [row("conv-relu-pool-conv", lambda t, x, w1, w2: F(t).conv2d(F(t).max_pool2d(
     F(t).relu(F(t).conv2d(x, w1, padding=1)), 2), w2), (2, 1, 6, 6), (3, 1, 3, 3), (2, 3, 2, 2))]
 
+AVG_POOL = [row(f"avg_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
+    ("2", lambda t, x: F(t).avg_pool2d(x, 2), (2, 3, 6, 5), {}),
+    ("overlap", lambda t, x: F(t).avg_pool2d(x, 3, stride=1), (2, 2, 5, 5), {}),
+    ("stride-tuple", lambda t, x: F(t).avg_pool2d(x, (3, 2), stride=(2, 1)), (2, 2, 7, 5), {}),
+    ("padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1), (2, 2, 6, 5), {}),
+    ("padding-exclude", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+     (2, 2, 6, 5), {}),
+    ("ceil", lambda t, x: F(t).avg_pool2d(x, 2, ceil_mode=True), (2, 2, 5, 5), {}),
+    ("ceil-padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 6),
+     {}),
+    ("ceil-padding-exclude", lambda t, x: F(t).avg_pool2d(x, (3, 2), 2, (1, 0), True, False),
+     (1, 2, 6, 5), {}),
+    ("divisor", lambda t, x: F(t).avg_pool2d(x, 2, divisor_override=3), (2, 3, 6, 5), {}),
+    ("unbatched", lambda t, x: F(t).avg_pool2d(x, (2, 1), padding=(1, 0)), (3, 4, 5), {}),
+]]
+
 # version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
 KNOWN = {}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", known(CONV + POOL, KNOWN))
+@pytest.mark.parametrize("fn,shapes,kw", known(CONV + POOL + AVG_POOL, KNOWN))
 def test_op(fn, shapes, kw, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")      # padding='same' with an even kernel warns
@@ -114,6 +130,8 @@ SAVED_PROGRAMS = {
     "max_pool2d-args": lambda t, x, w, b: F(t).max_pool2d(x, (3, 2), (2, 1), 1, 1, True),
     "max_pool2d-list": lambda t, x, w, b: F(t).max_pool2d(x, [2], [1], [1], [1]),
     "max_pool2d-top": lambda t, x, w, b: t.max_pool2d(x, 3, 2),
+    "avg_pool2d": lambda t, x, w, b: F(t).avg_pool2d(x, 2),
+    "avg_pool2d-args": lambda t, x, w, b: F(t).avg_pool2d(x, (3, 2), [1], 1, True, False, 2),
 }
 
 
@@ -175,7 +193,8 @@ def test_same_padding_warns_for_even_kernels():
 
 def test_namespaces():
     """Each name lives where torch has it: top level, Tensor method, nn.functional."""
-    for name in ("conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool2d_with_indices"):
+    for name in ("conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool2d_with_indices",
+                 "avg_pool2d"):
         assert hasattr(gg, name) == hasattr(torch, name), name
         assert hasattr(gg.Tensor, name) == hasattr(torch.Tensor, name), name
         assert hasattr(F(gg), name) == hasattr(F(torch), name), name
@@ -208,6 +227,10 @@ VALUES = {
     "pool_neg_inf_padding": lambda t: F(t).max_pool2d(t.full((1, 1, 3, 3), float("-inf")), 3,
                                                       2, 1, return_indices=True),
     "pool_empty_batch": lambda t: F(t).max_pool2d(t.ones(0, 2, 4, 4), 2),
+    "avg_pool_int": lambda t: F(t).avg_pool2d(t.arange(-25, 25).view(2, 5, 5), 2, 1, 1),
+    "avg_pool_int_exclude": lambda t: F(t).avg_pool2d(t.arange(-25, 25).view(2, 5, 5) * 3, 3, 2,
+                                                      1, True, False),
+    "avg_pool_empty_batch": lambda t: F(t).avg_pool2d(t.ones(0, 2, 4, 4), 2),
     "pool_padding_dilated": lambda t: F(t).max_pool2d(t.arange(50.).view(2, 5, 5), 2, padding=1,
                                                       dilation=2, return_indices=True),
 }
@@ -296,6 +319,19 @@ ERRORS = {
     "pool_empty_3d": lambda t: _pool(t, (0, 5, 5), 2),
     "pool_top_kernel_0": lambda t: t.max_pool2d(_T(t, 2, 3, 5, 5), 0),
     "pool_top_with_indices": lambda t: F(t).max_pool2d_with_indices(_T(t, 3, 5), 2),
+    "avg_1d": lambda t: F(t).avg_pool2d(_T(t, 3), 2),
+    "avg_2d": lambda t: F(t).avg_pool2d(_T(t, 2, 3), 2),
+    "avg_5d": lambda t: F(t).avg_pool2d(_T(t, 1, 2, 3, 4, 4), 2),
+    "avg_kernel_0": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 0),
+    "avg_kernel_0_stride": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 0, 1),
+    "avg_kernel_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), (2, 2, 2)),
+    "avg_stride_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, (1, 1, 1)),
+    "avg_padding_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, 1, (0, 0, 0)),
+    "avg_padding_big": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, padding=2),
+    "avg_padding_neg": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, padding=-1),
+    "avg_divisor_0": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, divisor_override=0),
+    "avg_too_small": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 1, 1), 3),
+    "avg_empty_channels": lambda t: F(t).avg_pool2d(_T(t, 2, 0, 5, 5), 2),
 }
 
 

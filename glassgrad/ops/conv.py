@@ -19,6 +19,7 @@ import math
 import warnings
 
 from .._creation import zeros_like
+from .._tensor import _wrap_dim
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
@@ -293,21 +294,28 @@ def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
             for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
 
 
-def _pool_offsets(x, geometry, fill):
-    """For each kernel offset: the strided view of x (padded with ``fill``; ceil_mode's last
-    window reads ``fill`` past the end too) that it reads for every output position, and the
-    flat index (row * width + col) of the input position it reads."""
-    h, w = x.shape[-2:]
-    pads = [(p, builtins.max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
-            for n, (k, s, p, d, o) in zip((h, w), geometry)]
-    if builtins.any(lo or hi for lo, hi in pads):
-        x = xp.pad(x, ((0, 0),) * (x.ndim - 2) + tuple(pads), constant_values=fill)
+def _pool_pads(shape, geometry):
+    """(before, after) padding per spatial dim: ``padding`` each side, more after where
+    ceil_mode's last window runs past the end."""
+    return [(p, builtins.max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
+            for n, (k, s, p, d, o) in zip(shape[-2:], geometry)]
+
+
+def _pool_offsets(geometry):
+    """For each kernel offset: the region of the padded input it reads for every output
+    position (strided slices), and the unpadded input rows and cols it reads."""
     (kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow) = geometry
     for i in range(kh):
         for j in range(kw):
-            view = x[..., i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
-            rows, cols = xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw
-            yield view, rows[:, None] * w + cols
+            yield ((Ellipsis, builtins.slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                    builtins.slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)),
+                   xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw)
+
+
+def _padded(x, pads, fill):
+    if builtins.any(lo or hi for lo, hi in pads):
+        return xp.pad(x, ((0, 0),) * (x.ndim - 2) + tuple(pads), constant_values=fill)
+    return x
 
 
 def _first_inside(out, s, p, d):
@@ -324,7 +332,9 @@ def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
     floating = self.dtype.kind == "f"
     lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
-    offsets = list(_pool_offsets(self, geometry, lowest))
+    padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
+    offsets = [(padded[region], rows[:, None] * w + cols)
+               for region, rows, cols in _pool_offsets(geometry)]
     values = offsets[0][0].copy()
     for view, _ in offsets[1:]:
         xp.maximum(values, view, out=values)       # NaN propagates
@@ -340,6 +350,53 @@ def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
     if ph or pw or ceil_mode:
         indices = xp.where(values == lowest, first, indices)
     return values, indices
+
+
+def _avg_divisor(shape, geometry, count_include_pad, divisor_override):
+    """What each output divides its window's sum by (ATen's avg_pool2d): the window's size
+    clipped to the padded input, or only its positions inside the input, or the override."""
+    if divisor_override is not None:
+        return divisor_override
+    counts = []
+    for n, (k, s, p, _, o) in zip(shape[-2:], geometry):
+        start = xp.arange(o) * s - p
+        end = xp.minimum(start + k, n + p)
+        counts.append(end - start if count_include_pad else
+                      xp.minimum(end, n) - xp.maximum(start, 0))
+    return counts[0][:, None] * counts[1]
+
+
+def _divide(total, divisor):
+    if total.dtype.kind == "f":
+        return (total / divisor).astype(total.dtype, copy=False)
+    return xp.sign(total) * (xp.abs(total) // divisor)     # C++ integer division truncates
+
+
+def _avg_pool_forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                      divisor_override):
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
+    padded = _padded(self, _pool_pads(self.shape, geometry), 0)
+    regions = [region for region, _, _ in _pool_offsets(geometry)]
+    total = padded[regions[0]].copy()
+    for region in regions[1:]:
+        total += padded[region]
+    return _divide(total, _avg_divisor(self.shape, geometry, count_include_pad,
+                                       divisor_override))
+
+
+def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
+    """Each window position receives its output's gradient over the divisor."""
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
+    pads = _pool_pads(self.shape, geometry)
+    share = _divide(grad_output, _avg_divisor(self.shape, geometry, count_include_pad,
+                                              divisor_override))
+    out = xp.zeros(self.shape[:-2] + tuple(n + lo + hi for n, (lo, hi) in
+                                           zip(self.shape[-2:], pads)), grad_output.dtype)
+    for region, _, _ in _pool_offsets(geometry):
+        out[region] += share
+    (ph, _), (pw, _) = pads
+    return out[..., ph:ph + self.shape[-2], pw:pw + self.shape[-1]]
 
 
 def _max_pool_backward(grad_output, self, indices, kernel_size, stride, padding, dilation,
@@ -383,10 +440,10 @@ _POOL_PARAM_ERRORS = {
     "dilation": "dilation must be either a single int, or a tuple of two ints"}
 
 
-def _pool_param(name, value):
+def _pool_param(op, name, value):
     v = (value, value) if isinstance(value, builtins.int) else tuple(value)
     if len(v) not in ((0, 1, 2) if name == "stride" else (1, 2)):
-        raise RuntimeError(f"max_pool2d: {_POOL_PARAM_ERRORS[name]}")
+        raise RuntimeError(f"{op}: {_POOL_PARAM_ERRORS[name]}")
     return v
 
 
@@ -396,8 +453,6 @@ def _trunc_div(a, b):
 
 def _check_pool(input, geometry_args, ceil_mode):
     """ATen's pooling_output_shape and pool2d_shape_check, in their order."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     kernel, stride, padding, dilation = _full(2, *geometry_args)
     for n, k, s, p, d in zip(input.shape[-2:], kernel, stride, padding, dilation):
         if s == 0:
@@ -416,7 +471,7 @@ def _check_pool(input, geometry_args, ceil_mode):
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
                            f"dilationW: {dw}")
     shape = input.shape
-    if 0 in shape[-3:]:
+    if input.dim() not in (3, 4) or 0 in shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
                            f"size for input, but got:{list(shape)}")
     if kw // 2 < pw or kh // 2 < ph:
@@ -432,9 +487,12 @@ def _check_pool(input, geometry_args, ceil_mode):
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
-    kernel_size = _pool_param("kernel_size", kernel_size)
-    stride = _pool_param("stride", () if stride is None else stride)
-    padding, dilation = _pool_param("padding", padding), _pool_param("dilation", dilation)
+    op = "max_pool2d"
+    kernel_size = _pool_param(op, "kernel_size", kernel_size)
+    stride = _pool_param(op, "stride", () if stride is None else stride)
+    padding, dilation = _pool_param(op, "padding", padding), _pool_param(op, "dilation", dilation)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool(input, (kernel_size, stride or kernel_size, padding, dilation), ceil_mode)
     return _max_pool(input, kernel_size=kernel_size, stride=stride, padding=padding,
                      dilation=dilation, ceil_mode=ceil_mode)
@@ -451,8 +509,45 @@ def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+
+
+def _avg_pool_args(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    return dict(zip(_AVG, (kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)))
+
+
+_avg_pool_backward_row = defop(
+    "AvgPool2DBackwardBackward0", _avg_pool_backward, ("grad_output", "self"), dtype="same",
+    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode,
+           count_include_pad, divisor_override: _avg_pool(grad, **_avg_pool_args(
+               kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
+           "self": lambda grad: zeros_like(grad)})
+_avg_pool = defop(
+    "AvgPool2DBackward0", _avg_pool_forward, dtype="same",
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode,
+           count_include_pad, divisor_override: _avg_pool_backward_row(
+               grad, self, **_avg_pool_args(kernel_size, stride, padding, ceil_mode,
+                                            count_include_pad, divisor_override))})
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    op = "avg_pool2d"
+    kernel_size = _pool_param(op, "kernel_size", kernel_size)
+    stride = _pool_param(op, "stride", () if stride is None else stride)
+    padding = _pool_param(op, "padding", padding)
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _wrap_dim(-3, input.dim())        # PyTorch reads the plane count first
+    _check_pool(input, (kernel_size, stride or kernel_size, padding, (1,)), ceil_mode)
+    return _avg_pool(input, **_avg_pool_args(kernel_size, stride, padding, ceil_mode,
+                                             count_include_pad, divisor_override))
+
+
 __all__ = ["conv1d", "conv2d", "conv3d", "max_pool2d"]
 
 # names only in glassgrad.nn.functional
 FUNCTIONAL = {"max_pool2d": _functional_max_pool2d,
-              "max_pool2d_with_indices": max_pool2d_with_indices}
+              "max_pool2d_with_indices": max_pool2d_with_indices, "avg_pool2d": avg_pool2d}
