@@ -1,6 +1,6 @@
 """Convolution and pooling: conv1d/conv2d/conv3d (one row for any number of spatial dims, ATen's
-``convolution``: ConvolutionBackward0), max_pool1d/max_pool2d (MaxPool2DWithIndicesBackward0)
-and avg_pool2d (AvgPool2DBackward0).
+``convolution``: ConvolutionBackward0), max_pool2d (MaxPool2DWithIndicesBackward0) and
+avg_pool2d (AvgPool2DBackward0).
 
 The kernels work on windows: the (zero-)padded input as a strided view of its windows
 (``sliding_window_view``, then stepped for stride and dilation), copied once into columns
@@ -8,6 +8,9 @@ The kernels work on windows: the (zero-)padded input as a strided view of its wi
 The gradient of the weight is the same columns against the incoming gradient; the gradient of
 the input is the weight's transpose against it, folded back onto the input by one strided add
 per kernel offset (no ``add.at``).
+
+Pooling runs over the kernel offsets instead: each offset is a strided view of the padded input
+(one per output position), so a k x k pool is k*k whole-array NumPy operations.
 
 Backward formulas are rows of their own (ConvolutionBackwardBackward0, ...) whose formulas are
 again these rows, so gradients of any order exist. As in PyTorch, each backward row takes the
