@@ -34,12 +34,18 @@ def _name(d):
 
 
 # -- kernels on arrays -----------------------------------------------------------------------
-def _windows(x, kernel, stride, padding, dilation, fill=0):
-    """x (..., *spatial) padded with ``fill`` (``padding``: (lo, hi) per spatial dim) as a view
+def _padded(x, pads, fill):
+    """x with its last len(pads) dims padded by (before, after) ``fill`` values."""
+    if builtins.any(lo or hi for lo, hi in pads):
+        return xp.pad(x, ((0, 0),) * (x.ndim - len(pads)) + tuple(pads), constant_values=fill)
+    return x
+
+
+def _windows(x, kernel, stride, padding, dilation):
+    """x (..., *spatial) zero-padded (``padding``: (lo, hi) per spatial dim) as a view
     (..., *out, *kernel) of its windows."""
     k = len(kernel)
-    if builtins.any(lo or hi for lo, hi in padding):
-        x = xp.pad(x, ((0, 0),) * (x.ndim - k) + tuple(padding), constant_values=fill)
+    x = _padded(x, padding, 0)
     span = tuple(d * (kk - 1) + 1 for kk, d in zip(kernel, dilation))
     win = _windows_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
     steps = tuple(builtins.slice(None, None, s) for s in stride) + \
@@ -145,19 +151,12 @@ _conv_bias_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **_: g
     "input": _no_grad, "weight": _no_grad})
 
 
-def _conv_grad(row, grad, input, weight, stride, padding, dilation, groups):
-    return row(grad, input, weight, **_params(stride, padding, dilation, groups))
-
-
-_FORMULA = "grad, input, weight, stride, padding, dilation, transposed, output_padding, groups, " \
-           "bias_sym_sizes_opt"
-
-
 def _formula(row):
-    # every formula names all that PyTorch's ConvolutionBackward0 saves (_saved_* below)
+    """ConvolutionBackward0's formula for one input: ``row`` of the gradient. Its parameters
+    name everything PyTorch's node saves, so the node shows the same ``_saved_*``."""
     def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding,
                 groups, bias_sym_sizes_opt):
-        return _conv_grad(row, grad, input, weight, stride, padding, dilation, groups)
+        return row(grad, input, weight, **_params(stride, padding, dilation, groups))
     return formula
 
 
@@ -313,12 +312,6 @@ def _pool_offsets(geometry):
             yield ((Ellipsis, builtins.slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
                     builtins.slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)),
                    xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw)
-
-
-def _padded(x, pads, fill):
-    if builtins.any(lo or hi for lo, hi in pads):
-        return xp.pad(x, ((0, 0),) * (x.ndim - 2) + tuple(pads), constant_values=fill)
-    return x
 
 
 def _first_inside(out, s, p, d):
