@@ -15,6 +15,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e ".[test]"
 	touch $@ $(VENV)/.installed
 
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[bench]"
+	touch $@ $(VENV)/.installed
+
 demo: $(VENV)/.installed graphviz
 	$(BIN)/python -m glassgrad.demo
 
@@ -28,7 +32,7 @@ fuzz: $(VENV)/.installed-test
 docs: $(VENV)/.installed
 	$(BIN)/python -m glassgrad.ops.table > docs/ops.md
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py
 
 # Graphviz's `dot` renders graph pictures; installed where the machine allows (root + apt-get),

@@ -18,6 +18,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXP
     os.environ[_v] = THREADS     # before NumPy or PyTorch load their BLAS
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -115,11 +116,14 @@ def w1_numpy(shape):
 
 
 # -- W2: sklearn digits MLP (a small real-data training step) ---------------------------------
-def _digits():
+def _digits(batch=64):
+    """scikit-learn's digits (1,797 images of 8x8) in shuffled minibatches of ``batch``."""
     from sklearn.datasets import load_digits
     d = load_digits()
-    x = (d.data / 16.0).astype(np.float32)
-    return x, d.target.astype(np.int64)
+    order = np.random.default_rng(5).permutation(len(d.target))
+    x = (d.data[order] / 16.0).astype(np.float32)
+    y = d.target[order].astype(np.int64)
+    return [(x[i:i + batch], y[i:i + batch]) for i in range(0, len(y) - batch + 1, batch)]
 
 
 # -- W3: compute-bound MLP training step -----------------------------------------------------
@@ -133,14 +137,16 @@ def mlp_params(sizes, seed=0):
     return out
 
 
-def mlp_setup(engine, params, x, y, lr=0.01):
+def mlp_setup(engine, params, batches, lr=0.01):
     """zero grads, forward (relu), log_softmax + gather cross-entropy, backward, SGD under
-    no_grad. Returns (step, params)."""
+    no_grad; each step takes the next of ``batches`` ((x, y) pairs, cycled). Returns
+    (step, params)."""
     lib = _lib(engine)
     ps = [lib.tensor(p.copy(), requires_grad=True) for p in params]
-    xt, yt = lib.tensor(x), lib.tensor(y)
+    data = itertools.cycle([(lib.tensor(x), lib.tensor(y)) for x, y in batches])
 
     def step():
+        xt, yt = next(data)
         for p in ps:
             p.grad = None
         h = xt
@@ -158,12 +164,14 @@ def mlp_setup(engine, params, x, y, lr=0.01):
     return step, ps
 
 
-def mlp_numpy(params, x, y, lr=0.01):
+def mlp_numpy(params, batches, lr=0.01):
     ps = [p.copy() for p in params]
-    n = x.shape[0]
-    rows = np.arange(n)
+    data = itertools.cycle(batches)
 
     def step():
+        x, y = next(data)
+        n = x.shape[0]
+        rows = np.arange(n)
         hs, h = [x], x
         for i in range(0, len(ps), 2):
             h = h @ ps[i] + ps[i + 1]
@@ -184,6 +192,117 @@ def mlp_numpy(params, x, y, lr=0.01):
             if i:
                 g = (g @ ps[i].T) * (a > 0)
         for p, gp in zip(ps, grads):
+            p -= lr * gp
+        return loss
+    return step, ps
+
+
+# -- W4: small CNN training step -------------------------------------------------------------
+def cnn_params(seed=7):
+    """conv 3x3 1->16, conv 3x3 16->32, linear 32*5*5 -> 10 (PyTorch's default init ranges)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for shape in ((16, 1, 3, 3), (32, 16, 3, 3), (10, 800)):
+        bound = 1 / np.sqrt(np.prod(shape[1:]))
+        out.append(rng.uniform(-bound, bound, shape).astype(np.float32))
+        out.append(rng.uniform(-bound, bound, shape[:1]).astype(np.float32))
+    return out
+
+
+def cnn_setup(engine, params, x, y, lr=0.01):
+    lib = _lib(engine)
+    F = lib.nn.functional
+    ps = [lib.tensor(p.copy(), requires_grad=True) for p in params]
+    xt, yt = lib.tensor(x), lib.tensor(y)
+
+    def step():
+        for p in ps:
+            p.grad = None
+        h = F.max_pool2d(F.relu(F.conv2d(xt, ps[0], ps[1])), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, ps[2], ps[3])), 2)
+        logits = F.linear(h.reshape(h.shape[0], -1), ps[4], ps[5])
+        loss = -F.log_softmax(logits, dim=1).gather(1, yt[:, None]).mean()
+        loss.backward()
+        with lib.no_grad():
+            for p in ps:
+                p -= lr * p.grad
+        return loss
+    return step, ps
+
+
+def _im2col(x, k):
+    """Plain im2col: (N*OH*OW, C*k*k) rows of x's k x k windows (stride 1, no padding)."""
+    n, c, h, w = x.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (k, k), axis=(2, 3))
+    return win.transpose(0, 2, 3, 1, 4, 5).reshape(n * (h - k + 1) * (w - k + 1), c * k * k)
+
+
+def _col2im(cols, shape, k):
+    """The adjoint of _im2col: each window's rows added back onto the positions it read."""
+    n, c, h, w = shape
+    oh, ow = h - k + 1, w - k + 1
+    cols = cols.reshape(n, oh, ow, c, k, k)
+    out = np.zeros(shape, cols.dtype)
+    for i in range(k):
+        for j in range(k):
+            out[:, :, i:i + oh, j:j + ow] += cols[:, :, :, :, i, j].transpose(0, 3, 1, 2)
+    return out
+
+
+def cnn_numpy(params, x, y, lr=0.01):
+    """The W4 step by hand: im2col + matmul convolutions, 2x2 max pooling by reshape with a
+    mask for backward, softmax cross-entropy, and their gradients written out."""
+    ps = [p.copy() for p in params]
+    n = x.shape[0]
+    rows = np.arange(n)
+
+    def conv(a, w, b):
+        cols = _im2col(a, 3)
+        oh, ow = a.shape[2] - 2, a.shape[3] - 2
+        out = (cols @ w.reshape(w.shape[0], -1).T + b).reshape(n, oh, ow, -1)
+        return out.transpose(0, 3, 1, 2), cols
+
+    def pool(a):
+        c, h, w = a.shape[1:]
+        blocks = a[:, :, :h // 2 * 2, :w // 2 * 2].reshape(n, c, h // 2, 2, w // 2, 2)
+        out = blocks.max(axis=(3, 5))
+        return out, blocks == out[:, :, :, None, :, None]
+
+    def unpool(g, mask, shape):
+        # ties within a block (after relu: blocks of zeros) get the gradient more than once,
+        # but relu's mask zeroes it there; elsewhere ties have probability zero
+        out = np.zeros(shape, g.dtype)
+        c, h, w = shape[1:]
+        out[:, :, :h // 2 * 2, :w // 2 * 2] = (mask * g[:, :, :, None, :, None]).reshape(
+            n, c, h // 2 * 2, w // 2 * 2)
+        return out
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = ps
+        z1, cols1 = conv(x, w1, b1)
+        a1 = np.maximum(z1, 0)
+        p1, m1 = pool(a1)
+        z2, cols2 = conv(p1, w2, b2)
+        a2 = np.maximum(z2, 0)
+        p2, m2 = pool(a2)
+        flat = p2.reshape(n, -1)
+        logits = flat @ w3.T + b3
+        zs = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(zs)
+        s = e.sum(axis=1, keepdims=True)
+        loss = -(zs[rows, y] - np.log(s[:, 0])).mean()
+        g = e / s
+        g[rows, y] -= 1
+        g /= n
+        gw3, gb3 = g.T @ flat, g.sum(0)
+        g = unpool((g @ w3).reshape(p2.shape), m2, a2.shape) * (z2 > 0)
+        g2 = g.transpose(0, 2, 3, 1).reshape(-1, w2.shape[0])
+        gw2, gb2 = (g2.T @ cols2).reshape(w2.shape), g2.sum(0)
+        g = unpool(_col2im(g2 @ w2.reshape(w2.shape[0], -1), p1.shape, 3), m1, a1.shape) * \
+            (z1 > 0)
+        g1 = g.transpose(0, 2, 3, 1).reshape(-1, w1.shape[0])
+        gw1, gb1 = (g1.T @ cols1).reshape(w1.shape), g1.sum(0)
+        for p, gp in zip(ps, (gw1, gb1, gw2, gb2, gw3, gb3)):
             p -= lr * gp
         return loss
     return step, ps
@@ -368,14 +487,14 @@ def bench_w1(rounds):
     return rows
 
 
-def bench_mlp(rounds, name, label, sizes, x, y):
+def bench_mlp(rounds, name, label, sizes, batches):
     params = mlp_params(sizes)
     steps, tensors = {}, {}
     for engine in ("glassgrad", "pytorch"):
         if engine == "pytorch" and torch is None:
             continue
-        steps[engine], tensors[engine] = mlp_setup(engine, params, x, y)
-    steps["numpy"], tensors["numpy"] = mlp_numpy(params, x, y)
+        steps[engine], tensors[engine] = mlp_setup(engine, params, batches)
+    steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
     if torch is not None:      # one step each from the same start: same loss, same new weights
         losses = {e: float(_arr(steps[e]())) for e in steps}
         for e in ("glassgrad", "numpy"):
@@ -391,13 +510,34 @@ def bench_w3(rounds):
     x = rng.standard_normal((256, 784)).astype(np.float32)
     y = rng.integers(0, 10, 256).astype(np.int64)
     return bench_mlp(rounds, "W3", "MLP 784-1024-1024-10, batch 256, SGD step", [784, 1024, 1024, 10],
-                     x, y)
+                     [(x, y)])
 
 
 def bench_w2(rounds):
-    x, y = _digits()
-    return bench_mlp(rounds, "W2", "sklearn digits MLP 64-128-10, full batch 1797, SGD step",
-                     [64, 128, 10], x, y)
+    return bench_mlp(rounds, "W2", "sklearn digits MLP 64-128-128-10, batch 64, SGD step",
+                     [64, 128, 128, 10], _digits())
+
+
+def bench_w4(rounds):
+    rng = np.random.default_rng(6)
+    x = rng.random((32, 1, 28, 28), dtype=np.float32)
+    y = rng.integers(0, 10, 32).astype(np.int64)
+    params = cnn_params()
+    steps, tensors = {}, {}
+    for engine in ("glassgrad", "pytorch"):
+        if engine == "pytorch" and torch is None:
+            continue
+        steps[engine], tensors[engine] = cnn_setup(engine, params, x, y)
+    steps["numpy"], tensors["numpy"] = cnn_numpy(params, x, y)
+    if torch is not None:      # one step each from the same start: same loss, same new weights
+        losses = {e: float(_arr(steps[e]())) for e in steps}
+        for e in ("glassgrad", "numpy"):
+            assert abs(losses[e] - losses["pytorch"]) < 1e-4, ("W4", losses)
+            for a, b in zip(tensors["pytorch"], tensors[e]):
+                check_close("W4", a, b if e == "numpy" else b.detach())
+    t = interleaved(steps, rounds)
+    return [("W4", "CNN conv3x3(1→16) relu maxpool conv3x3(16→32) relu maxpool linear, "
+             "batch 32 of 1x28x28, SGD step", t, 1, "ms per step")]
 
 
 def bench_w5(rounds):
@@ -451,8 +591,8 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="W1,W2,W3,W5,W6,W7,import",
-                    help="comma-separated workloads (W1,W2,W3,W5,W6,W7,import)")
+    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,import",
+                    help="comma-separated workloads (W1,W2,W3,W4,W5,W6,W7,import)")
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
@@ -461,8 +601,8 @@ def main(argv=None):
     rows, notes, extra = [], [], {}
     if torch is None:
         notes.append("PyTorch is not installed: glassgrad and NumPy columns only.")
-    benches = (("W1", bench_w1), ("W2", bench_w2), ("W3", bench_w3), ("W5", bench_w5),
-               ("W6", bench_w6))
+    benches = (("W1", bench_w1), ("W2", bench_w2), ("W3", bench_w3), ("W4", bench_w4),
+               ("W5", bench_w5), ("W6", bench_w6))
     for name, fn in benches:
         if name not in only:
             continue
@@ -475,7 +615,6 @@ def main(argv=None):
                 continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows += fn(args.rounds)
-    notes.append("W4 (conv) skipped: glassgrad has no convolution op yet.")
     if "W7" in only:
         print("running W7 ...", file=sys.stderr, flush=True)
         extra["W7"] = run_w7(args.w7_ops)

@@ -23,6 +23,7 @@ from .ops.linalg import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.nn import *  # noqa: F401,F403
+from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from . import linalg, nn  # noqa: E402
 

@@ -2,9 +2,9 @@
 ``glassgrad.*`` namespace), its Tensor methods in ``METHODS`` and, where it has any, its
 ``glassgrad.linalg`` functions in ``LINALG``; the merges below check that no name is defined
 twice."""
-from . import indexing, linalg, nn, pointwise, random, reduce, shape
+from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, random)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random)
 
 
 def _merged(attr):

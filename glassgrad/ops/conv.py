@@ -1,0 +1,549 @@
+"""Convolution and pooling: conv1d/conv2d/conv3d (one row for any number of spatial dims, ATen's
+``convolution``: ConvolutionBackward0), max_pool2d (MaxPool2DWithIndicesBackward0) and
+avg_pool2d (AvgPool2DBackward0).
+
+The kernels work on windows: the (zero-)padded input as a strided view of its windows
+(``sliding_window_view``, then stepped for stride and dilation), copied once into columns
+(N, groups, C/groups * kernel, output positions) so that a convolution is one batched matmul.
+The gradient of the weight is the same columns against the incoming gradient; the gradient of
+the input is the weight's transpose against it, folded back onto the input by one strided add
+per kernel offset (no ``add.at``).
+
+Pooling runs over the kernel offsets instead: each offset is a strided view of the padded input
+(one per output position), so a k x k pool is k*k whole-array NumPy operations.
+
+Backward formulas are rows of their own (ConvolutionBackwardBackward0, ...) whose formulas are
+again these rows, so gradients of any order exist. As in PyTorch, each backward row takes the
+forward's (grad_output, input, weight) and returns no gradient (None) for an input its output
+does not depend on: what requires grad after ``create_graph=True`` is what PyTorch says.
+"""
+import builtins
+import math
+import warnings
+
+from .._creation import zeros_like
+from .._tensor import _wrap_dim
+from ..backend import xp
+from .registry import _C10_NAMES, _SCALAR_NAMES, defop
+
+_windows_view = xp.lib.stride_tricks.sliding_window_view
+
+
+def _name(d):
+    return _SCALAR_NAMES[d.name]
+
+
+# -- kernels on arrays -----------------------------------------------------------------------
+def _padded(x, pads, fill):
+    """x with its last len(pads) dims padded by (before, after) ``fill`` values."""
+    if builtins.any(lo or hi for lo, hi in pads):
+        return xp.pad(x, ((0, 0),) * (x.ndim - len(pads)) + tuple(pads), constant_values=fill)
+    return x
+
+
+def _windows(x, kernel, stride, padding, dilation):
+    """x (..., *spatial) zero-padded (``padding``: (lo, hi) per spatial dim) as a view
+    (..., *out, *kernel) of its windows."""
+    k = len(kernel)
+    x = _padded(x, padding, 0)
+    span = tuple(d * (kk - 1) + 1 for kk, d in zip(kernel, dilation))
+    win = _windows_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
+    steps = tuple(builtins.slice(None, None, s) for s in stride) + \
+        tuple(builtins.slice(None, None, d) for d in dilation)
+    return win[(Ellipsis,) + steps]
+
+
+def _columns(x, kernel, stride, padding, dilation, groups):
+    """(N, groups, C/groups * prod(kernel), L) columns of x (N, C, *spatial), and the output
+    spatial shape."""
+    k = len(kernel)
+    win = _windows(x, kernel, stride, padding, dilation)      # (N, C, *out, *kernel)
+    out = win.shape[2:2 + k]
+    win = win.transpose(0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
+    n, c = x.shape[:2]
+    return win.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out)), out
+
+
+def _full(k, *params):
+    """The row's stride/padding/dilation as given (a one-element list stands for every dim,
+    as in ATen), one value per spatial dim."""
+    return [v * k if len(v) == 1 else v for v in params]
+
+
+def _conv_forward(input, weight, bias, stride, padding, dilation, groups, **_):
+    o, _cg, *kernel = weight.shape
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
+    res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
+    res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
+    if bias is not None:
+        res += bias.reshape(o, *(1,) * len(out))
+    return res
+
+
+def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
+    """The gradient of the input: the weight's transpose against grad_output, each kernel
+    offset's columns added onto the positions they read."""
+    (n, c, *size), (o, cg, *kernel) = input.shape, weight.shape
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    out = grad_output.shape[2:]
+    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+    w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
+    cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
+    padded = xp.zeros((n, c, *(s + 2 * p for s, p in zip(size, padding))), grad_output.dtype)
+    whole = (builtins.slice(None),) * 2
+    for at in xp.ndindex(*kernel):
+        region = tuple(builtins.slice(i * d, i * d + s * (m - 1) + 1, s)
+                       for i, d, s, m in zip(at, dilation, stride, out))
+        padded[whole + region] += cols[whole + at]
+    return padded[whole + tuple(builtins.slice(p, p + s) for p, s in zip(padding, size))]
+
+
+def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):
+    n, o = grad_output.shape[:2]
+    kernel = weight.shape[2:]
+    stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
+    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
+    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+    return xp.matmul(go, cols.swapaxes(2, 3)).sum(0).reshape(weight.shape)
+
+
+# -- rows ------------------------------------------------------------------------------------
+def _params(stride, padding, dilation, groups):
+    return {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+
+
+def _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding=None):
+    """The convolution row, with the attributes PyTorch's node shows."""
+    if output_padding is None:
+        output_padding = (0,) * (weight.dim() - 2)
+    return _convolution(input, weight, bias, **_params(stride, padding, dilation, groups),
+                        transposed=False, output_padding=output_padding,
+                        bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else (0,))
+
+
+def _no_grad(grad):
+    return None
+
+
+_BACKWARD = "ConvolutionBackwardBackward0"
+_INPUTS = ("grad_output", "input", "weight")
+_conv_input_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_input_grad(
+    grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, weight, stride, padding, dilation, groups: _convolve(
+        grad, weight, None, stride, padding, dilation, groups),
+    "input": _no_grad,
+    "weight": lambda grad, grad_output, weight, stride, padding, dilation, groups:
+        _conv_weight_grad_row(grad_output, grad, weight,
+                              **_params(stride, padding, dilation, groups))})
+_conv_weight_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_weight_grad(
+    grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, input, stride, padding, dilation, groups: _convolve(
+        input, grad, None, stride, padding, dilation, groups),
+    "input": lambda grad, grad_output, input, stride, padding, dilation, groups:
+        _conv_input_grad_row(grad_output, input, grad,
+                             **_params(stride, padding, dilation, groups)),
+    "weight": _no_grad})
+_conv_bias_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **_: grad_output.sum(
+    axis=(0, *range(2, grad_output.ndim))), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, grad_output_sym_sizes: grad.reshape(
+        -1, *(1,) * (len(grad_output_sym_sizes) - 2)).expand(grad_output_sym_sizes),
+    "input": _no_grad, "weight": _no_grad})
+
+
+def _formula(row):
+    """ConvolutionBackward0's formula for one input: ``row`` of the gradient. Its parameters
+    name everything PyTorch's node saves, so the node shows the same ``_saved_*``."""
+    def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding,
+                groups, bias_sym_sizes_opt):
+        return row(grad, input, weight, **_params(stride, padding, dilation, groups))
+    return formula
+
+
+_convolution = defop("ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
+                     dtype="same", grads={"input": _formula(_conv_input_grad_row),
+                                          "weight": _formula(_conv_weight_grad_row),
+                                          "bias": _formula(_conv_bias_grad_row)})
+
+
+# -- conv1d / conv2d / conv3d ----------------------------------------------------------------
+def _expand(name, value, k):
+    """PyTorch's expand_param_if_needed: an int or a one-element list for every dim."""
+    v = (value,) if isinstance(value, builtins.int) else tuple(value)
+    if len(v) == 1:
+        v = v * k
+    if len(v) != k:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
+                           f"values to match the convolution dimensions, but got "
+                           f"{name}={list(v)}")
+    return v
+
+
+def _check_conv(input, weight, bias, stride, padding, dilation, groups):
+    """ATen's checks of a convolution (check_shape_forward and the dtype checks)."""
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if builtins.any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if builtins.any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if builtins.any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    ws = list(weight.shape)
+    if ws[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {ws} instead")
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{ws}] instead")
+    if input.shape[1] != ws[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {ws}, expected input"
+                           f"{list(input.shape)} to have {ws[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != ws[0]):
+        raise RuntimeError(f"Given weight of size {ws}, expected bias to be 1-dimensional with "
+                           f"{ws[0]} elements, but got bias of size {list(bias.shape)} instead")
+    padded = [s + 2 * p for s, p in zip(input.shape[2:], padding)]
+    span = [d * (k - 1) + 1 for k, d in zip(ws[2:], dilation)]
+    if builtins.any(p < s for p, s in zip(padded, span)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, span))}). Kernel size can't be greater than "
+                           f"actual input size")
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_C10_NAMES[input.dtype.name]}) and bias type "
+                           f"({_C10_NAMES[bias.dtype.name]}) should be the same")
+    if input.dtype is not weight.dtype and input.numel():
+        if input.dtype.name == "float32":      # PyTorch's oneDNN path says it its own way
+            raise RuntimeError(f"Input type (torch.{_name(input.dtype)}Tensor) and weight type "
+                               f"(torch.{_name(weight.dtype)}Tensor) should be the same or "
+                               f"input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found "
+                           f"{_name(weight.dtype)}")
+
+
+def _same_padding(input, weight, stride, dilation):
+    """padding='same': half the kernel span on each side; an odd total puts the extra element
+    after, by padding the input (as PyTorch does, with its warning)."""
+    if builtins.any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    lo, extra = [], []
+    for d, size in zip(dilation, weight.shape[2:]):
+        total = d * (size - 1)
+        lo.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    if builtins.any(extra):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
+                      "require a zero-padded copy of the input be created", stacklevel=4)
+        from .nn import pad
+        input = pad(input, [p for e in reversed(extra) for p in (0, e)])
+    return input, tuple(lo)
+
+
+def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to "
+                           f"conv{k}d, but got input of size: {list(input.shape)}")
+    batched = input.dim() == k + 2
+    if not batched:
+        input = input.unsqueeze(0)
+    stride, padding, dilation = ((v,) * k if isinstance(v, builtins.int) else v
+                                 for v in (stride, padding, dilation))
+    kw = weight.dim() - 2      # ATen takes the number of spatial dims from the weight
+    full_stride, full_dilation = _expand("stride", stride, kw), _expand("dilation", dilation, kw)
+    output_padding = None
+    if isinstance(padding, str):
+        if padding == "valid":      # ATen's convolution with padding and output_padding [0]
+            padding = output_padding = (0,)
+        elif padding == "same":
+            input, padding = _same_padding(input, weight, full_stride, full_dilation)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    _check_conv(input, weight, bias, full_stride, _expand("padding", padding, kw), full_dilation,
+                groups)
+    # the row keeps the parameters as given ('valid' is [0]), as PyTorch's node shows them
+    out = _convolve(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups,
+                    output_padding)
+    return out if batched else out.squeeze(0)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+# -- pooling ---------------------------------------------------------------------------------
+def _pool_out(size, k, s, p, d, ceil_mode):
+    """ATen's pooling_output_shape for one dim."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:    # the last window must start inside
+        out -= 1
+    return out
+
+
+def _pool_geometry(shape, kernel_size, stride, padding, dilation, ceil_mode):
+    """Per spatial dim (kernel, stride, padding, dilation, output size) of a 2-d pooling."""
+    kernel, stride, padding, dilation = _full(2, kernel_size, stride or kernel_size, padding,
+                                              dilation)
+    return [(k, s, p, d, _pool_out(n, k, s, p, d, ceil_mode))
+            for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation)]
+
+
+def _pool_pads(shape, geometry):
+    """(before, after) padding per spatial dim: ``padding`` each side, more after where
+    ceil_mode's last window runs past the end."""
+    return [(p, builtins.max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
+            for n, (k, s, p, d, o) in zip(shape[-2:], geometry)]
+
+
+def _pool_offsets(geometry):
+    """For each kernel offset: the region of the padded input it reads for every output
+    position (strided slices), and the unpadded input rows and cols it reads."""
+    (kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow) = geometry
+    for i in range(kh):
+        for j in range(kw):
+            yield ((Ellipsis, builtins.slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                    builtins.slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)),
+                   xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw)
+
+
+def _first_inside(out, s, p, d):
+    """Per output position along a dim: the first input position its window reads that is not
+    padding."""
+    start = xp.arange(out) * s - p
+    return start + -(-xp.maximum(-start, 0) // d) * d
+
+
+def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
+    """The maximum over the kernel offsets, each a strided view (no window copies), then the
+    index PyTorch picks: the first position holding the maximum, the last NaN where there is
+    one, the first position inside the input where only padding-valued positions exist."""
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    floating = self.dtype.kind == "f"
+    lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
+    padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
+    offsets = [(padded[region], rows[:, None] * w + cols)
+               for region, rows, cols in _pool_offsets(geometry)]
+    values = offsets[0][0].copy()
+    for view, _ in offsets[1:]:
+        xp.maximum(values, view, out=values)       # NaN propagates
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    first = _first_inside(oh, sh, ph, dh)[:, None] * self.shape[-1] + \
+        _first_inside(ow, sw, pw, dw)
+    indices = xp.broadcast_to(first, values.shape)
+    for view, at in reversed(offsets):
+        indices = xp.where(view == values, at, indices)
+    if floating and xp.isnan(values).any():
+        for view, at in offsets:
+            indices = xp.where(xp.isnan(view), at, indices)
+    if ph or pw or ceil_mode:
+        indices = xp.where(values == lowest, first, indices)
+    return values, indices
+
+
+def _avg_divisor(shape, geometry, count_include_pad, divisor_override):
+    """What each output divides its window's sum by (ATen's avg_pool2d): the window's size
+    clipped to the padded input, or only its positions inside the input, or the override."""
+    if divisor_override is not None:
+        return divisor_override
+    counts = []
+    for n, (k, s, p, _, o) in zip(shape[-2:], geometry):
+        start = xp.arange(o) * s - p
+        end = xp.minimum(start + k, n + p)
+        counts.append(end - start if count_include_pad else
+                      xp.minimum(end, n) - xp.maximum(start, 0))
+    return counts[0][:, None] * counts[1]
+
+
+def _divide(total, divisor):
+    if total.dtype.kind == "f":
+        return (total / divisor).astype(total.dtype, copy=False)
+    return xp.sign(total) * (xp.abs(total) // divisor)     # C++ integer division truncates
+
+
+def _avg_pool_forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                      divisor_override):
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
+    padded = _padded(self, _pool_pads(self.shape, geometry), 0)
+    regions = [region for region, _, _ in _pool_offsets(geometry)]
+    total = padded[regions[0]].copy()
+    for region in regions[1:]:
+        total += padded[region]
+    return _divide(total, _avg_divisor(self.shape, geometry, count_include_pad,
+                                       divisor_override))
+
+
+def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+                       count_include_pad, divisor_override):
+    """Each window position receives its output's gradient over the divisor."""
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
+    pads = _pool_pads(self.shape, geometry)
+    share = _divide(grad_output, _avg_divisor(self.shape, geometry, count_include_pad,
+                                              divisor_override))
+    out = xp.zeros(self.shape[:-2] + tuple(n + lo + hi for n, (lo, hi) in
+                                           zip(self.shape[-2:], pads)), grad_output.dtype)
+    for region, _, _ in _pool_offsets(geometry):
+        out[region] += share
+    (ph, _), (pw, _) = pads
+    return out[..., ph:ph + self.shape[-2], pw:pw + self.shape[-1]]
+
+
+def _max_pool_backward(grad_output, self, indices, kernel_size, stride, padding, dilation,
+                       ceil_mode):
+    """Each output's gradient goes to the input position it took; where windows overlap a
+    position may take several."""
+    planes = grad_output.reshape(-1, grad_output.shape[-2] * grad_output.shape[-1])
+    where = indices._data.reshape(planes.shape)
+    out = xp.zeros((planes.shape[0], self.shape[-2] * self.shape[-1]), grad_output.dtype)
+    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    if builtins.all(s >= d * (k - 1) + 1 for k, s, _, d, _ in geometry):
+        xp.put_along_axis(out, where, planes, axis=1)
+    else:
+        xp.add.at(out, (xp.arange(planes.shape[0])[:, None], where), planes)
+    return out.reshape(self.shape)
+
+
+def _gather_at(grad, indices):
+    """The gradient at the positions each output took (the backward's own backward)."""
+    flat = grad.flatten(-2)
+    return flat.gather(-1, indices.flatten(-2)).view(indices.shape)
+
+
+_POOL = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+_max_pool_backward_row = defop(
+    "MaxPool2DWithIndicesBackwardBackward0", _max_pool_backward, ("grad_output", "self"),
+    dtype="same", grads={"grad_output": lambda grad, indices: _gather_at(grad, indices),
+                         "self": lambda grad: zeros_like(grad)})
+_max_pool = defop(
+    "MaxPool2DWithIndicesBackward0", _max_pool_forward, outputs=("result", "result1"),
+    dtype="same", grads={"self": lambda grad, self, result1, kernel_size, stride, padding,
+                         dilation, ceil_mode: _max_pool_backward_row(
+                             grad, self, indices=result1, **dict(zip(_POOL, (
+                                 kernel_size, stride, padding, dilation, ceil_mode))))})
+
+
+_POOL_PARAM_ERRORS = {
+    "kernel_size": "kernel_size must either be a single int, or a tuple of two ints",
+    "stride": "stride must either be omitted, a single int, or a tuple of two ints",
+    "padding": "padding must either be a single int, or a tuple of two ints",
+    "dilation": "dilation must be either a single int, or a tuple of two ints"}
+
+
+def _pool_param(op, name, value):
+    v = (value, value) if isinstance(value, builtins.int) else tuple(value)
+    if len(v) not in ((0, 1, 2) if name == "stride" else (1, 2)):
+        raise RuntimeError(f"{op}: {_POOL_PARAM_ERRORS[name]}")
+    return v
+
+
+def _trunc_div(a, b):
+    return -(-a // b) if a < 0 else a // b
+
+
+def _check_pool(input, geometry_args, ceil_mode):
+    """ATen's pooling_output_shape and pool2d_shape_check, in their order."""
+    kernel, stride, padding, dilation = _full(2, *geometry_args)
+    for n, k, s, p, d in zip(input.shape[-2:], kernel, stride, padding, dilation):
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _trunc_div((k - 1) * d + 1, 2):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    shape = input.shape
+    if input.dim() not in (3, 4) or 0 in shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                           f"size for input, but got:{list(shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}")
+    oh, ow = (_pool_out(n, k, s, p, d, ceil_mode)
+              for n, k, s, p, d in zip(shape[-2:], kernel, stride, padding, dilation))
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({shape[-3]}x{shape[-2]}x{shape[-1]}). "
+                           f"Calculated output size: ({shape[-3]}x{oh}x{ow}). Output size is "
+                           f"too small")
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    op = "max_pool2d"
+    kernel_size = _pool_param(op, "kernel_size", kernel_size)
+    stride = _pool_param(op, "stride", () if stride is None else stride)
+    padding, dilation = _pool_param(op, "padding", padding), _pool_param(op, "dilation", dilation)
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool(input, (kernel_size, stride or kernel_size, padding, dilation), ceil_mode)
+    return _max_pool(input, kernel_size=kernel_size, stride=stride, padding=padding,
+                     dilation=dilation, ceil_mode=ceil_mode)
+
+
+def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
+                           ceil_mode=False, return_indices=False):
+    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+_AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
+
+
+def _avg_pool_args(kernel_size, stride, padding, ceil_mode, count_include_pad,
+                   divisor_override):
+    return dict(zip(_AVG, (kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)))
+
+
+_avg_pool_backward_row = defop(
+    "AvgPool2DBackwardBackward0", _avg_pool_backward, ("grad_output", "self"), dtype="same",
+    grads={"grad_output": lambda grad, kernel_size, stride, padding, ceil_mode,
+           count_include_pad, divisor_override: _avg_pool(grad, **_avg_pool_args(
+               kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
+           "self": lambda grad: zeros_like(grad)})
+_avg_pool = defop(
+    "AvgPool2DBackward0", _avg_pool_forward, dtype="same",
+    grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode,
+           count_include_pad, divisor_override: _avg_pool_backward_row(
+               grad, self, **_avg_pool_args(kernel_size, stride, padding, ceil_mode,
+                                            count_include_pad, divisor_override))})
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    op = "avg_pool2d"
+    kernel_size = _pool_param(op, "kernel_size", kernel_size)
+    stride = _pool_param(op, "stride", () if stride is None else stride)
+    padding = _pool_param(op, "padding", padding)
+    if divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _wrap_dim(-3, input.dim())        # PyTorch reads the plane count first
+    _check_pool(input, (kernel_size, stride or kernel_size, padding, (1,)), ceil_mode)
+    return _avg_pool(input, **_avg_pool_args(kernel_size, stride, padding, ceil_mode,
+                                             count_include_pad, divisor_override))
+
+
+__all__ = ["conv1d", "conv2d", "conv3d", "max_pool2d"]
+
+# names only in glassgrad.nn.functional
+FUNCTIONAL = {"max_pool2d": _functional_max_pool2d,
+              "max_pool2d_with_indices": max_pool2d_with_indices, "avg_pool2d": avg_pool2d}

@@ -1,0 +1,342 @@
+"""Convolution and pooling (glassgrad/ops/conv.py) run on the same inputs in torch and glassgrad:
+conv1d/conv2d/conv3d with stride, padding (ints, tuples, 'same', 'valid'), dilation, groups,
+bias; max_pool2d with kernel, stride, padding, dilation, ceil_mode and indices. torch computes
+every expectation."""
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from optable import DTYPES, assert_same, check_error, check_op, known, outcome, row
+
+
+def F(t):
+    return t.nn.functional
+
+
+X, W, B = (2, 3, 6, 5), (4, 3, 3, 2), (4,)
+
+CONV = [row(f"conv-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in [
+    ("2d", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B], {}),
+    ("2d-nobias", lambda t, x, w: F(t).conv2d(x, w), [X, W], {}),
+    ("2d-top", lambda t, x, w, b: t.conv2d(x, w, b, 1, 1), [X, W, B], {}),
+    ("2d-stride", lambda t, x, w, b: F(t).conv2d(x, w, b, stride=2), [(2, 3, 7, 6), W, B], {}),
+    ("2d-stride-tuple", lambda t, x, w: F(t).conv2d(x, w, stride=(2, 1), padding=(1, 0)),
+     [(2, 3, 7, 6), W], {}),
+    ("2d-stride-list1", lambda t, x, w: F(t).conv2d(x, w, stride=[2], padding=[1]),
+     [(2, 3, 7, 6), W], {}),
+    ("2d-padding", lambda t, x, w, b: F(t).conv2d(x, w, b, padding=2), [X, W, B], {}),
+    ("2d-dilation", lambda t, x, w, b: F(t).conv2d(x, w, b, dilation=(2, 1), padding=1),
+     [(1, 3, 7, 6), W, B], {}),
+    ("2d-stride-dilation", lambda t, x, w: F(t).conv2d(x, w, stride=3, dilation=2, padding=2),
+     [(1, 3, 8, 7), W], {}),
+    ("2d-groups", lambda t, x, w, b: F(t).conv2d(x, w, b, groups=2), [(2, 4, 5, 5), (6, 2, 3, 3),
+                                                                       (6,)], {}),
+    ("2d-depthwise", lambda t, x, w: F(t).conv2d(x, w, groups=3, padding=1),
+     [(1, 3, 4, 5), (3, 1, 3, 3)], {}),
+    ("2d-same", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="same"),
+     [X, (4, 3, 3, 3), B], {}),
+    ("2d-same-even", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="same"), [X, W, B], {}),
+    ("2d-same-dilation", lambda t, x, w: F(t).conv2d(x, w, padding="same", dilation=(2, 1)),
+     [X, W], {}),
+    ("2d-valid", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="valid"), [X, W, B], {}),
+    ("2d-unbatched", lambda t, x, w, b: F(t).conv2d(x, w, b), [(3, 6, 5), W, B], {}),
+    ("2d-1x1", lambda t, x, w: F(t).conv2d(x, w), [(2, 3, 3, 3), (2, 3, 1, 1)], {}),
+    ("2d-full-kernel", lambda t, x, w: F(t).conv2d(x, w), [(2, 3, 3, 2), W], {}),
+    ("2d-x-only", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B],
+     {"grad": (True, False, False)}),
+    ("2d-w-only", lambda t, x, w, b: F(t).conv2d(x, w, b, stride=2), [X, W, B],
+     {"grad": (False, True, False)}),
+    ("2d-b-only", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B],
+     {"grad": (False, False, True)}),
+    ("2d-xb", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B], {"grad": (True, False, True)}),
+    ("1d", lambda t, x, w, b: F(t).conv1d(x, w, b), [(2, 3, 7), (4, 3, 3), B], {}),
+    ("1d-stride-pad", lambda t, x, w: F(t).conv1d(x, w, stride=2, padding=2, dilation=2),
+     [(2, 3, 7), (4, 3, 3)], {}),
+    ("1d-same-even", lambda t, x, w: F(t).conv1d(x, w, padding="same"), [(2, 3, 7), (4, 3, 2)],
+     {}),
+    ("1d-unbatched", lambda t, x, w, b: t.conv1d(x, w, b), [(3, 7), (4, 3, 3), B], {}),
+    ("1d-groups", lambda t, x, w: F(t).conv1d(x, w, groups=3), [(2, 3, 5), (6, 1, 2)], {}),
+    ("3d", lambda t, x, w, b: F(t).conv3d(x, w, b, stride=(1, 2, 1), padding=(0, 1, 0)),
+     [(1, 2, 4, 3, 3), (2, 2, 2, 3, 2), (2,)], {}),
+]]
+
+POOL = [row(f"max_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
+    ("2", lambda t, x: F(t).max_pool2d(x, 2), (2, 3, 6, 5), {}),
+    ("top", lambda t, x: t.max_pool2d(x, 2), (2, 3, 6, 5), {}),
+    ("indices", lambda t, x: F(t).max_pool2d(x, 2, return_indices=True), (2, 3, 6, 5), {}),
+    ("with_indices", lambda t, x: F(t).max_pool2d_with_indices(x, (2, 3)), (2, 3, 6, 5), {}),
+    ("overlap", lambda t, x: F(t).max_pool2d(x, 3, stride=1), (2, 2, 5, 5), {}),
+    ("stride-tuple", lambda t, x: F(t).max_pool2d(x, (3, 2), stride=(2, 1)), (2, 2, 7, 5), {}),
+    ("padding", lambda t, x: F(t).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 6, 5), {}),
+    ("padding-neg", lambda t, x: F(t).max_pool2d(x - 2, 3, 2, 1), (2, 2, 6, 5), {}),
+    ("dilation", lambda t, x: F(t).max_pool2d(x, 2, stride=1, dilation=2,
+                                              return_indices=True), (1, 2, 6, 5), {}),
+    ("ceil", lambda t, x: F(t).max_pool2d(x, 2, ceil_mode=True, return_indices=True),
+     (2, 2, 5, 5), {}),
+    ("ceil-padding", lambda t, x: F(t).max_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 6),
+     {}),
+    ("unbatched", lambda t, x: F(t).max_pool2d(x, 2, return_indices=True), (3, 4, 5), {}),
+    ("ties", lambda t, x: F(t).max_pool2d(x, 2, 1, return_indices=True), (2, 2, 4, 4),
+     {"ints": True, "fd": False}),
+    ("of-conv", lambda t, x: F(t).max_pool2d(F(t).conv2d(x, x[:2, :, :3, :3]), 2),
+     (2, 2, 6, 5), {}),
+]] + [row("conv-relu-pool-conv", lambda t, x, w1, w2: F(t).conv2d(F(t).max_pool2d(
+    F(t).relu(F(t).conv2d(x, w1, padding=1)), 2), w2), (2, 1, 6, 6), (3, 1, 3, 3), (2, 3, 2, 2))]
+
+AVG_POOL = [row(f"avg_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
+    ("2", lambda t, x: F(t).avg_pool2d(x, 2), (2, 3, 6, 5), {}),
+    ("overlap", lambda t, x: F(t).avg_pool2d(x, 3, stride=1), (2, 2, 5, 5), {}),
+    ("stride-tuple", lambda t, x: F(t).avg_pool2d(x, (3, 2), stride=(2, 1)), (2, 2, 7, 5), {}),
+    ("padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1), (2, 2, 6, 5), {}),
+    ("padding-exclude", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+     (2, 2, 6, 5), {}),
+    ("ceil", lambda t, x: F(t).avg_pool2d(x, 2, ceil_mode=True), (2, 2, 5, 5), {}),
+    ("ceil-padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 6),
+     {}),
+    ("ceil-padding-exclude", lambda t, x: F(t).avg_pool2d(x, (3, 2), 2, (1, 0), True, False),
+     (1, 2, 6, 5), {}),
+    ("divisor", lambda t, x: F(t).avg_pool2d(x, 2, divisor_override=3), (2, 3, 6, 5), {}),
+    ("unbatched", lambda t, x: F(t).avg_pool2d(x, (2, 1), padding=(1, 0)), (3, 4, 5), {}),
+]]
+
+# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
+KNOWN = {}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fn,shapes,kw", known(CONV + POOL + AVG_POOL, KNOWN))
+def test_op(fn, shapes, kw, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # padding='same' with an even kernel warns
+        check_op(fn, shapes, kw, dtype)
+
+
+# -- everything the nodes save -----------------------------------------------------------------
+SAVED_PROGRAMS = {
+    "conv2d": lambda t, x, w, b: F(t).conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)),
+    "conv2d-nobias": lambda t, x, w, b: F(t).conv2d(x, w),
+    "conv2d-valid": lambda t, x, w, b: F(t).conv2d(x, w, padding="valid"),
+    "conv2d-same": lambda t, x, w, b: F(t).conv2d(x, w[..., :1], b, padding="same"),
+    "conv2d-list1": lambda t, x, w, b: F(t).conv2d(x, w, b, stride=[2], padding=[1]),
+    "conv2d-x-only": lambda t, x, w, b: F(t).conv2d(x, w.detach(), b.detach()),
+    "conv2d-w-only": lambda t, x, w, b: F(t).conv2d(x.detach(), w),
+    "conv1d": lambda t, x, w, b: F(t).conv1d(x[:, :, 0], w[..., 0], b, groups=1),
+    "max_pool2d": lambda t, x, w, b: F(t).max_pool2d(x, 2),
+    "max_pool2d-args": lambda t, x, w, b: F(t).max_pool2d(x, (3, 2), (2, 1), 1, 1, True),
+    "max_pool2d-list": lambda t, x, w, b: F(t).max_pool2d(x, [2], [1], [1], [1]),
+    "max_pool2d-top": lambda t, x, w, b: t.max_pool2d(x, 3, 2),
+    "avg_pool2d": lambda t, x, w, b: F(t).avg_pool2d(x, 2),
+    "avg_pool2d-args": lambda t, x, w, b: F(t).avg_pool2d(x, (3, 2), [1], 1, True, False, 2),
+}
+
+
+def _saved(node):
+    out = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            out[name] = outcome(lambda: getattr(node, name))
+    return out
+
+
+@pytest.mark.parametrize("program", SAVED_PROGRAMS.values(), ids=SAVED_PROGRAMS.keys())
+def test_saved_attributes(program):
+    """Every _saved_* attribute torch's node has, with its value, on the node and on the node
+    of its first-order gradient (create_graph=True)."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in ((2, 3, 7, 6), W, B)]
+    nodes = []
+    for lib in (torch, gg):
+        x, w, b = (lib.tensor(a, requires_grad=True) for a in arrays)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = program(lib, x, w, b)
+        g = lib.autograd.grad(out.sum(), (x, w, b), create_graph=True, allow_unused=True)
+        nodes.append((out.grad_fn, g))
+    (t_node, t_g), (g_node, g_g) = nodes
+    assert type(g_node).__name__ == type(t_node).__name__
+    t_saved, g_saved = _saved(t_node), _saved(g_node)
+    assert sorted(g_saved) == sorted(t_saved)
+    for name, (ref, ref_err) in t_saved.items():
+        got, got_err = g_saved[name]
+        assert got_err == ref_err, name
+        if isinstance(ref, torch.Tensor):
+            assert_same(ref, got, name)
+        else:
+            assert got == ref, name
+    for t, g in zip(t_g, g_g):
+        assert (g is None) == (t is None)
+        if t is not None:
+            assert g.requires_grad == t.requires_grad
+            assert type(g.grad_fn).__name__ == type(t.grad_fn).__name__
+
+
+def test_same_padding_warns_for_even_kernels():
+    """torch warns once per process (TORCH_WARN_ONCE), so its text comes from a fresh one."""
+    program = ("import warnings, torch; warnings.simplefilter('always')\n"
+               "with warnings.catch_warnings(record=True) as w:\n"
+               "    torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), "
+               "padding='same')\n"
+               "print(str(w[0].message).split(' (Triggered')[0])")
+    ref = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F(gg).conv2d(gg.ones(1, 1, 4, 4), gg.ones(1, 1, 2, 2), padding="same")
+        F(gg).conv2d(gg.ones(1, 1, 4, 4), gg.ones(1, 1, 3, 3), padding="same")
+    assert [str(m.message) for m in caught if m.category is UserWarning] == [ref]
+
+
+def test_namespaces():
+    """Each name lives where torch has it: top level, Tensor method, nn.functional."""
+    for name in ("conv1d", "conv2d", "conv3d", "max_pool2d", "max_pool2d_with_indices",
+                 "avg_pool2d"):
+        assert hasattr(gg, name) == hasattr(torch, name), name
+        assert hasattr(gg.Tensor, name) == hasattr(torch.Tensor, name), name
+        assert hasattr(F(gg), name) == hasattr(F(torch), name), name
+
+
+# -- values without gradients --------------------------------------------------------------
+def _nan_grid(t):
+    x = t.arange(16.).view(1, 1, 4, 4)
+    x[0, 0, 1, 0] = x[0, 0, 0, 3] = x[0, 0, 1, 2] = float("nan")
+    x[0, 0, 3, 3] = float("-inf")
+    return x
+
+
+VALUES = {
+    "conv_int": lambda t: F(t).conv2d(t.arange(32).view(1, 2, 4, 4), t.ones(3, 2, 2, 2,
+                                                                           dtype=t.int64)),
+    "conv_empty_batch": lambda t: F(t).conv2d(t.ones(0, 3, 5, 5), t.ones(4, 3, 3, 3)),
+    "conv_zero_out_channels": lambda t: F(t).conv2d(t.ones(2, 3, 5, 5), t.ones(0, 3, 3, 3)),
+    "conv_empty_batch_dtypes": lambda t: F(t).conv2d(t.ones(0, 3, 5, 5), t.ones(
+        4, 3, 3, 3, dtype=t.float64)),
+    "pool_int": lambda t: F(t).max_pool2d(t.arange(50).view(2, 5, 5) % 7, 2, 1, 1,
+                                          return_indices=True),
+    "pool_nan": lambda t: F(t).max_pool2d(_nan_grid(t), 2, return_indices=True),
+    "pool_nan_overlap": lambda t: F(t).max_pool2d(_nan_grid(t), 3, 1, 1, return_indices=True),
+    "pool_neg_inf_ceil": lambda t: F(t).max_pool2d(-_nan_grid(t).nan_to_num(posinf=1e9) * 0 -
+                                                   float("inf"), 3, 2, ceil_mode=True,
+                                                   return_indices=True),
+    "pool_ties_zero_sign": lambda t: F(t).max_pool2d(t.tensor([[[0., -0.], [-0., 0.]]]), 2,
+                                                     return_indices=True),
+    "pool_neg_inf_padding": lambda t: F(t).max_pool2d(t.full((1, 1, 3, 3), float("-inf")), 3,
+                                                      2, 1, return_indices=True),
+    "pool_empty_batch": lambda t: F(t).max_pool2d(t.ones(0, 2, 4, 4), 2),
+    "avg_pool_int": lambda t: F(t).avg_pool2d(t.arange(-25, 25).view(2, 5, 5), 2, 1, 1),
+    "avg_pool_int_exclude": lambda t: F(t).avg_pool2d(t.arange(-25, 25).view(2, 5, 5) * 3, 3, 2,
+                                                      1, True, False),
+    "avg_pool_empty_batch": lambda t: F(t).avg_pool2d(t.ones(0, 2, 4, 4), 2),
+    "pool_padding_dilated": lambda t: F(t).max_pool2d(t.arange(50.).view(2, 5, 5), 2, padding=1,
+                                                      dilation=2, return_indices=True),
+}
+
+
+@pytest.mark.parametrize("f", VALUES.values(), ids=VALUES.keys())
+def test_values(f):
+    ref, ref_err = outcome(lambda: f(torch))
+    got, got_err = outcome(lambda: f(gg))
+    assert got_err == ref_err
+    for r, g in zip(ref if isinstance(ref, tuple) else (ref,),
+                    got if isinstance(got, tuple) else (got,)):
+        assert_same(r, g)
+
+
+# -- errors ----------------------------------------------------------------------------------
+def _T(t, *s, **kw):
+    return t.ones(*s, **kw)
+
+
+def _conv(t, x, w, b=None, **kw):
+    return F(t).conv2d(_T(t, *x), _T(t, *w), None if b is None else _T(t, *b), **kw)
+
+
+def _pool(t, x, *args, **kw):
+    return F(t).max_pool2d(_T(t, *x), *args, **kw)
+
+
+ERRORS = {
+    "conv_2d_input": lambda t: _conv(t, (2, 3), (4, 3, 3, 3)),
+    "conv_5d_input": lambda t: _conv(t, (1, 2, 3, 5, 5), (4, 3, 3, 3)),
+    "conv1d_4d_input": lambda t: F(t).conv1d(_T(t, 2, 3, 5, 5), _T(t, 4, 3, 3)),
+    "conv_w3d": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3)),
+    "conv_channels": lambda t: _conv(t, (2, 5, 5, 5), (4, 3, 3, 3)),
+    "conv_channels_unbatched": lambda t: _conv(t, (5, 5, 5), (4, 3, 3, 3)),
+    "conv_kernel_big": lambda t: _conv(t, (2, 3, 2, 2), (4, 3, 3, 3)),
+    "conv_kernel_big_dilation": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), dilation=3),
+    "conv_neg_padding": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), padding=-1),
+    "conv_zero_stride": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), stride=0),
+    "conv_neg_stride": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), stride=(1, -1)),
+    "conv_zero_dilation": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), dilation=0),
+    "conv_zero_groups": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), groups=0),
+    "conv_groups_weight": lambda t: _conv(t, (2, 2, 5, 5), (3, 1, 3, 3), groups=2),
+    "conv_groups_channels": lambda t: _conv(t, (2, 3, 5, 5), (4, 1, 3, 3), groups=2),
+    "conv_bias_size": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), (5,)),
+    "conv_bias_2d": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), (4, 1)),
+    "conv_dtype": lambda t: F(t).conv2d(_T(t, 2, 3, 5, 5, dtype=t.float64), _T(t, 4, 3, 3, 3)),
+    "conv_dtype_bias": lambda t: F(t).conv2d(_T(t, 2, 3, 5, 5), _T(t, 4, 3, 3, 3),
+                                             _T(t, 4, dtype=t.float64)),
+    "conv_dtype_weight": lambda t: F(t).conv2d(_T(t, 2, 3, 5, 5), _T(t, 4, 3, 3, 3,
+                                                                     dtype=t.float64)),
+    "conv_dtype_weight_f64": lambda t: F(t).conv2d(_T(t, 2, 3, 5, 5, dtype=t.float64),
+                                                   _T(t, 4, 3, 3, 3, dtype=t.float16)),
+    "conv_dtype_both": lambda t: F(t).conv2d(_T(t, 2, 3, 5, 5), _T(t, 4, 3, 3, 3,
+                                                                   dtype=t.float64),
+                                             _T(t, 4, dtype=t.float64)),
+    "conv_same_strided": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), padding="same",
+                                         stride=2),
+    "conv_bad_padding_str": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), padding="full"),
+    "conv_stride_len": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), stride=(1, 1, 1)),
+    "conv_padding_len": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), padding=(1, 1, 1)),
+    "conv_dilation_len": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), dilation=(1, 1, 1)),
+    "conv_order_groups_padding": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), groups=0,
+                                                 padding=-1),
+    "conv_order_padding_stride": lambda t: _conv(t, (2, 3, 5, 5), (4, 3, 3, 3), stride=0,
+                                                 padding=-1),
+    "conv_order_channels_kernel": lambda t: _conv(t, (2, 5, 2, 2), (4, 3, 3, 3)),
+    "conv_order_dtype_channels": lambda t: F(t).conv2d(_T(t, 2, 5, 5, 5, dtype=t.float64),
+                                                       _T(t, 4, 3, 3, 3)),
+    "conv_order_bias_kernel": lambda t: _conv(t, (2, 3, 2, 2), (4, 3, 3, 3), (5,)),
+    "pool_2d_input": lambda t: _pool(t, (2, 3), 2),
+    "pool_kernel_0": lambda t: _pool(t, (2, 3, 5, 5), 0),
+    "pool_kernel_0_stride": lambda t: _pool(t, (2, 3, 5, 5), 0, 1),
+    "pool_stride_0": lambda t: _pool(t, (2, 3, 5, 5), 2, 0),
+    "pool_stride_neg": lambda t: _pool(t, (2, 3, 5, 5), 2, -1),
+    "pool_padding_big": lambda t: _pool(t, (2, 3, 5, 5), 2, padding=2),
+    "pool_padding_neg": lambda t: _pool(t, (2, 3, 5, 5), 2, padding=-1),
+    "pool_padding_dilated_big": lambda t: _pool(t, (2, 3, 5, 5), 2, padding=2, dilation=2),
+    "pool_dilation_0": lambda t: _pool(t, (2, 3, 5, 5), 2, dilation=0),
+    "pool_too_small": lambda t: _pool(t, (2, 3, 1, 1), 3),
+    "pool_kernel_3": lambda t: _pool(t, (2, 3, 5, 5), (2, 2, 2)),
+    "pool_stride_3": lambda t: _pool(t, (2, 3, 5, 5), 2, (1, 1, 1)),
+    "pool_padding_3": lambda t: _pool(t, (2, 3, 5, 5), 2, 1, (0, 0, 0)),
+    "pool_dilation_3": lambda t: _pool(t, (2, 3, 5, 5), 2, 1, 0, (1, 1, 1)),
+    "pool_empty_channels": lambda t: _pool(t, (2, 0, 5, 5), 2),
+    "pool_empty_3d": lambda t: _pool(t, (0, 5, 5), 2),
+    "pool_top_kernel_0": lambda t: t.max_pool2d(_T(t, 2, 3, 5, 5), 0),
+    "pool_top_with_indices": lambda t: F(t).max_pool2d_with_indices(_T(t, 3, 5), 2),
+    "avg_1d": lambda t: F(t).avg_pool2d(_T(t, 3), 2),
+    "avg_2d": lambda t: F(t).avg_pool2d(_T(t, 2, 3), 2),
+    "avg_5d": lambda t: F(t).avg_pool2d(_T(t, 1, 2, 3, 4, 4), 2),
+    "avg_kernel_0": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 0),
+    "avg_kernel_0_stride": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 0, 1),
+    "avg_kernel_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), (2, 2, 2)),
+    "avg_stride_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, (1, 1, 1)),
+    "avg_padding_3": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, 1, (0, 0, 0)),
+    "avg_padding_big": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, padding=2),
+    "avg_padding_neg": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, padding=-1),
+    "avg_divisor_0": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 5, 5), 2, divisor_override=0),
+    "avg_too_small": lambda t: F(t).avg_pool2d(_T(t, 2, 3, 1, 1), 3),
+    "avg_empty_channels": lambda t: F(t).avg_pool2d(_T(t, 2, 0, 5, 5), 2),
+}
+
+
+@pytest.mark.parametrize("f", ERRORS.values(), ids=ERRORS.keys())
+def test_errors(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_error(f)
