@@ -155,8 +155,9 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs):
+                 diff_outputs, jvp=None):
         self.name = node_name
+        self.jvp = jvp
         self.promote = promote
         self.forward = forward
         self.variadic = inputs[0].startswith("*")
@@ -406,12 +407,16 @@ class OpDef:
 
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
-          promote=None, outputs=("result",), diff_outputs=1):
+          promote=None, outputs=("result",), diff_outputs=1, jvp=None):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
     (values, attrs) -> dtype; promote: the
-    indices of the inputs that take part in promotion (default: all)."""
-    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs)
+    indices of the inputs that take part in promotion (default: all); jvp: the row's own
+    forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
+    jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
+    differentiable input, None where it has none)."""
+    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
+                 jvp)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
