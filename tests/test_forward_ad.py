@@ -44,19 +44,12 @@ KNOWN = {
     "test_ops_reduce::torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
     "test_ops_reduce::std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
 }
-# the generic rule differentiates a row's backward formulas: cdist's uses _cdist_backward, which
-# (as in torch) has no derivative, so cdist has no tangent here (torch has a forward formula)
-NO_TANGENT = "cdist"
 
 
 def _known(rows):
     out = []
     for p in rows:
-        base = p.id.removesuffix("-inplace")
-        reason = KNOWN.get(base) or (
-            "cdist's backward formula is not differentiable" if base.startswith(
-                f"test_ops_nn::{NO_TANGENT}") and "-mm" not in base and "-large" not in base
-            else None)
+        reason = KNOWN.get(p.id.removesuffix("-inplace"))
         out.append(pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(
             strict=True, reason=reason)) if reason else p)
     return out
@@ -385,3 +378,57 @@ def test_no_tangent_without_dual_inputs():
             return fw.unpack_dual(y).tangent, y
     same(program)
 
+
+
+# -- cdist: its own rule (its backward formulas, as torch's, are not differentiable) -----------
+_CDIST_P = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")]
+
+
+def _cdist_points():
+    """Batched, broadcast inputs with a zero distance, coordinates that agree (x1_i - x2_j has
+    zeros) and ties of the largest coordinate: the points where cdist's subgradient matters."""
+    a = np.array([[1., 2., 0.], [0., 0., 0.], [3., -1., 2.]])
+    b = np.array([[1., 2., 0.], [1., 0., 5.], [2., -2., 1.]])
+    return np.stack([a, a[::-1] * 0.5])[:, None], np.stack([b, b + 0.25])
+
+
+@pytest.mark.parametrize("which", ["both", "x1", "x2"])
+@pytest.mark.parametrize("p", _CDIST_P)
+def test_cdist_tangent_is_torch_jacobian(p, which):
+    """cdist's tangent is J·t with J the Jacobian of torch's backward (torch 2.13 has no forward
+    AD for cdist): the same conventions at zero distances, agreeing coordinates and ties."""
+    arrays = _cdist_points()
+    g = np.random.default_rng(7)
+    flags = {"both": (True, True), "x1": (True, False), "x2": (False, True)}[which]
+    tangents = [g.standard_normal(a.shape) for a in arrays]
+    jac = torch.autograd.functional.jacobian(lambda a, b: torch.cdist(a, b, p),
+                                             tuple(torch.tensor(a) for a in arrays))
+    expected = sum(np.tensordot(j.numpy(), t, t.ndim)
+                   for j, t, f in zip(jac, tangents, flags) if f)
+    got, err = run_dual(gg, lambda lib, a, b: lib.cdist(a, b, p), arrays, tangents, flags, True)
+    assert err is None, err
+    (out, tangent), = got
+    assert tangent.dtype == out.dtype and tangent.shape == out.shape
+    np.testing.assert_allclose(npy(tangent), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("p", _CDIST_P)
+def test_cdist_grad_of_tangent(p):
+    """Backward through cdist's tangent: to the tangent it is torch's vjp of cdist; to the
+    primal it is cdist's double backward, which torch refuses (and so do we, with its error)."""
+    arrays = _cdist_points()
+    g = np.random.default_rng(8)
+    t, w = g.standard_normal(arrays[0].shape), g.standard_normal((2, 2, 3, 3))
+    x = gg.tensor(arrays[0], requires_grad=True)
+    tt = gg.tensor(t, requires_grad=True)
+    with gfw.dual_level():
+        tangent = gfw.unpack_dual(gg.cdist(gfw.make_dual(x, tt), gg.tensor(arrays[1]), p)).tangent
+    loss = (tangent * gg.tensor(w)).sum()
+    got, = gg.autograd.grad(loss, tt, retain_graph=True)
+    tx = torch.tensor(arrays[0], requires_grad=True)
+    out = torch.cdist(tx, torch.tensor(arrays[1]), p)
+    ref, = torch.autograd.grad(out, tx, torch.tensor(w), create_graph=True)
+    np.testing.assert_allclose(npy(got), ref.detach().numpy(), rtol=1e-12, atol=1e-12)
+    refused = catch(lambda: torch.autograd.grad(ref.sum(), tx))
+    assert isinstance(refused, Raised)
+    assert catch(lambda: gg.autograd.grad(loss, x)) == refused

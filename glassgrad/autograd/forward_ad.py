@@ -15,6 +15,8 @@ Tangent rules, one per row, all derived from the row itself (nothing is written 
   bilinear rows    (mm, bmm, mv, dot, vdot, cross): J·(ta, tb) = f(ta, b) + f(a, tb)
   every other row  the backward formulas are linear in ``grad``, so J·t is the gradient of
                    <formulas(u), t> with respect to u (the double-vjp trick, run by the engine)
+  declared rules   a row whose backward formulas are not differentiable (cdist: as in torch,
+                   _cdist_backward has no derivative) declares its own (defop's ``jvp``)
 Tangent computations record reverse-mode history like any op while grad mode is on, so
 backward through a tangent works.
 """
@@ -387,10 +389,16 @@ _rules = {}
 def _rule(op):
     rule = _rules.get(op)
     if rule is None:
-        rule = _rules[op] = (_linear if op.view or op.name in LINEAR else
+        rule = _rules[op] = (_declared if op.jvp is not None else
+                             _linear if op.view or op.name in LINEAR else
                              _pointwise if op.name in POINTWISE else
                              _bilinear if op.name in BILINEAR else generic)
     return rule
+
+
+def _declared(op, values, attrs, tangents, results, n):
+    """A row's own rule (defop's ``jvp``)."""
+    return [op.jvp(tangents, *values, _primal(results[0], True), **attrs)]
 
 
 def _linear(op, values, attrs, tangents, results, n):

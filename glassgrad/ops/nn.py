@@ -9,7 +9,7 @@ import math
 import warnings
 
 from .. import dtypes
-from .._creation import empty_like, zeros, zeros_like
+from .._creation import empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import no_grad, state
 from ..backend import xp
@@ -423,9 +423,25 @@ _cdist_backward = defop("CdistBackwardBackward0", _cdist_backward_forward,
                         ("grad_output", "x1", "x2", "cdist"), dtype="same",
                         grads=dict.fromkeys(("grad_output", "x1", "x2", "cdist"),
                                             _no_double_backward))
+
+
+def _cdist_jvp(tangents, x1, x2, result, p):
+    """The tangent of cdist: each distance's weights on the coordinates of x1_i - x2_j are the
+    backward's (_cdist_backward run on every pair (i, j) as a batch of one-row inputs, so its
+    conventions at zero distances and ties hold here too), applied to t1_i - t2_j. Backward
+    through it reaches the tangents; the primals, as cdist's double backward, refuse."""
+    t1, t2 = tangents
+    weights = _cdist_backward(ones_like(result)[..., None, None], x1[..., :, None, None, :],
+                              x2[..., None, :, None, :], result[..., None, None], p=p)
+    dt = t2[..., None, :, :].neg() if t1 is None else t1[..., :, None, :] if t2 is None else \
+        t1[..., :, None, :] - t2[..., None, :, :]
+    return (weights.squeeze(-2) * dt).sum(-1)
+
+
 _cdist = defop("CdistBackward0", _cdist_forward, ("x1", "x2"), dtype="same", grads={
     "x1": lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, result, p=p),
-    "x2": lambda grad, x1, x2, p, result: _cdist_backward(grad.mT, x2, x1, result.mT, p=p)})
+    "x2": lambda grad, x1, x2, p, result: _cdist_backward(grad.mT, x2, x1, result.mT, p=p)},
+    jvp=_cdist_jvp)
 
 
 def _euclidean_dist_forward(x1, x2):

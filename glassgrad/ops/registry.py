@@ -193,8 +193,9 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs, arrays, fast_attr):
+                 diff_outputs, arrays, fast_attr, jvp=None):
         self.name = node_name
+        self.jvp = jvp
         self.promote = promote
         self.forward = forward
         self.variadic = inputs[0].startswith("*")
@@ -504,17 +505,20 @@ class OpDef:
 
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
-          promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None):
+          promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
+          jvp=None):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
-    (values, attrs) -> dtype; promote: the
-    indices of the inputs that take part in promotion (default: all). arrays: the formulas
-    also work on NumPy arrays (grad, saved tensors) whenever grad mode is off (test
-    ``state.grad`` where a formula needs ops on tensors otherwise). fast_attr: a callable dtype
-    depends only on the operands' dtypes and this attr's type (a Python number): decisions
-    are then cached like the named rules'."""
+    (values, attrs) -> dtype; promote: the indices of the inputs that take part in promotion
+    (default: all). arrays: the formulas also work on NumPy arrays (grad, saved tensors)
+    whenever grad mode is off (test ``state.grad`` where a formula needs ops on tensors
+    otherwise). fast_attr: a callable dtype depends only on the operands' dtypes and this
+    attr's type (a Python number): decisions are then cached like the named rules'. jvp: the
+    row's own forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
+    jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
+    differentiable input, None where it has none)."""
     return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr)
+                 arrays, fast_attr, jvp)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
