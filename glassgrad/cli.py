@@ -74,12 +74,19 @@ def run(script, args=()):
     return 0
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
 def _print_traceback(e, script):
-    """Python's traceback, starting at the script's first frame (not this runner's)."""
+    """Python's traceback from the script's first frame (not this runner's), without
+    glassgrad's own frames: it ends at the user's line that called into glassgrad."""
     tb = e.__traceback__
     while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
         tb = tb.tb_next
-    traceback.print_exception(type(e), e, tb or e.__traceback__, file=sys.stderr)
+    frames = [f for f in traceback.extract_tb(tb or e.__traceback__)
+              if not os.path.abspath(f.filename).startswith(_PACKAGE)]
+    print("Traceback (most recent call last):\n" + "".join(traceback.format_list(frames))
+          + "".join(traceback.format_exception_only(type(e), e)), end="", file=sys.stderr)
 
 
 def _explain(e, script):

@@ -355,7 +355,9 @@ def explained(tmp_path, source, error=RuntimeError):
     assert torch_message(mine.value).splitlines()[0] == str(theirs.value).splitlines()[0]
     text = explanation(mine.value)
     assert text, str(mine.value)
-    assert "glassgrad/" not in text and "registry" not in text     # user code only
+    # user code only: no glassgrad paths, modules or formula functions
+    assert "glassgrad/" not in text and "registry" not in text
+    assert not re.search(r"(?<![\w.])_\w+\(", text), text    # e.g. _pow_scalar_exponent_grad(
     return text.replace(str(path), "prog.py")
 
 

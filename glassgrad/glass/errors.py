@@ -162,10 +162,10 @@ def saved_modified(ctx, m):
         created = _saved_origin(h, s)
         lines.append(f"{info.short}, {_made(node_source(node))}, saved `{s.name}` = {who}, "
                      f"a {s.dtype} tensor of shape {_shape(s.shape)} {created}.")
-        formula = dict(info.formulas).get(_formula_input(info, s.name))
+        math = _derivative(info, s, who)
         lines.append(f"It keeps {who} because {s.why}"
-                     + (f" ({formula}): the gradient needs {who}'s value as it was in the "
-                        "forward pass." if formula else "."))
+                     + (f" ({math})" if math else "")
+                     + f": the gradient needs {who}'s value as it was in the forward pass.")
         lines.append(f"{who} was at version {s.saved_version} when saved; it is at version "
                      f"{s.version_now} now. In-place ops that moved it:")
         for version, text in h.bumps(s):
@@ -180,14 +180,57 @@ def saved_modified(ctx, m):
     return lines
 
 
-def _formula_input(info, saved_name):
-    """The input whose backward formula uses ``saved_name`` (for the formula's text)."""
-    for inp, formula in info.formulas:
-        params = formula[formula.find("(") + 1:formula.rfind(")")] if "(" in formula else \
-            formula.split(":", 1)[0]
-        if saved_name in [p.strip() for p in params.replace("lambda", "").split(",")]:
-            return inp
-    return None
+# What the backward of common ops computes, in the forward's terms: why a saved tensor's value
+# matters. Names in braces are the node's saved tensors (by the names user code gave them) and
+# attrs; a node not listed is explained by which formula uses the tensor, without the math.
+_DERIVATIVES = {
+    "PowBackward0": lambda n: f"d({n['self']}**{n['exponent']})/d{n['self']} = "
+                              + _power_rule(n["self"], n["exponent"]),
+    "PowBackward1": "d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1), "
+                    "d/d{exponent} = {self}**{exponent} * log({self})",
+    "MulBackward0": "d({self}*{other})/d{self} = {other}, d/d{other} = {self}",
+    "DivBackward0": "d({self}/{other})/d{self} = 1/{other}, d/d{other} = -{self}/{other}**2",
+    "ExpBackward0": "the derivative of exp is exp itself: the output {result}",
+    "LogBackward0": "d(log({self}))/d{self} = 1/{self}",
+    "SinBackward0": "d(sin({self}))/d{self} = cos({self})",
+    "CosBackward0": "d(cos({self}))/d{self} = -sin({self})",
+    "TanhBackward0": "d(tanh(x))/dx = 1 - {result}**2, from the output {result}",
+    "SigmoidBackward0": "d(sigmoid(x))/dx = {result}*(1 - {result}), from the output {result}",
+    "SqrtBackward0": "d(sqrt(x))/dx = 1/(2*{result}), from the output {result}",
+    "ReciprocalBackward0": "d(1/x)/dx = -{result}**2, from the output {result}",
+    "ReluBackward0": "d(relu(x))/dx = 1 where the output {result} > 0, else 0",
+    "MmBackward0": "d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad",
+    "MvBackward0": "d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad",
+    "BmmBackward0": "d(bmm({self}, {mat2}))/d{self} = grad @ {mat2}.mT, "
+                    "d/d{mat2} = {self}.mT @ grad",
+    "DotBackward0": "d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}",
+}
+
+
+def _power_rule(base, exponent):
+    """'2*y' for y**2, 'e*y**(e - 1)' for a symbolic e."""
+    try:
+        e = float(exponent)
+    except ValueError:
+        return f"{exponent}*{base}**({exponent} - 1)"
+    e1 = e - 1
+    e, e1 = (int(v) if v.is_integer() else v for v in (e, e1))
+    return f"{e}*{base}" if e1 == 1 else f"{e}*{base}**{e1}"
+
+
+def _derivative(info, s, who):
+    """'d(y**2)/dy = 2*y**(2 - 1)' for the saved tensor ``s`` of ``info``'s node, or None."""
+    text = _DERIVATIVES.get(info.name)
+    if text is None:
+        return None
+    names = {k: repr(v) if isinstance(v, str) else str(v) for k, v in info.attrs.items()}
+    for other in info.saved:
+        names[other.name] = (other.tensor if other.tensor and " " not in other.tensor else
+                             str(other.value) if other.is_number else other.name)
+    names[s.name] = who
+    if callable(text):
+        return text(names)
+    return re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(1)), text)
 
 
 def _saved_origin(h, s):
