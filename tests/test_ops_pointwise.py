@@ -620,3 +620,32 @@ def test_fused_backward_double_backward(name):
     for a, b in zip(out[gg][1:], out[torch][1:]):
         for ai, bi in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
             assert_same(bi.detach(), ai.detach())
+
+
+UNARY_3RD = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf",
+             "erfc", "erfinv", "exp", "exp2", "expm1", "log", "log10", "log1p", "log2", "logit",
+             "neg", "reciprocal", "relu", "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "square",
+             "tan", "tanh", "trunc"]
+
+
+@pytest.mark.parametrize("name", UNARY_3RD)
+def test_third_derivative_of_unary_pointwise(name):
+    """grad of grad of grad (create_graph=True at each order) equals torch's, float64; an order
+    whose gradient has no graph (a linear op's) stops where torch's does."""
+    out = {}
+    for t in (torch, gg):
+        x = t.tensor([0.15, 0.35, 0.55, 0.8], dtype=t.float64)
+        if name == "acosh":
+            x = x + 1.5
+        x.requires_grad_()
+        chain = [getattr(t, name)(x)]
+        while len(chain) < 4 and chain[-1] is not None and chain[-1].requires_grad:
+            chain.append(t.autograd.grad(chain[-1].sum(), x, create_graph=True,
+                                         allow_unused=True)[0])
+        out[t] = chain
+    assert len(out[gg]) == len(out[torch]), name
+    for a, b in zip(out[gg], out[torch]):
+        assert (a is None) == (b is None), name
+        if a is not None:
+            assert a.requires_grad == b.requires_grad, name
+            assert_same(b.detach(), a.detach())
