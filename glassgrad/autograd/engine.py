@@ -220,9 +220,14 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             if needed is not None and node not in needed:
                 node = None
                 continue
-            if (not slow and node._pre_hooks is None and node._hooks is None
-                    and node._tensor_pre_hooks is None and node._retain_grad_hooks is None and type(node) is not AccumulateGrad
-                    and not hooks_done):      # no hooks: the common case
+            if (slow or hooks_done or node._pre_hooks is not None or node._hooks is not None
+                    or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None):
+                plain = False
+            elif type(node) is AccumulateGrad:    # a leaf: no outputs, nothing to validate
+                plain = arrays and node.accumulate_array(grads)   # False: the leaf has hooks
+                out = ()
+            else:       # no hooks: the common case
+                plain = True
                 if not arrays:
                     out = _validate(node, node.apply(grads))
                 elif node._arrays and not state.grad:   # (a hook may have enabled grad)
@@ -231,6 +236,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                     grads = _wrap(grads)
                     out = [None if g is None else g._data
                            for g in _validate(node, node.apply(grads))]
+            if plain:
+                pass
             elif arrays:
                 if not hooks_done:
                     grads = _wrap(grads)   # rebound: an AccumulateGrad may take the buffer

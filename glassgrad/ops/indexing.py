@@ -10,6 +10,7 @@ import warnings
 from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
@@ -287,9 +288,10 @@ def _gather_forward(self, index, dim, sparse_grad):
     return _dense(xp.take_along_axis(part, index.astype(xp.int64), dim))
 
 
-_gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same",
+_gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same", arrays=True,
                 grads={"self": lambda grad, self, dim, index, sparse_grad: scatter_add(
-                    zeros(self.shape, dtype=grad.dtype), dim, index, grad)})
+                    zeros(self.shape, dtype=grad.dtype), dim, index, grad) if state.grad else
+                    _scatter_forward(xp.zeros(self.shape, grad.dtype), index, grad, dim, "sum")})
 
 
 def _check_gather(self, dim, index, name="gather", src=None):
