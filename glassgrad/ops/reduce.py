@@ -32,7 +32,14 @@ def _sum_forward(self, dim, keepdim, dtype):
 
 
 def _mean_forward(self, dim, keepdim, dtype):
-    return xp.mean(self, axis=_axis(self, dim), keepdims=keepdim, dtype=_acc(self))
+    # numpy.mean's own steps (the sum, then a division by the count) without its Python layer
+    axis = _axis(self, dim)
+    total = xp.add.reduce(self, axis=axis, keepdims=keepdim, dtype=_acc(self))
+    count = xp.intp(self.size if axis is None else math.prod(
+        self.shape[d] for d in ((axis,) if isinstance(axis, int) else axis)))
+    if type(total) is xp.ndarray:
+        return xp.true_divide(total, count, out=total, casting="unsafe")
+    return total.dtype.type(total / count)
 
 
 def _restore(grad, dims, ndim, keepdim=False):

@@ -305,6 +305,17 @@ class OpDef:
                     if hit[2] and tw is int:
                         w = xp.asarray(w).astype(npd)
                     return [a if a.dtype is npd else a.astype(npd), w], hit[1]
+                if tw is Tensor and w._data.dtype is v._data.dtype:
+                    a, b = v._data, w._data    # two tensors of one dtype: one tensor's decision
+                    hit = self._prepared.get(a.dtype)
+                    if hit is None:
+                        hit = self._decide(a.dtype, values, attrs)
+                    npd = hit[0]
+                    if a.dtype is not npd:
+                        a, b = a.astype(npd), b.astype(npd)
+                    if a.shape != b.shape:     # pointwise operands broadcast
+                        broadcast_shapes(a.shape, b.shape)
+                    return [a, b], hit[1]
             key = _operand_key(values)
             if key is not None and self._fast_attr is not None:
                 key = (*key, type(attrs[self._fast_attr]))
@@ -594,7 +605,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         _check_view_inplace(self, needs)
     if needs:
         edges = op.edges(values, needs)     # like PyTorch: before its kernel's checks
-    if overlap and self._data.size and any(
+    if overlap and 0 in self._data.strides and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
         raise RuntimeError(SELF_OVERLAP_MESSAGE)
     if overlap == "all":
@@ -614,7 +625,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
     out = op.forward(*arrays, **attrs)
-    out_shape = xp.shape(out)
+    out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)
         if shape != self._data.shape:
