@@ -81,8 +81,7 @@ def _conform(node, grads):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
                                    f"{i} - got {list(d.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
-            from ..ops.reduce import sum_to     # on a tensor, or on the array in array mode
-            reduced = sum_to(g, shape)
+            reduced = _sum_to(g, shape)      # on a tensor, or on the array in array mode
             if state.tracer is not None:
                 state.tracer.reduce(node, i, nxt, g, reduced)
             g = reduced
@@ -94,6 +93,12 @@ def _conform(node, grads):
             g = cast
         out[i] = g
     return out
+
+
+def _sum_to(g, shape):
+    global _sum_to
+    from ..ops.reduce import sum_to as _sum_to      # (ops import the engine)
+    return _sum_to(g, shape)
 
 
 def _expandable(shape, to):

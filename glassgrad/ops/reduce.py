@@ -151,12 +151,13 @@ def sum_to(grad, shape):
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
-    if dims:
-        grad = sum(grad, dims, keepdim=True) if isinstance(grad, Tensor) else \
-            _sum_forward(grad, dims, True, None).astype(grad.dtype, copy=False)
-    if lead:
-        grad = grad.reshape(shape)
-    return grad
+    if isinstance(grad, Tensor):
+        if dims:
+            grad = sum(grad, dims, keepdim=True)
+        return grad.reshape(shape) if lead else grad
+    if dims:    # an array: the ufunc's reduce (float16 accumulated in float32)
+        grad = xp.add.reduce(grad, axis=dims, dtype=_acc(grad)).astype(grad.dtype, copy=False)
+    return grad if grad.shape == shape else grad.reshape(shape)
 
 
 # -- helpers for backward formulas: flip and scatter into zeros (the public ops, imported late:
