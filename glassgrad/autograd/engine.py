@@ -212,7 +212,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 if not heap:
                     break
                 node = heappop(heap)[2]
-            grads = buffers.pop(node)
+                grads = buffers.pop(node)
             hooks_done = False
             if captures is not None and node in captures:
                 if arrays:
@@ -253,8 +253,19 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             grads = None
             if not keep_graph:
                 node.release()
+            edges = node.next_functions
+            if len(edges) == 1 and not heap:    # a chain link: nxt runs next, no buffer
+                nxt, nr = edges[0]
+                g = out[0]
+                if nxt is not None and g is not None and deps[nxt] == 1 and nxt not in buffers:
+                    deps[nxt] = 0
+                    grads = [None] * len(nxt._input_metadata)
+                    grads[nr] = g
+                    node = nxt
+                    out = g = None   # only grads holds it: an AccumulateGrad may take it
+                    continue
             ready = None
-            for (nxt, nr), g in zip(node.next_functions, out):
+            for (nxt, nr), g in zip(edges, out):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -281,8 +292,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 heappush(heap, (-ready._sequence_nr, tick, ready))
                 tick += 1
                 node = None
-            else:             # the only ready node (a chain): no queue round trip
+            else:             # the only ready node: no queue round trip
                 node = ready
+                grads = buffers.pop(node)
     except Exception:
         if state.anomaly and node is not None:
             warn_failure(node)   # the failing node's forward traceback, then the error

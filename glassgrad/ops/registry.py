@@ -84,19 +84,26 @@ class OpNode(Node):
         take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded.
         (arrays=False: the same with tensors, apply()'s one-output case.)"""
         grad = grads[0]
-        values = list(self._saved)
-        for k in self.op.slots:     # like PyTorch, unpack (and check) each saved tensor once,
-            v = values[k]           # before any formula runs
-            if type(v) is SavedTensor:
-                values[k] = v.unpack_data(self) if arrays else v.unpack(self)
-            elif v is _FREED:
-                raise RuntimeError(FREED_MESSAGE)
+        op = self.op
+        values = self._saved
+        if op.slots:
+            values = list(values)
+            for k in op.slots:      # like PyTorch, unpack (and check) each saved tensor once,
+                v = values[k]       # before any formula runs
+                if type(v) is SavedTensor:
+                    values[k] = v.unpack_data(self) if arrays else v.unpack(self)
+                elif v is _FREED:
+                    raise RuntimeError(FREED_MESSAGE)
         out = []
-        for (formula, index), (edge, _) in zip(self.op.formula_index, self.next_functions):
+        for (formula, index), (edge, _) in zip(op.formula_index, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
-                continue
-            out.append(formula(grad, *[values[k] for k in index]))
+            elif len(index) == 1:   # (the common arities without building a list)
+                out.append(formula(grad, values[index[0]]))
+            elif len(index) == 2:
+                out.append(formula(grad, values[index[0]], values[index[1]]))
+            else:
+                out.append(formula(grad, *[values[k] for k in index]))
         return out
 
     def _value(self, name):
