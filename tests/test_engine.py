@@ -71,6 +71,23 @@ def test_gradient_accumulates_over_two_backwards():
     same(program)
 
 
+def test_grad_never_aliases_a_gradient_someone_else_holds():
+    def program(lib):
+        g = lib.tensor([3., 4.])
+        x = lib.tensor([1., 2.], requires_grad=True)
+        (x + 1).backward(g)     # AddBackward0 passes the user's gradient through as is
+        w = lib.tensor([1., 2.], requires_grad=True)
+        w.backward(g)           # the root is the leaf's accumulator itself
+        a, b = lib.tensor([1., 2.], requires_grad=True), lib.tensor([5., 6.], requires_grad=True)
+        (a + b).sum().backward()   # both leaves get the same gradient array
+        c = lib.tensor(2., requires_grad=True)
+        (c * 3).backward()         # a 0-d gradient
+        for t in (x, w, a, c):
+            t.grad.mul_(10)
+        return g, x.grad, w.grad, a.grad, b.grad, c.grad
+    same(program)
+
+
 def test_retain_graph():
     def program(lib):
         x = leaf(lib, X)

@@ -81,8 +81,7 @@ def _conform(node, grads):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
                                    f"{i} - got {list(d.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
-            from ..ops.reduce import sum_to     # on a tensor, or on the array in array mode
-            reduced = sum_to(g, shape)
+            reduced = _sum_to(g, shape)      # on a tensor, or on the array in array mode
             if state.tracer is not None:
                 state.tracer.reduce(node, i, nxt, g, reduced)
             g = reduced
@@ -94,6 +93,12 @@ def _conform(node, grads):
             g = cast
         out[i] = g
     return out
+
+
+def _sum_to(g, shape):
+    global _sum_to
+    from ..ops.reduce import sum_to as _sum_to      # (ops import the engine)
+    return _sum_to(g, shape)
 
 
 def _expandable(shape, to):
@@ -207,7 +212,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 if not heap:
                     break
                 node = heappop(heap)[2]
-            grads = buffers.pop(node)
+                grads = buffers.pop(node)
             hooks_done = False
             if captures is not None and node in captures:
                 if arrays:
@@ -220,9 +225,14 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             if needed is not None and node not in needed:
                 node = None
                 continue
-            if (not slow and node._pre_hooks is None and node._hooks is None
-                    and node._tensor_pre_hooks is None and node._retain_grad_hooks is None and type(node) is not AccumulateGrad
-                    and not hooks_done):      # no hooks: the common case
+            if (slow or hooks_done or node._pre_hooks is not None or node._hooks is not None
+                    or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None):
+                plain = False
+            elif type(node) is AccumulateGrad:    # a leaf: no outputs, nothing to validate
+                plain = arrays and node.accumulate_array(grads)   # False: the leaf has hooks
+                out = ()
+            else:       # no hooks: the common case
+                plain = True
                 if not arrays:
                     out = _validate(node, node.apply(grads))
                 elif node._arrays and not state.grad:   # (a hook may have enabled grad)
@@ -231,6 +241,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                     grads = _wrap(grads)
                     out = [None if g is None else g._data
                            for g in _validate(node, node.apply(grads))]
+            if plain:
+                pass
             elif arrays:
                 if not hooks_done:
                     grads = _wrap(grads)   # rebound: an AccumulateGrad may take the buffer
@@ -241,8 +253,19 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             grads = None
             if not keep_graph:
                 node.release()
+            edges = node.next_functions
+            if len(edges) == 1 and not heap:    # a chain link: nxt runs next, no buffer
+                nxt, nr = edges[0]
+                g = out[0]
+                if nxt is not None and g is not None and deps[nxt] == 1 and nxt not in buffers:
+                    deps[nxt] = 0
+                    grads = [None] * len(nxt._input_metadata)
+                    grads[nr] = g
+                    node = nxt
+                    out = g = None   # only grads holds it: an AccumulateGrad may take it
+                    continue
             ready = None
-            for (nxt, nr), g in zip(node.next_functions, out):
+            for (nxt, nr), g in zip(edges, out):
                 if nxt is None:
                     continue
                 if g is not None:
@@ -269,8 +292,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 heappush(heap, (-ready._sequence_nr, tick, ready))
                 tick += 1
                 node = None
-            else:             # the only ready node (a chain): no queue round trip
+            else:             # the only ready node: no queue round trip
                 node = ready
+                grads = buffers.pop(node)
     except Exception:
         if state.anomaly and node is not None:
             warn_failure(node)   # the failing node's forward traceback, then the error

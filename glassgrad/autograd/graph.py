@@ -11,6 +11,7 @@ import re
 import sys
 import weakref
 
+from ..backend import ndarray, xp
 from .anomaly_mode import record as _record_anomaly
 from .grad_mode import no_grad, state
 
@@ -314,6 +315,25 @@ class AccumulateGrad(Node):
                 else:
                     tr.call("post-accumulate-grad hook", self, hook, (var,))
         return ()
+
+    def accumulate_array(self, grads):
+        """apply() in array mode (the engine's fast path): ``grads[0]`` is a NumPy array or
+        scalar; False (nothing done) when the leaf has hooks. The array becomes ``.grad`` as
+        is when only the engine's buffer holds it (refcounts: the list, this frame,
+        getrefcount's argument) and it owns its writable memory."""
+        var, g = self.variable, grads[0]
+        hs = var._hook_state
+        if hs is not None and (hs.backward_hooks or hs.post_accumulate_grad_hooks):
+            return False
+        if var._grad is None:
+            if not (type(g) is ndarray and _refcount(g) <= 3 and g.base is None
+                    and g.flags.writeable):
+                g = xp.array(g)
+            var._grad = _tensor_cls()._make(g)
+        else:
+            var._grad._data += g
+            var._grad._version_counter.version += 1
+        return True
 
     def _tensor_hooks(self):
         hs = self.variable._hook_state

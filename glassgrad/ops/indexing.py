@@ -10,6 +10,7 @@ import warnings
 from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
@@ -37,6 +38,17 @@ def _dense(a):
     out = _strided(a.shape, strides, a.dtype)
     out[...] = a
     return out
+
+
+def _fresh(a):
+    """_dense for an array NumPy just computed (it owns its memory): ``a`` itself when its
+    strides are already torch's contiguous ones (the usual case), else a copy."""
+    step = a.itemsize
+    for n, st in zip(reversed(a.shape), reversed(a.strides)):
+        if st != step:
+            return _dense(a)
+        step *= builtins.max(n, 1)
+    return a
 
 
 def _along(dim, item):
@@ -284,12 +296,13 @@ def _gather_forward(self, index, dim, sparse_grad):
         return self[()].reshape(index.shape).copy()
     part = self[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n)
                       for d, n in enumerate(index.shape))]
-    return _dense(xp.take_along_axis(part, index.astype(xp.int64), dim))
+    return _fresh(xp.take_along_axis(part, index.astype(xp.int64), dim))
 
 
-_gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same",
+_gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same", arrays=True,
                 grads={"self": lambda grad, self, dim, index, sparse_grad: scatter_add(
-                    zeros(self.shape, dtype=grad.dtype), dim, index, grad)})
+                    zeros(self.shape, dtype=grad.dtype), dim, index, grad) if state.grad else
+                    _scatter_forward(xp.zeros(self.shape, grad.dtype), index, grad, dim, "sum")})
 
 
 def _check_gather(self, dim, index, name="gather", src=None):
@@ -511,7 +524,7 @@ def _index_select_forward(self, index, dim):
     dim = _wrap(dim, self)
     if self.ndim == 0:
         return xp.take(self.reshape(1), index).reshape(index.shape)
-    return _dense(xp.take(self, index.reshape(-1).astype(xp.int64), axis=dim))
+    return _fresh(xp.take(self, index.reshape(-1).astype(xp.int64), axis=dim))
 
 
 _index_select = defop(
@@ -685,7 +698,7 @@ def index_fill_(input, dim, index, value):
 
 # -- masked_fill / masked_select / masked_scatter --------------------------------------------
 def _masked_fill_forward(self, mask, value):
-    return _dense(xp.where(mask, xp.asarray(value).astype(self.dtype), self))
+    return _fresh(xp.where(mask, xp.asarray(value).astype(self.dtype), self))
 
 
 _masked_fill_scalar = defop(

@@ -32,7 +32,14 @@ def _sum_forward(self, dim, keepdim, dtype):
 
 
 def _mean_forward(self, dim, keepdim, dtype):
-    return xp.mean(self, axis=_axis(self, dim), keepdims=keepdim, dtype=_acc(self))
+    # numpy.mean's own steps (the sum, then a division by the count) without its Python layer
+    axis = _axis(self, dim)
+    total = xp.add.reduce(self, axis=axis, keepdims=keepdim, dtype=_acc(self))
+    count = xp.intp(self.size if axis is None else math.prod(
+        self.shape[d] for d in ((axis,) if isinstance(axis, int) else axis)))
+    if type(total) is xp.ndarray:
+        return xp.true_divide(total, count, out=total, casting="unsafe")
+    return total.dtype.type(total / count)
 
 
 def _restore(grad, dims, ndim, keepdim=False):
@@ -144,12 +151,13 @@ def sum_to(grad, shape):
     lead = grad.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
-    if dims:
-        grad = sum(grad, dims, keepdim=True) if isinstance(grad, Tensor) else \
-            _sum_forward(grad, dims, True, None).astype(grad.dtype, copy=False)
-    if lead:
-        grad = grad.reshape(shape)
-    return grad
+    if isinstance(grad, Tensor):
+        if dims:
+            grad = sum(grad, dims, keepdim=True)
+        return grad.reshape(shape) if lead else grad
+    if dims:    # an array: the ufunc's reduce (float16 accumulated in float32)
+        grad = xp.add.reduce(grad, axis=dims, dtype=_acc(grad)).astype(grad.dtype, copy=False)
+    return grad if grad.shape == shape else grad.reshape(shape)
 
 
 # -- helpers for backward formulas: flip and scatter into zeros (the public ops, imported late:

@@ -84,19 +84,26 @@ class OpNode(Node):
         take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded.
         (arrays=False: the same with tensors, apply()'s one-output case.)"""
         grad = grads[0]
-        values = list(self._saved)
-        for k in self.op.slots:     # like PyTorch, unpack (and check) each saved tensor once,
-            v = values[k]           # before any formula runs
-            if type(v) is SavedTensor:
-                values[k] = v.unpack_data(self) if arrays else v.unpack(self)
-            elif v is _FREED:
-                raise RuntimeError(FREED_MESSAGE)
+        op = self.op
+        values = self._saved
+        if op.slots:
+            values = list(values)
+            for k in op.slots:      # like PyTorch, unpack (and check) each saved tensor once,
+                v = values[k]       # before any formula runs
+                if type(v) is SavedTensor:
+                    values[k] = v.unpack_data(self) if arrays else v.unpack(self)
+                elif v is _FREED:
+                    raise RuntimeError(FREED_MESSAGE)
         out = []
-        for (formula, index), (edge, _) in zip(self.op.formula_index, self.next_functions):
+        for (formula, index), (edge, _) in zip(op.formula_index, self.next_functions):
             if edge is None:     # this input needs no gradient
                 out.append(None)
-                continue
-            out.append(formula(grad, *[values[k] for k in index]))
+            elif len(index) == 1:   # (the common arities without building a list)
+                out.append(formula(grad, values[index[0]]))
+            elif len(index) == 2:
+                out.append(formula(grad, values[index[0]], values[index[1]]))
+            else:
+                out.append(formula(grad, *[values[k] for k in index]))
         return out
 
     def _value(self, name):
@@ -305,6 +312,17 @@ class OpDef:
                     if hit[2] and tw is int:
                         w = xp.asarray(w).astype(npd)
                     return [a if a.dtype is npd else a.astype(npd), w], hit[1]
+                if tw is Tensor and w._data.dtype is v._data.dtype:
+                    a, b = v._data, w._data    # two tensors of one dtype: one tensor's decision
+                    hit = self._prepared.get(a.dtype)
+                    if hit is None:
+                        hit = self._decide(a.dtype, values, attrs)
+                    npd = hit[0]
+                    if a.dtype is not npd:
+                        a, b = a.astype(npd), b.astype(npd)
+                    if a.shape != b.shape:     # pointwise operands broadcast
+                        broadcast_shapes(a.shape, b.shape)
+                    return [a, b], hit[1]
             key = _operand_key(values)
             if key is not None and self._fast_attr is not None:
                 key = (*key, type(attrs[self._fast_attr]))
@@ -594,7 +612,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         _check_view_inplace(self, needs)
     if needs:
         edges = op.edges(values, needs)     # like PyTorch: before its kernel's checks
-    if overlap and self._data.size and any(
+    if overlap and 0 in self._data.strides and self._data.size and any(
             st == 0 and n > 1 for st, n in zip(self._data.strides, self._data.shape)):
         raise RuntimeError(SELF_OVERLAP_MESSAGE)
     if overlap == "all":
@@ -614,7 +632,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
     out = op.forward(*arrays, **attrs)
-    out_shape = xp.shape(out)
+    out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)
         if shape != self._data.shape:
