@@ -64,7 +64,7 @@ def exit_dual_level(*, level=None):
             del t._fw
     _duals.clear()
     _current_level = level - 1
-    state.dual = False
+    state.dual = state.vmap is not None     # a running vmap still needs the ops' slow path
 
 
 class dual_level:
@@ -201,6 +201,8 @@ def call(op, values, attrs):
     state.dual = False
     try:
         out = op(*values, **attrs)
+        if state.vmap is not None:      # func.vmap: results of batched operands are batched
+            state.vmap.propagate(values, attrs, out)
         tangents = _input_tangents(op, values)
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
@@ -221,6 +223,8 @@ def inplace(op, self, values, attrs, overlap):
     (created, as a view of its base's tangent for a view, when it had none)."""
     from .._tensor import Tensor
     from ..ops.registry import apply_inplace
+    if state.vmap is not None:      # func.vmap: refuses writing batched into unbatched
+        state.vmap.mark(self, state.vmap.inplace(op, self, values, attrs))
     tangents = _input_tangents(op, values)
     state.dual = False
     try:
