@@ -9,7 +9,9 @@ from outside the transform, as torch's levels give. That makes the transforms ne
 
 Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
 respect to u in the direction t gives J t. vmap runs the function once per batch element and
-stacks the results, which supports every op.
+stacks the results. While it runs, what torch's vmap refuses for a batched tensor (.item(),
+data-dependent shapes, control flow on a tensor, in-place writes into an unbatched tensor) is
+refused with torch's words (_Batching).
 """
 import functools
 import itertools
@@ -60,11 +62,14 @@ class _Level:
         if not _is_tensor(x):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
         if self.outer and x.requires_grad:
-            return x.view_as(x)     # differentiable here, and still connected to the outside
-        leaf = x.detach().requires_grad_()
-        _fresh_leaves[id(leaf)] = leaf
-        _fresh_level[id(leaf)] = self.serial
-        weakref.finalize(leaf, _forget, id(leaf))
+            leaf = x.view_as(x)     # differentiable here, and still connected to the outside
+        else:
+            leaf = x.detach().requires_grad_()
+            _fresh_leaves[id(leaf)] = leaf
+            _fresh_level[id(leaf)] = self.serial
+            weakref.finalize(leaf, _forget, id(leaf))
+        if state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
+            state.vmap.mark(leaf, state.vmap.of((leaf,)) | {_WRAPPED})
         return leaf
 
     def _outside(self, leaf):
@@ -460,6 +465,13 @@ _REFUSALS = {
             "calling .item() on a Tensor, please try to rewrite what you're doing with other "
             "operations. If error is occurring somewhere inside PyTorch internals, please file a "
             "bug report.",
+    "wrapped": "vmap: It looks like you're either (1) calling .item() on a Tensor or (2) "
+               "attempting to use a Tensor in some data-dependent control flow or (3) "
+               "encountering this error in PyTorch internals. For (1): we don't support vmap "
+               "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+               "other operations. For (2): we don't support data-dependent control flow in vmap "
+               "yet, please file an issue at https://github.com/pytorch/pytorch/issues . For (3): "
+               "please file an issue.",
     "bool": "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
             "flow. We don't support that yet, please file an issue at "
             "https://github.com/pytorch/pytorch/issues .",
@@ -488,6 +500,9 @@ _INPLACE_NAMES = {
     "MaskedScatterBackward0": "aten::masked_scatter_", "AddmmBackward0": "aten::addmm_",
     "MaskedFillBackward1": "aten::masked_fill_",
 }
+
+
+_WRAPPED = 0   # a level that marks a batched tensor a grad transform inside the vmap wrapped
 
 
 def _tensors_in(values):
@@ -523,7 +538,7 @@ class _Batching:
 
     def mark(self, t, levels):
         key = id(t)
-        if not levels:
+        if not levels - {_WRAPPED}:
             self.marks.pop(key, None)
             return
         entry = self.marks.get(key)
@@ -544,7 +559,7 @@ class _Batching:
         mine = self.of((self_,))
         others = self.of(_tensors_in(tuple(v for v in values if v is not self_) +
                                      tuple(attrs.values())))
-        extra = others - mine
+        extra = others - mine - {_WRAPPED}
         if extra:
             level = max(extra)
             if op.name == "AddBackward0":
@@ -564,9 +579,12 @@ class _Batching:
         return mine | others
 
     def refuse(self, what, *tensors):
-        """torch's refusal ``what`` when one of ``tensors`` is batched."""
-        if self.of(tensors):
-            raise RuntimeError(_REFUSALS[what])
+        """torch's refusal ``what`` when one of ``tensors`` is batched (.item() and bool() of
+        one a grad transform inside the vmap wrapped reach torch's fallback: its own words)."""
+        levels = self.of(tensors)
+        if levels:
+            raise RuntimeError(_REFUSALS["wrapped" if _WRAPPED in levels and what in (
+                "item", "bool") else what])
 
 
 def _name(func):

@@ -4,7 +4,9 @@ op table computes its output's tangent J·t from its inputs' tangents.
 A tangent lives in the ``_fw`` slot of a Tensor (unset: no tangent) and is registered with the
 level, which drops every tangent on exit. While a level is active ``state.dual`` is set, and
 OpDef.__call__, apply_inplace and the in-place view ops hand their call to this module (the
-only cost forward AD adds when no level is active is that one flag check).
+only cost forward AD adds when no level is active is that one flag check). func.vmap sets the
+flag too, without a level: ``call`` and ``inplace`` then tell ``state.vmap`` which results are
+batched (and it refuses in-place writes torch's vmap refuses).
 
 Tangent rules, one per row, all derived from the row itself (nothing is written twice):
   linear rows      (views, shape ops, sums, copies, add/sub...): J·t is the row applied to the
