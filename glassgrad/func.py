@@ -520,9 +520,10 @@ class _Batching:
     torch knows a tensor is batched by its type (BatchedTensor). Here vmap marks the examples it
     passes in and every op's results inherit their operands' levels: while a vmap runs
     ``state.dual`` is set, so ops take forward AD's path (forward_ad.call / inplace), which
-    hands them to ``propagate`` / ``inplace``; the hot path pays nothing. Tensors made outside
-    the op table (detach, factories) start unbatched, but for detach, which keeps its source's
-    levels; a custom Function's results are unbatched (approximations: torch refuses more)."""
+    hands them to ``propagate`` / ``inplace``; the hot path pays nothing. Of the tensors made
+    outside the op table, detach() and the *_like factories keep their source's levels; others
+    (factories, nonzero, a custom Function's results, rand_like under randomness="different")
+    start unbatched: an approximation under which torch refuses more than glassgrad."""
 
     def __init__(self):
         self.sizes = []     # the batch size of each level (1, 2, ...)

@@ -309,6 +309,8 @@ _REFUSED = {
     "setitem_index": lambda lib, r, u: _set(u.clone(), 0, r[0]),
     "setitem_tensor_index": lambda lib, r, u: _set(u.clone(), lib.tensor([0]), r[:1]),
     "setitem_unbatched_mask": lambda lib, r, u: _set(u.clone(), u > 1, r[0]),
+    "made_like_item": lambda lib, r, u: lib.zeros_like(r).sum().item(),
+    "fresh_add_": lambda lib, r, u: lib.zeros(3, dtype=lib.float64).add_(r),
     "backward": lambda lib, r, u: (lib.ones(3, requires_grad=True) * 2).sum().backward(),
     "nested_item": lambda lib, r, u: lib.func.vmap(lambda s: s.item())(r),
     "nested_outer_item": lambda lib, r, u: lib.func.vmap(lambda s: s + r.sum().item())(u),
@@ -336,6 +338,8 @@ _ALLOWED = {
     "detach": lambda lib, r, u: r.detach() * 2,
     "count_nonzero": lambda lib, r, u: lib.count_nonzero(r),
     "nested": lambda lib, r, u: lib.func.vmap(lambda s: s * r.sum())(u),
+    "made_like": lambda lib, r, u: lib.zeros_like(r).add_(r) + lib.ones_like(r).mul_(r) +
+    lib.empty_like(r).copy_(r) + lib.full_like(r, 2.0).mul_(r) + lib.tensor(3.0),
 }
 
 
