@@ -3,6 +3,7 @@ import builtins
 
 from . import dtypes
 from ._tensor import Tensor
+from .autograd.grad_mode import state
 from .autograd.provenance import leaf_created
 from .backend import ndarray, xp
 
@@ -199,20 +200,28 @@ def _like(input, dtype):
     return input.dtype if dtype is None else dtype
 
 
+def _made_like(input, data, requires_grad):
+    t = _new(data, None, requires_grad)
+    if state.vmap is not None:      # func.vmap: what is made like a batched tensor is batched
+        state.vmap.mark(t, state.vmap.of((input,)))
+    return t
+
+
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _new(xp.zeros(input.shape, _like(input, dtype).np), None, requires_grad)
+    return _made_like(input, xp.zeros(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _new(xp.ones(input.shape, _like(input, dtype).np), None, requires_grad)
+    return _made_like(input, xp.ones(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
-    return _new(xp.empty(input.shape, _like(input, dtype).np), None, requires_grad)
+    return _made_like(input, xp.empty(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    return _new(xp.full(input.shape, fill_value, _like(input, dtype).np), None, requires_grad)
+    return _made_like(input, xp.full(input.shape, fill_value, _like(input, dtype).np),
+                      requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):

@@ -297,6 +297,8 @@ class Tensor:
     def detach(self):
         t = Tensor._make(self._data, counter=self._version_counter)
         t._inference = self._inference
+        if state.vmap is not None:      # func.vmap: still batched
+            state.vmap.mark(t, state.vmap.of((self,)))
         return t
 
     def detach_(self):
@@ -314,6 +316,8 @@ class Tensor:
 
     @property
     def data(self):
+        if state.vmap is not None:      # func.vmap refuses it for a batched tensor, as torch
+            state.vmap.refuse("data", self)
         return Tensor._make(self._data)
 
     @data.setter
@@ -322,15 +326,21 @@ class Tensor:
 
     # -- conversions -------------------------------------------------------------------------
     def item(self):
+        if state.vmap is not None:      # func.vmap refuses these for a batched tensor, as torch
+            state.vmap.refuse("item", self)
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
         return self._data.item()
 
     def tolist(self):
+        if state.vmap is not None:
+            state.vmap.refuse("data_ptr", self)
         return self._data.tolist()
 
     def numpy(self, *, force=False):
+        if state.vmap is not None:
+            state.vmap.refuse("data_ptr", self)
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -341,11 +351,15 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def __bool__(self):
+        if state.vmap is not None:
+            state.vmap.refuse("bool", self)
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     def _scalar(self):
+        if state.vmap is not None:
+            state.vmap.refuse("item", self)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.item()

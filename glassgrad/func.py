@@ -9,14 +9,16 @@ from outside the transform, as torch's levels give. That makes the transforms ne
 
 Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
 respect to u in the direction t gives J t. vmap runs the function once per batch element and
-stacks the results, which supports every op.
+stacks the results. While it runs, what torch's vmap refuses for a batched tensor (.item(),
+data-dependent shapes, control flow on a tensor, in-place writes into an unbatched tensor) is
+refused with torch's words (_Batching).
 """
 import functools
 import itertools
 import weakref
 
 from . import autograd as _autograd
-from .autograd.grad_mode import enable_grad, is_grad_enabled
+from .autograd.grad_mode import enable_grad, is_grad_enabled, state
 from .autograd.graph import reachable_leaves
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
@@ -60,11 +62,14 @@ class _Level:
         if not _is_tensor(x):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
         if self.outer and x.requires_grad:
-            return x.view_as(x)     # differentiable here, and still connected to the outside
-        leaf = x.detach().requires_grad_()
-        _fresh_leaves[id(leaf)] = leaf
-        _fresh_level[id(leaf)] = self.serial
-        weakref.finalize(leaf, _forget, id(leaf))
+            leaf = x.view_as(x)     # differentiable here, and still connected to the outside
+        else:
+            leaf = x.detach().requires_grad_()
+            _fresh_leaves[id(leaf)] = leaf
+            _fresh_level[id(leaf)] = self.serial
+            weakref.finalize(leaf, _forget, id(leaf))
+        if state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
+            state.vmap.mark(leaf, state.vmap.of((leaf,)) | {_WRAPPED})
         return leaf
 
     def _outside(self, leaf):
@@ -445,6 +450,144 @@ class _NoRandomness:
         raise RuntimeError(_RANDOM_ERROR)
 
 
+# What torch's vmap refuses to batch, and its words. The body runs once per example, so every op
+# would "work"; these are refused while a vmap runs, for batched operands only, as torch does.
+_DYNAMIC = ("vmap: We do not support batching operators that can output dynamic shape. Attempted "
+            "to vmap over aten::{}. Please file an issue at "
+            "https://github.com/pytorch/pytorch/issues if you need this feature.")
+_INPLACE = ("vmap: {}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+            "extra_args that has more elements than `self`. This happened due to `other` being "
+            "vmapped over but `self` not being vmapped over {}. Please try to use out-of-place "
+            "operators instead of {}. If said operator is being called inside the PyTorch "
+            "framework, please file a bug report instead.")
+_REFUSALS = {
+    "item": "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over "
+            "calling .item() on a Tensor, please try to rewrite what you're doing with other "
+            "operations. If error is occurring somewhere inside PyTorch internals, please file a "
+            "bug report.",
+    "wrapped": "vmap: It looks like you're either (1) calling .item() on a Tensor or (2) "
+               "attempting to use a Tensor in some data-dependent control flow or (3) "
+               "encountering this error in PyTorch internals. For (1): we don't support vmap "
+               "over calling .item() on a Tensor, please try to rewrite what you're doing with "
+               "other operations. For (2): we don't support data-dependent control flow in vmap "
+               "yet, please file an issue at https://github.com/pytorch/pytorch/issues . For (3): "
+               "please file an issue.",
+    "bool": "vmap: It looks like you're attempting to use a Tensor in some data-dependent control "
+            "flow. We don't support that yet, please file an issue at "
+            "https://github.com/pytorch/pytorch/issues .",
+    "data_ptr": "Cannot access data pointer of Tensor that doesn't have storage",
+    "data": "accessing `data` under vmap transform is not allowed",
+    "mask": "vmap: We do not support batching operators that can support dynamic shape. "
+            "Attempting to batch over indexing with a boolean mask.",
+    "masked_select": "vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) We "
+                     "cannot support this because for each batch this would return a differently "
+                     "shaped Tensor. Please file an issue at "
+                     "https://github.com/pytorch/pytorch/issues if you need this feature.",
+    "nonzero": _DYNAMIC.format("nonzero"),
+    "where": _DYNAMIC.format("where"),
+    "nonzero_numpy": "Batching rule not implemented for aten::nonzero_numpy. We could not "
+                     "generate a fallback.",
+}
+# the name torch's in-place refusal gives each in-place row (by node name): a plain name is
+# "in a vmap", an aten:: name "at level N"; any other row is "inplace arithmetic"
+_INPLACE_NAMES = {
+    "FillBackward3": "fill_", "IndexAddBackward0": "index_add_",
+    "ScatterAddBackward0": "scatter_add_", "IndexPutBackward0": "index_put_",
+    "PowBackward1": "aten::pow_", "ClampBackward0": "aten::clamp_",
+    "AddcmulBackward0": "aten::addcmul_", "AddcdivBackward0": "aten::addcdiv_",
+    "LerpBackward0": "aten::lerp_", "LerpBackward1": "aten::lerp_",
+    "IndexCopyBackward0": "aten::index_copy_", "ScatterBackward0": "aten::scatter_",
+    "MaskedScatterBackward0": "aten::masked_scatter_", "AddmmBackward0": "aten::addmm_",
+    "MaskedFillBackward1": "aten::masked_fill_",
+}
+
+
+_WRAPPED = 0   # a level that marks a batched tensor a grad transform inside the vmap wrapped
+
+
+def _tensors_in(values):
+    """The tensors among an op's operands and attrs (one level of tuples and lists)."""
+    for v in values:
+        if _is_tensor(v):
+            yield v
+        elif isinstance(v, (tuple, list)):
+            yield from (t for t in v if _is_tensor(t))
+
+
+class _Batching:
+    """``state.vmap`` while a vmap body runs: which tensors are batched, at which vmap levels.
+
+    torch knows a tensor is batched by its type (BatchedTensor). Here vmap marks the examples it
+    passes in and every op's results inherit their operands' levels: while a vmap runs
+    ``state.dual`` is set, so ops take forward AD's path (forward_ad.call / inplace), which
+    hands them to ``propagate`` / ``inplace``; the hot path pays nothing. Of the tensors made
+    outside the op table, detach() and the *_like factories keep their source's levels; others
+    (factories, nonzero, a custom Function's results, rand_like under randomness="different")
+    start unbatched: an approximation under which torch refuses more than glassgrad."""
+
+    def __init__(self):
+        self.sizes = []     # the batch size of each level (1, 2, ...)
+        self.marks = {}     # id(tensor) -> (a weak reference to it, the frozenset of its levels)
+
+    def of(self, tensors):
+        found = frozenset()
+        for t in tensors:
+            entry = self.marks.get(id(t))
+            if entry is not None:
+                found |= entry[1]
+        return found
+
+    def mark(self, t, levels):
+        key = id(t)
+        if not levels - {_WRAPPED}:
+            self.marks.pop(key, None)
+            return
+        entry = self.marks.get(key)
+        ref = entry[0] if entry is not None else weakref.ref(
+            t, lambda _, marks=self.marks, key=key: marks.pop(key, None))
+        self.marks[key] = (ref, levels)
+
+    def propagate(self, values, attrs, out):
+        levels = self.of(_tensors_in(values + tuple(attrs.values())))
+        if levels:
+            for r in (out if isinstance(out, (tuple, list)) else (out,)):
+                if _is_tensor(r):
+                    self.mark(r, levels)
+
+    def inplace(self, op, self_, values, attrs):
+        """Refuse writing a batched operand into a tensor not batched at its level (torch
+        cannot grow ``self``); else ``self_`` is now batched where its operands are."""
+        mine = self.of((self_,))
+        others = self.of(_tensors_in(tuple(v for v in values if v is not self_) +
+                                     tuple(attrs.values())))
+        extra = others - mine - {_WRAPPED}
+        if extra:
+            level = max(extra)
+            if op.name == "AddBackward0":
+                from .ops.registry import broadcast_shapes
+                try:
+                    shape = broadcast_shapes(*(v._data.shape for v in values if _is_tensor(v)))
+                except RuntimeError:
+                    shape = None    # the op's own error says so
+                if shape is not None:
+                    raise RuntimeError(f"output with shape {list(self_.shape)} doesn't match "
+                                       f"the broadcast shape {[self.sizes[level - 1], *shape]}")
+            name = _INPLACE_NAMES.get(op.name, "inplace arithmetic")
+            if op.name == "MaskedFillBackward1" and self.of(values[1:2]):
+                name = "inplace arithmetic"      # a batched mask: torch's where-based path
+            where = f"at level {level}" if name.startswith("aten::") else "in a vmap"
+            raise RuntimeError(_INPLACE.format(name, where, name))
+        return mine | others
+
+    def refuse(self, what, *tensors):
+        """torch's refusal ``what`` when one of ``tensors`` is batched (.item() and bool() of
+        one a grad transform inside the vmap wrapped reach torch's fallback: its own words)."""
+        levels = self.of(tensors)
+        if levels:
+            raise RuntimeError(_REFUSALS["wrapped" if _WRAPPED in levels and what in (
+                "item", "bool") else what])
+
+
 def _name(func):
     if hasattr(func, "__name__"):
         return func.__name__
@@ -512,7 +655,7 @@ def _same_everywhere(values):
         return True
     import numpy as np
     return all(_is_tensor(v) and v.shape == first.shape and
-               np.array_equal(v.detach().numpy(), first.detach().numpy(), equal_nan=True)
+               np.array_equal(v._data, first._data, equal_nan=True)
                for v in values[1:])
 
 
@@ -533,6 +676,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         same_state = saved_rng.bit_generator.state if randomness == "same" and \
             not isinstance(saved_rng, _NoRandomness) else None
         per_element = []
+        batching, dual = state.vmap, state.dual
+        if batching is None:
+            batching = state.vmap = _Batching()
+            state.dual = True       # ops take forward AD's path, which propagates batching
+        batching.sizes.append(size)
+        level = len(batching.sizes)
         try:
             if randomness == "error":
                 gen._rng = _NoRandomness()
@@ -544,12 +693,18 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 else:
                     elems = [a if d is None else a.select(d, b)
                              for a, d in zip(flat_args, flat_dims)]
+                for a, d in zip(elems, flat_dims):
+                    if d is not None:
+                        batching.mark(a, batching.of((a,)) | {level})
                 if same_state is not None:
                     gen._rng.bit_generator.state = same_state
                 per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
         finally:
             if randomness == "error":
                 gen._rng = saved_rng
+            batching.sizes.pop()
+            if not batching.sizes:
+                state.vmap, state.dual = None, dual
         first = per_element[0]
         flat_first, out_spec = tree_flatten(first)
         incompatible = ValueError(
@@ -582,6 +737,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                                      f"got type {type(v)}. Did you mean to set out_dims= to "
                                      "None for output?")
             results.append(_stack(column, d, size))
+        if state.vmap is not None:      # a nested vmap: batched at the outer levels only
+            for r in results:
+                if _is_tensor(r):
+                    batching.mark(r, batching.of((r,)) - {level})
         return tree_unflatten(results, out_spec)
     return wrapper
 

@@ -249,6 +249,157 @@ def test_vmap_errors():
     same(program)
 
 
+def _set(t, index, value):
+    t[index] = value
+    return t
+
+
+# what torch's vmap refuses for a batched operand (r: the example; u: a tensor from outside)
+_REFUSED = {
+    "item": lambda lib, r, u: r.sum().item(),
+    "item_0d": lambda lib, r, u: r[0].item(),
+    "float": lambda lib, r, u: float(r.sum()),
+    "int": lambda lib, r, u: int(r.sum()),
+    "index": lambda lib, r, u: [1, 2, 3][r.long()[0]],
+    "format": lambda lib, r, u: f"{r.sum():.2f}",
+    "bool": lambda lib, r, u: r if r.sum() > 0 else -r,
+    "tolist": lambda lib, r, u: r.tolist(),
+    "tolist_0d": lambda lib, r, u: r[0].tolist(),
+    "numpy": lambda lib, r, u: r.numpy(),
+    "detach_numpy": lambda lib, r, u: r.detach().numpy(),
+    "array": lambda lib, r, u: r.__array__(),
+    "data": lambda lib, r, u: r.data,
+    "nonzero": lambda lib, r, u: r.nonzero(),
+    "nonzero_long": lambda lib, r, u: lib.nonzero(r.long()),
+    "nonzero_as_tuple": lambda lib, r, u: lib.nonzero(r, as_tuple=True)[0],
+    "where_condition": lambda lib, r, u: lib.where(r > 1)[0],
+    "mask": lambda lib, r, u: r[r > 1],
+    "mask_0d": lambda lib, r, u: r[r.sum() > 1],
+    "mask_of_unbatched": lambda lib, r, u: u[r > 1],
+    "setitem_mask": lambda lib, r, u: _set(r.clone(), r > 1, 0.0),
+    "masked_select": lambda lib, r, u: lib.masked_select(r, r > 1),
+    "masked_select_unbatched_self": lambda lib, r, u: lib.masked_select(u, r > 1),
+    "add_": lambda lib, r, u: u.clone().add_(r),
+    "add_alpha": lambda lib, r, u: u.clone().add_(r, alpha=2),
+    "add_broadcast": lambda lib, r, u: lib.ones(4, 3, dtype=lib.float64).add_(r),
+    "add_one": lambda lib, r, u: lib.ones(1, dtype=lib.float64).add_(r),
+    "sub_": lambda lib, r, u: u.clone().sub_(r),
+    "mul_": lambda lib, r, u: u.clone().mul_(r),
+    "div_": lambda lib, r, u: u.clone().div_(r + 1),
+    "copy_": lambda lib, r, u: u.clone().copy_(r),
+    "copy_2d": lambda lib, r, u: lib.zeros(2, 3, dtype=lib.float64).copy_(r),
+    "pow_": lambda lib, r, u: u.clone().pow_(r),
+    "clamp_": lambda lib, r, u: u.clone().clamp_(min=r),
+    "addcmul_": lambda lib, r, u: u.clone().addcmul_(r, r),
+    "lerp_": lambda lib, r, u: u.clone().lerp_(r, 0.5),
+    "masked_fill_mask": lambda lib, r, u: u.clone().masked_fill_(r > 1, 0.0),
+    "masked_fill_value": lambda lib, r, u: u.clone().masked_fill_(u > 1, r[0]),
+    "fill_": lambda lib, r, u: u.clone().fill_(r[0]),
+    "index_add_": lambda lib, r, u: u.clone().index_add_(0, lib.tensor([0, 1, 2]), r),
+    "index_copy_": lambda lib, r, u: u.clone().index_copy_(0, lib.tensor([0, 1, 2]), r),
+    "scatter_": lambda lib, r, u: u.clone().scatter_(0, lib.tensor([0, 1, 2]), r),
+    "scatter_add_": lambda lib, r, u: u.clone().scatter_add_(0, lib.tensor([0, 1, 2]), r),
+    "masked_scatter_": lambda lib, r, u: u.clone().masked_scatter_(u > 0, r),
+    "index_put_": lambda lib, r, u: u.clone().index_put_((lib.tensor([0]),), r[:1]),
+    "index_put_index": lambda lib, r, u: u.clone().index_put_((r.long() % 3,),
+                                                             lib.tensor(1.0, dtype=lib.float64)),
+    "addmm_": lambda lib, r, u: lib.zeros(3, 3, dtype=lib.float64).addmm_(r[:, None],
+                                                                          r[None, :]),
+    "setitem_slice": lambda lib, r, u: _set(u.clone(), slice(0, 2), r[:2]),
+    "setitem_index": lambda lib, r, u: _set(u.clone(), 0, r[0]),
+    "setitem_tensor_index": lambda lib, r, u: _set(u.clone(), lib.tensor([0]), r[:1]),
+    "setitem_unbatched_mask": lambda lib, r, u: _set(u.clone(), u > 1, r[0]),
+    "made_like_item": lambda lib, r, u: lib.zeros_like(r).sum().item(),
+    "fresh_add_": lambda lib, r, u: lib.zeros(3, dtype=lib.float64).add_(r),
+    "backward": lambda lib, r, u: (lib.ones(3, requires_grad=True) * 2).sum().backward(),
+    "nested_item": lambda lib, r, u: lib.func.vmap(lambda s: s.item())(r),
+    "nested_outer_item": lambda lib, r, u: lib.func.vmap(lambda s: s + r.sum().item())(u),
+    "nested_inplace": lambda lib, r, u: lib.func.vmap(lambda s: r.clone().mul_(s))(r[None]),
+}
+
+# what it allows: an unbatched operand, a batched self, per-example work with a static shape
+_ALLOWED = {
+    "item": lambda lib, r, u: r + u.sum().item(),
+    "float_index": lambda lib, r, u: r + float(u[1]) + [1, 2, 3][u[1].long()],
+    "bool": lambda lib, r, u: r if (u > 0).any() else -r,
+    "tolist_numpy": lambda lib, r, u: r + lib.tensor(u.tolist(), dtype=lib.float64) +
+    lib.from_numpy(u.numpy()),
+    "nonzero": lambda lib, r, u: r + u.nonzero().sum() + lib.where(u > 0)[0].sum(),
+    "unbatched_mask": lambda lib, r, u: r[u > 1],
+    "masked_select": lambda lib, r, u: lib.masked_select(r, u > 1),
+    "setitem_mask": lambda lib, r, u: _set(r.clone(), u > 1, 0.0),
+    "setitem_index": lambda lib, r, u: _set(r.clone(), 0, 5.0),
+    "inplace_batched_self": lambda lib, r, u: r.clone().add_(u).mul_(2).copy_(u),
+    "inplace_unbatched": lambda lib, r, u: u.clone().exp_() + r,
+    "masked_fill": lambda lib, r, u: r.masked_fill(r > 1, 0.0),
+    "index_by_batched": lambda lib, r, u: u[r.long() % 3],
+    "argwhere_same_size": lambda lib, r, u: lib.argwhere(r >= 0),
+    "len_iter_str": lambda lib, r, u: (str(r), r[:len(r)] + list(r)[0])[1],   # (str differs)
+    "detach": lambda lib, r, u: r.detach() * 2,
+    "count_nonzero": lambda lib, r, u: lib.count_nonzero(r),
+    "nested": lambda lib, r, u: lib.func.vmap(lambda s: s * r.sum())(u),
+    "made_like": lambda lib, r, u: lib.zeros_like(r).add_(r) + lib.ones_like(r).mul_(r) +
+    lib.empty_like(r).copy_(r) + lib.full_like(r, 2.0).mul_(r) + lib.tensor(3.0),
+}
+
+
+def _vmap_case(case):
+    def program(lib):
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3)
+        u = lib.arange(3.0, dtype=lib.float64)
+        return catch(lib.func.vmap(lambda r: case(lib, r, u)), x)
+    return program
+
+
+def test_vmap_refuses_batched_operands_like_torch():
+    for name, case in _REFUSED.items():
+        result = same(_vmap_case(case))
+        assert type(result).__name__ == "Raised", name     # torch refuses each of them
+
+
+def test_vmap_allows_unbatched_operands_like_torch():
+    for name, case in _ALLOWED.items():
+        result = same(_vmap_case(case))
+        assert type(result).__name__ != "Raised", (name, result)
+
+
+def test_vmap_refusals_end_with_the_vmap():
+    def program(lib):
+        F = lib.func
+        x = lib.arange(6.0).reshape(2, 3)
+        refused = [catch(F.vmap(lambda r: r.sum().item()), x),
+                   catch(F.vmap(F.vmap(lambda s: s.nonzero())), x[None])]
+        out = F.vmap(lambda r: r * 2)(x)    # results of a vmap are ordinary tensors
+        return refused + [out.sum().item(), out.nonzero(), out[out > 4], out.tolist(),
+                          bool(out.sum() > 0), x.clone().add_(out)]
+    same(program)
+
+
+def test_vmap_refusal_inside_forward_ad_and_grad():
+    def program(lib):
+        F = lib.func
+        fwAD = lib.autograd.forward_ad
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3)
+
+        def body(r):
+            with fwAD.dual_level():
+                d = fwAD.make_dual(lib.ones(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64))
+                fwAD.unpack_dual(d * 2)
+            return r.sum().item()       # still refused once the level has closed
+        return [catch(F.vmap(body), x),
+                catch(F.vmap(F.grad(lambda r: r.sum() * r.sum().item())), x),
+                catch(F.vmap(F.grad(lambda r: r.sum() if r.sum() > 0 else -r.sum())), x),
+                catch(F.vmap(F.grad(lambda r: r.sum() + sum(r.tolist()))), x),
+                catch(F.vmap(F.grad(lambda r: r.sum() + r.nonzero().sum())), x),
+                catch(F.vmap(F.grad(lambda r: r[r > 1].sum())), x),
+                catch(F.vmap(F.jacrev(lambda r: r * r.sum().item())), x),
+                catch(F.grad(lambda a: F.vmap(lambda r: r.sum().item())(a).sum()), x),
+                F.vmap(F.grad(lambda r, w: r.sum() * w.item()), in_dims=(0, None))(
+                    x, lib.tensor(2.0, dtype=lib.float64)),
+                F.vmap(F.grad(lambda r: (r ** 2).sum()))(x)]
+    same(program)
+
+
 # -- autograd.grad(is_grads_batched=True) -----------------------------------------------------
 
 def test_grad_is_grads_batched():

@@ -8,7 +8,7 @@ from .engine import run_backward
 from .provenance import backward_ran
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
-from . import anomaly_mode, forward_ad, function  # noqa: F401
+from . import anomaly_mode, forward_ad, function, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
 
@@ -105,6 +105,10 @@ _warned_cycle = []
 @_explained
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
+    if grad_mode.state.vmap is not None:
+        raise RuntimeError("backward() called inside a functorch transform. This is not "
+                           "supported, please use functorch.grad or functorch.vjp instead or "
+                           "call backward() outside of functorch transforms.")
     tensors = _as_tuple(tensors)
     grads = _make_grads(tensors, grad_tensors if grad_variables is None else grad_variables)
     if retain_graph is None:

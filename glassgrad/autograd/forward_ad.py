@@ -4,7 +4,9 @@ op table computes its output's tangent J·t from its inputs' tangents.
 A tangent lives in the ``_fw`` slot of a Tensor (unset: no tangent) and is registered with the
 level, which drops every tangent on exit. While a level is active ``state.dual`` is set, and
 OpDef.__call__, apply_inplace and the in-place view ops hand their call to this module (the
-only cost forward AD adds when no level is active is that one flag check).
+only cost forward AD adds when no level is active is that one flag check). func.vmap sets the
+flag too, without a level: ``call`` and ``inplace`` then tell ``state.vmap`` which results are
+batched (and it refuses in-place writes torch's vmap refuses).
 
 Tangent rules, one per row, all derived from the row itself (nothing is written twice):
   linear rows      (views, shape ops, sums, copies, add/sub...): J·t is the row applied to the
@@ -64,7 +66,7 @@ def exit_dual_level(*, level=None):
             del t._fw
     _duals.clear()
     _current_level = level - 1
-    state.dual = False
+    state.dual = state.vmap is not None     # a running vmap still needs the ops' slow path
 
 
 class dual_level:
@@ -201,6 +203,8 @@ def call(op, values, attrs):
     state.dual = False
     try:
         out = op(*values, **attrs)
+        if state.vmap is not None:      # func.vmap: results of batched operands are batched
+            state.vmap.propagate(values, attrs, out)
         tangents = _input_tangents(op, values)
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
@@ -221,6 +225,8 @@ def inplace(op, self, values, attrs, overlap):
     (created, as a view of its base's tangent for a view, when it had none)."""
     from .._tensor import Tensor
     from ..ops.registry import apply_inplace
+    if state.vmap is not None:      # func.vmap: refuses writing batched into unbatched
+        state.vmap.mark(self, state.vmap.inplace(op, self, values, attrs))
     tangents = _input_tangents(op, values)
     state.dual = False
     try:

@@ -27,7 +27,8 @@ class _State(threading.local):
     saved_hooks = None
     saved_hooks_disabled = None
     on_mutate = None
-    dual = False        # a forward AD level is active (autograd.forward_ad)
+    dual = False        # a forward AD level is active (autograd.forward_ad), or a vmap runs
+    vmap = None         # while func.vmap runs: its _Batching (which tensors are batched)
 
     @property
     def grad_enabled(self):

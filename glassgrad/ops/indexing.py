@@ -210,6 +210,9 @@ def _slicing(input, items):
     the index list (None where a dim is not indexed) for the ``index`` op that follows."""
     items = [it if it is None or it is Ellipsis or isinstance(it, (builtins.int, builtins.slice))
              else _as_index_tensor(it) for it in items]
+    batching = state.vmap       # func.vmap: a batched mask is refused; a batched 0-d index kept
+    if batching is not None:
+        batching.refuse("mask", *(it for it in items if isinstance(it, Tensor) and _is_mask(it)))
     specified = sum(0 if it is None or it is Ellipsis or isinstance(it, builtins.bool) else
                     it.dim() if isinstance(it, Tensor) and _is_mask(it) else 1 for it in items)
     if specified > input.dim():
@@ -221,7 +224,8 @@ def _slicing(input, items):
         indices.extend([None] * (dim - covered) + [t])
         covered = dim + ndim
     for it in items:
-        if isinstance(it, Tensor) and it.dim() == 0 and not it.is_floating_point():
+        if isinstance(it, Tensor) and it.dim() == 0 and not it.is_floating_point() and not (
+                batching is not None and batching.of((it,))):
             it = builtins.bool(it.item()) if it.dtype is dtypes.bool else builtins.int(it.item())
         if it is None:
             result = _shape.unsqueeze(result, dim)
@@ -757,6 +761,8 @@ _masked_select = defop("MaskedSelectBackward0", _masked_select_forward, ("self",
 def masked_select(input, mask):
     if mask.dtype is not dtypes.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if state.vmap is not None:
+        state.vmap.refuse("masked_select", mask)
     broadcast_shapes(mask.shape, input.shape)
     return _masked_select(input, mask)
 
@@ -835,11 +841,18 @@ def take(input, index):
 
 
 def nonzero(input, *, as_tuple=False):
+    if state.vmap is not None:      # func.vmap: torch cannot batch a data-dependent shape
+        state.vmap.refuse("nonzero_numpy" if as_tuple else "nonzero", input)
     data = input._data
     if as_tuple:
         if data.ndim == 0:
             return (_make(xp.zeros(builtins.int(data != 0), xp.int64)),)
-        return nonzero(input).unbind(1)
+        return _nonzero(input).unbind(1)
+    return _nonzero(input)
+
+
+def _nonzero(input):
+    data = input._data
     found = xp.argwhere(data) if data.ndim else xp.zeros((builtins.int(data != 0), 0), int)
     out = _strided(found.shape, (1, found.shape[0]), xp.int64)    # column-major, like torch
     out[...] = found
@@ -847,7 +860,7 @@ def nonzero(input, *, as_tuple=False):
 
 
 def argwhere(input):
-    return nonzero(input)
+    return _nonzero(input)      # (torch's vmap runs argwhere per example too)
 
 
 __all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index_put",

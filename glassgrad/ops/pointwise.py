@@ -1093,6 +1093,8 @@ _where = defop("WhereBackward0", xp.where, ("condition", "self", "other"), promo
 def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
+        if state.vmap is not None:      # func.vmap: a data-dependent shape
+            state.vmap.refuse("where", condition)
         return nonzero(condition, as_tuple=True)
     return _where(condition, input, other)
 
