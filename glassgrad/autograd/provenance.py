@@ -8,8 +8,9 @@
   whether that tensor was a view, a tensor with history, or a plain tensor such as a
   ``detach()`` alias). Bounded, so an optimizer's in-place updates never grow memory.
 
-A *site* is ``(code, lineno, entry)``: the first stack frame outside the glassgrad package
-(its code object and line) and the name of the glassgrad function user code called there
+A *site* is ``(code, lasti, entry)``: the first stack frame outside the glassgrad package
+(its code object and the offset of the instruction it was at: ``lineno(site)`` turns that into
+the line when explaining) and the name of the glassgrad function user code called there
 (``zero_``, ``__setitem__``). The line's text is read only when explaining (linecache).
 ``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
 """
@@ -24,20 +25,21 @@ _getframe = sys._getframe
 _ref = weakref.ref
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _USER_DIRS = (_PACKAGE + "seeds" + os.sep,)     # glassgrad's own example programs are user code
-_internal = {}      # co_filename -> whether it is glassgrad's code (filenames are few)
-_enabled = [True]
+_INSIDE = set()     # co_filenames known to be glassgrad's code (filenames are few) ...
+_OUTSIDE = set()    # ... and known not to be
+_enabled = True
 
 
 def set_provenance(flag):
     """Record (True, the default) or stop recording (False) where nodes, leaves and in-place
     version bumps come from. Returns the previous setting."""
-    prev = _enabled[0]
-    _enabled[0] = bool(flag)
+    global _enabled
+    prev, _enabled = _enabled, bool(flag)
     return prev
 
 
 def is_provenance_enabled():
-    return _enabled[0]
+    return _enabled
 
 
 def _is_internal(filename):
@@ -46,29 +48,44 @@ def _is_internal(filename):
 
 
 def site(depth=2):
-    """(code, lineno, entry) of the first frame outside glassgrad, looking up from the frame
-    ``depth`` levels above this call; None when provenance is off or no such frame exists."""
-    if not _enabled[0]:
+    """(code, lasti, entry) of the first frame outside glassgrad, looking up from the frame
+    ``depth`` levels above this call; None when provenance is off or no such frame exists.
+    This runs for every node, so it does the least it can: one frame object per frame it
+    looks at (a frame's code and lasti, never the frame itself, are kept: ``lineno`` finds
+    the line when explaining)."""
+    if not _enabled:
         return None
     f = _getframe(depth)
-    internal = _internal
+    code = f.f_code
+    name = code.co_filename
     entry = None
-    while f is not None:
+    while name in _INSIDE:
+        entry = code
+        f = f.f_back
+        if f is None:
+            return None
         code = f.f_code
         name = code.co_filename
-        flag = internal.get(name)
-        if flag is None:
-            flag = internal[name] = _is_internal(name)
-        if not flag:
-            return (code, f.f_lineno, entry)
-        entry = code.co_name
-        f = f.f_back
-    return None
+    if name in _OUTSIDE:
+        return (code, f.f_lasti, entry.co_name if entry is not None else None)
+    (_INSIDE if _is_internal(name) else _OUTSIDE).add(name)     # a file seen the first time
+    return site(depth + 1)
+
+
+def frame_site(frame):
+    """The site of a live frame (the explanations' own look at the user's frame)."""
+    return (frame.f_code, frame.f_lasti, None)
+
+
+def line_site(code, line):
+    """A site for a line of ``code`` that the explanations found by reading the source. It
+    holds -line where a recorded site holds an instruction offset (never negative there)."""
+    return (code, -line, None)
 
 
 def bumped(t, op_name):
     """Record the in-place op that just moved ``t``'s version (called right after the bump)."""
-    if not _enabled[0]:
+    if not _enabled:
         return
     where = site(3)
     kind = "view" if t._base is not None else (
@@ -90,7 +107,7 @@ BACKWARDS = []      # recent backward passes that freed their graph: (site, [wea
 def backward_ran(tensors, retain_graph):
     """Record a backward (or grad) call that frees the graph it runs through, so that a later
     "backward through the graph a second time" can say which one freed it."""
-    if retain_graph or not _enabled[0]:
+    if retain_graph or not _enabled:
         return
     tensors = tensors if isinstance(tensors, (list, tuple)) else (tensors,)
     BACKWARDS.append((site(3), [_ref(t.grad_fn) for t in tensors if t.grad_fn is not None]))
@@ -99,7 +116,7 @@ def backward_ran(tensors, retain_graph):
 
 def leaf_created(t):
     """Record where the leaf ``t`` started to require grad."""
-    if _enabled[0]:
+    if _enabled:
         t._hooks().source = site(3)
 
 
@@ -122,15 +139,27 @@ def version_history(counter):
 
 
 # -- reading sites (only when explaining) -----------------------------------------------------
+def lineno(src):
+    """The line a site's code was at: the line table's entry for its lasti (what
+    ``frame.f_lineno`` computes, done only when explaining)."""
+    code, lasti = src[0], src[1]
+    if lasti < 0:
+        return -lasti       # a line_site
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return None
+
+
 def where(src):
     """'prog.py:3' (the path relative to the working directory when it is below it)."""
-    code, lineno = src[0], src[1]
-    return f"{display_path(code.co_filename)}:{lineno}"
+    return f"{display_path(src[0].co_filename)}:{lineno(src)}"
 
 
 def line_text(src):
     """The source line's text, stripped ('' when it cannot be read)."""
-    return linecache.getline(src[0].co_filename, src[1]).strip()
+    line = lineno(src)
+    return linecache.getline(src[0].co_filename, line).strip() if line is not None else ""
 
 
 def describe(src):
