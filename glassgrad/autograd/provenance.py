@@ -10,9 +10,9 @@
 
 A *site* is ``(code, lasti, entry)``: the first stack frame outside the glassgrad package
 (its code object and the offset of the instruction it was at: ``lineno(site)`` turns that into
-the line when explaining) and the name of the glassgrad function user code called there
-(``zero_``, ``__setitem__``). The line's text is read only when explaining (linecache).
-``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
+the line when explaining) and the code of the glassgrad function user code called there
+(``entry_name(site)``: ``zero_``, ``__setitem__``). The line's text is read only when
+explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
 """
 import linecache
 import os
@@ -25,8 +25,7 @@ _getframe = sys._getframe
 _ref = weakref.ref
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _USER_DIRS = (_PACKAGE + "seeds" + os.sep,)     # glassgrad's own example programs are user code
-_INSIDE = set()     # co_filenames known to be glassgrad's code (filenames are few) ...
-_OUTSIDE = set()    # ... and known not to be
+_internal = {}      # co_filename -> whether it is glassgrad's code (filenames are few)
 _enabled = True
 
 
@@ -43,33 +42,49 @@ def is_provenance_enabled():
 
 
 def _is_internal(filename):
-    path = os.path.abspath(filename)
-    return path.startswith(_PACKAGE) and not path.startswith(_USER_DIRS)
+    flag = _internal.get(filename)
+    if flag is None:
+        path = os.path.abspath(filename)
+        flag = _internal[filename] = path.startswith(_PACKAGE) and not path.startswith(_USER_DIRS)
+    return flag
 
 
 def site(depth=2):
     """(code, lasti, entry) of the first frame outside glassgrad, looking up from the frame
-    ``depth`` levels above this call; None when provenance is off or no such frame exists.
-    This runs for every node, so it does the least it can: one frame object per frame it
-    looks at (a frame's code and lasti, never the frame itself, are kept: ``lineno`` finds
-    the line when explaining)."""
+    ``depth`` levels above this call (``entry``: the code of the glassgrad function that frame
+    called, None when the frame itself is outside); None when provenance is off or there is no
+    such frame. Only code objects and instruction offsets are kept, never frames: ``lineno``
+    finds the line when explaining."""
     if not _enabled:
         return None
     f = _getframe(depth)
+    if _is_internal(f.f_code.co_filename):
+        return site_above(depth + 1)    # that frame is one further up from there
+    return (f.f_code, f.f_lasti, None)
+
+
+def site_above(depth=2):
+    """``site(depth)`` where the frame ``depth`` levels up is known to be glassgrad's own code
+    (``OpDef.attach`` asks for every node, and only glassgrad calls it): the walk starts above
+    that frame, which is looked at only when user code called it directly. This is the hot
+    path of always-on provenance: per frame one frame object, its code, one dict lookup."""
+    if not _enabled:
+        return None
+    f = _getframe(depth + 1)
     code = f.f_code
-    name = code.co_filename
     entry = None
-    while name in _INSIDE:
-        entry = code
-        f = f.f_back
-        if f is None:
-            return None
-        code = f.f_code
-        name = code.co_filename
-    if name in _OUTSIDE:
-        return (code, f.f_lasti, entry.co_name if entry is not None else None)
-    (_INSIDE if _is_internal(name) else _OUTSIDE).add(name)     # a file seen the first time
-    return site(depth + 1)
+    internal = _internal
+    try:
+        while internal[code.co_filename]:
+            entry = code
+            f = f.f_back
+            code = f.f_code
+    except KeyError:        # a file seen the first time
+        _is_internal(code.co_filename)
+        return site_above(depth + 1)
+    except AttributeError:  # f is None: the bottom of the stack, no user frame
+        return None
+    return (code, f.f_lasti, entry or _getframe(depth).f_code)
 
 
 def frame_site(frame):
@@ -149,6 +164,11 @@ def lineno(src):
         if start <= lasti < end:
             return line
     return None
+
+
+def entry_name(src):
+    """The name of the glassgrad function user code called at the site (None if unknown)."""
+    return src[2].co_name if src is not None and src[2] is not None else None
 
 
 def where(src):

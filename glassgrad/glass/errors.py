@@ -22,7 +22,8 @@ import re
 
 from ..autograd import provenance
 from ..autograd.graph import FREED_MESSAGE, Node
-from ..autograd.provenance import describe, line_text, node_source, leaf_source, where
+from ..autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
+                                   where)
 from .history import History, _shape
 
 HEADER = "glassgrad explains:"
@@ -205,7 +206,7 @@ def _saved_origin(h, s):
 
 
 def _fix_modified(ctx, s, who, bumps):
-    ops = {b[2][2] for b in bumps if b[2] is not None and b[2][2]}
+    ops = {entry_name(b[2]) for b in bumps} - {None}
     alias_names = [ctx.name(b[3]()) for b in bumps if b[3]() is not None]
     alias = next((a for a in alias_names if a and a != who), None)
     lines = ["Fix: leave the saved tensor as it is until backward has run:"]
