@@ -12,7 +12,8 @@ A *site* is ``(code, lasti, entry)``: the first stack frame outside the glassgra
 (its code object and the offset of the instruction it was at: ``lineno(site)`` turns that into
 the line when explaining) and the code of the glassgrad function user code called there
 (``entry_name(site)``: ``zero_``, ``__setitem__``). The line's text is read only when
-explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
+explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures
+its cost that way).
 """
 import linecache
 import os
