@@ -8,10 +8,12 @@
   whether that tensor was a view, a tensor with history, or a plain tensor such as a
   ``detach()`` alias). Bounded, so an optimizer's in-place updates never grow memory.
 
-A *site* is ``(code, lineno, entry)``: the first stack frame outside the glassgrad package
-(its code object and line) and the name of the glassgrad function user code called there
-(``zero_``, ``__setitem__``). The line's text is read only when explaining (linecache).
-``set_provenance(False)`` turns all of it off (the benchmark measures its cost that way).
+A *site* is ``(code, lasti, entry)``: the first stack frame outside the glassgrad package
+(its code object and the offset of the instruction it was at: ``lineno(site)`` turns that into
+the line when explaining) and the code of the glassgrad function user code called there
+(``entry_name(site)``: ``zero_``, ``__setitem__``). The line's text is read only when
+explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures
+its cost that way).
 """
 import linecache
 import os
@@ -25,50 +27,81 @@ _ref = weakref.ref
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _USER_DIRS = (_PACKAGE + "seeds" + os.sep,)     # glassgrad's own example programs are user code
 _internal = {}      # co_filename -> whether it is glassgrad's code (filenames are few)
-_enabled = [True]
+_enabled = True
 
 
 def set_provenance(flag):
     """Record (True, the default) or stop recording (False) where nodes, leaves and in-place
     version bumps come from. Returns the previous setting."""
-    prev = _enabled[0]
-    _enabled[0] = bool(flag)
+    global _enabled
+    prev, _enabled = _enabled, bool(flag)
     return prev
 
 
 def is_provenance_enabled():
-    return _enabled[0]
+    return _enabled
 
 
 def _is_internal(filename):
-    path = os.path.abspath(filename)
-    return path.startswith(_PACKAGE) and not path.startswith(_USER_DIRS)
+    flag = _internal.get(filename)
+    if flag is None:
+        path = os.path.abspath(filename)
+        flag = _internal[filename] = path.startswith(_PACKAGE) and not path.startswith(_USER_DIRS)
+    return flag
 
 
 def site(depth=2):
-    """(code, lineno, entry) of the first frame outside glassgrad, looking up from the frame
-    ``depth`` levels above this call; None when provenance is off or no such frame exists."""
-    if not _enabled[0]:
+    """(code, lasti, entry) of the first frame outside glassgrad, looking up from the frame
+    ``depth`` levels above this call (``entry``: the code of the glassgrad function that frame
+    called, None when the frame itself is outside); None when provenance is off or there is no
+    such frame. Only code objects and instruction offsets are kept, never frames: ``lineno``
+    finds the line when explaining."""
+    if not _enabled:
         return None
     f = _getframe(depth)
-    internal = _internal
+    if _is_internal(f.f_code.co_filename):
+        return site_above(depth + 1)    # that frame is one further up from there
+    return (f.f_code, f.f_lasti, None)
+
+
+def site_above(depth=2):
+    """``site(depth)`` where the frame ``depth`` levels up is known to be glassgrad's own code
+    (``OpDef.attach`` asks for every node, and only glassgrad calls it): the walk starts above
+    that frame, which is looked at only when user code called it directly. This is the hot
+    path of always-on provenance: per frame one frame object, its code, one dict lookup."""
+    if not _enabled:
+        return None
+    f = _getframe(depth + 1)
+    code = f.f_code
     entry = None
-    while f is not None:
-        code = f.f_code
-        name = code.co_filename
-        flag = internal.get(name)
-        if flag is None:
-            flag = internal[name] = _is_internal(name)
-        if not flag:
-            return (code, f.f_lineno, entry)
-        entry = code.co_name
-        f = f.f_back
-    return None
+    internal = _internal
+    try:
+        while internal[code.co_filename]:
+            entry = code
+            f = f.f_back
+            code = f.f_code
+    except KeyError:        # a file seen the first time
+        _is_internal(code.co_filename)
+        return site_above(depth + 1)
+    except AttributeError:  # f is None: the bottom of the stack, no user frame
+        return None
+    return (code, f.f_lasti, entry or _getframe(depth).f_code)
+
+
+def frame_site(frame):
+    """The site of a live frame (the explanations' own look at the user's frame)."""
+    return (frame.f_code, frame.f_lasti, None)
+
+
+def line_site(code, line):
+    """A site for a line of ``code`` that the explanations found by reading the source. It
+    holds -line where a recorded site holds an instruction offset (never negative there)."""
+    return (code, -line, None)
 
 
 def bumped(t, op_name):
     """Record the in-place op that just moved ``t``'s version (called right after the bump)."""
-    if not _enabled[0]:
+    if not _enabled:
         return
     where = site(3)
     kind = "view" if t._base is not None else (
@@ -90,7 +123,7 @@ BACKWARDS = []      # recent backward passes that freed their graph: (site, [wea
 def backward_ran(tensors, retain_graph):
     """Record a backward (or grad) call that frees the graph it runs through, so that a later
     "backward through the graph a second time" can say which one freed it."""
-    if retain_graph or not _enabled[0]:
+    if retain_graph or not _enabled:
         return
     tensors = tensors if isinstance(tensors, (list, tuple)) else (tensors,)
     BACKWARDS.append((site(3), [_ref(t.grad_fn) for t in tensors if t.grad_fn is not None]))
@@ -99,7 +132,7 @@ def backward_ran(tensors, retain_graph):
 
 def leaf_created(t):
     """Record where the leaf ``t`` started to require grad."""
-    if _enabled[0]:
+    if _enabled:
         t._hooks().source = site(3)
 
 
@@ -122,15 +155,32 @@ def version_history(counter):
 
 
 # -- reading sites (only when explaining) -----------------------------------------------------
+def lineno(src):
+    """The line a site's code was at: the line table's entry for its lasti (what
+    ``frame.f_lineno`` computes, done only when explaining)."""
+    code, lasti = src[0], src[1]
+    if lasti < 0:
+        return -lasti       # a line_site
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return None
+
+
+def entry_name(src):
+    """The name of the glassgrad function user code called at the site (None if unknown)."""
+    return src[2].co_name if src is not None and src[2] is not None else None
+
+
 def where(src):
     """'prog.py:3' (the path relative to the working directory when it is below it)."""
-    code, lineno = src[0], src[1]
-    return f"{display_path(code.co_filename)}:{lineno}"
+    return f"{display_path(src[0].co_filename)}:{lineno(src)}"
 
 
 def line_text(src):
     """The source line's text, stripped ('' when it cannot be read)."""
-    return linecache.getline(src[0].co_filename, src[1]).strip()
+    line = lineno(src)
+    return linecache.getline(src[0].co_filename, line).strip() if line is not None else ""
 
 
 def describe(src):

@@ -22,7 +22,8 @@ import re
 
 from ..autograd import provenance
 from ..autograd.graph import FREED_MESSAGE, Node
-from ..autograd.provenance import describe, line_text, node_source, leaf_source, where
+from ..autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
+                                   where)
 from .history import History, _shape
 
 HEADER = "glassgrad explains:"
@@ -248,7 +249,7 @@ def _saved_origin(h, s):
 
 
 def _fix_modified(ctx, s, who, bumps):
-    ops = {b[2][2] for b in bumps if b[2] is not None and b[2][2]}
+    ops = {entry_name(b[2]) for b in bumps} - {None}
     alias_names = [ctx.name(b[3]()) for b in bumps if b[3]() is not None]
     alias = next((a for a in alias_names if a and a != who), None)
     lines = ["Fix: leave the saved tensor as it is until backward has run:"]
@@ -387,8 +388,7 @@ def _why_no_grad(ctx, t, role):
             sources = [n for n in _statement_names(ctx.frame)
                        if isinstance(ctx.names.get(n), Tensor)]
             if sources:
-                lines += _walk_sources(ctx, "it", describe((ctx.frame.f_code,
-                                                            ctx.frame.f_lineno)),
+                lines += _walk_sources(ctx, "it", describe(provenance.frame_site(ctx.frame)),
                                        sources, set(), 0)
     lines.append("Fix: make the inputs leaves with requires_grad=True (or "
                  "`x.requires_grad_()`) and compute the output from them with grad mode on, "
@@ -414,12 +414,13 @@ def _source_walk(ctx, name, seen, depth):
     if found is None:
         return []
     line, rhs_names, block = found
-    src = (ctx.frame.f_code, line, None)
+    src = provenance.line_site(ctx.frame.f_code, line)
     text = line_text(src)
     lines = []
     if block is not None:
+        at = provenance.line_site(ctx.frame.f_code, block)
         lines.append(f"{name} was computed at {describe(src)} inside the block at "
-                     f"{where((ctx.frame.f_code, block))}: `{line_text((ctx.frame.f_code, block))}`"
+                     f"{where(at)}: `{line_text(at)}`"
                      ": ops run with grad mode off record no history. That is the break; "
                      "compute it outside the block.")
         return lines
@@ -455,7 +456,7 @@ def _walk_sources(ctx, name, made, sources, seen, depth):
 
 def _statement_names(frame):
     """The variables read by the statement the frame is executing."""
-    text = line_text((frame.f_code, frame.f_lineno))
+    text = line_text(provenance.frame_site(frame))
     try:
         tree = ast.parse(text)
     except SyntaxError:

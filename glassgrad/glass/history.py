@@ -12,7 +12,8 @@ import dataclasses
 import sys
 
 from ..autograd.graph import AccumulateGrad, SavedTensor
-from ..autograd.provenance import describe as describe_site, node_source, version_history
+from ..autograd.provenance import (describe as describe_site, entry_name, node_source,
+                                   version_history)
 from ..dtypes import _FROM_NP
 
 
@@ -418,7 +419,7 @@ def _why(op, name):
 
 def op_words(op, site):
     """'`zero_`' (the glassgrad function user code called), else the in-place op's node."""
-    entry = site[2] if site is not None else None
+    entry = entry_name(site)
     if entry and not entry.startswith("<"):
         return f"`{entry}`"
     return f"an in-place op ({op})"

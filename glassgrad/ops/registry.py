@@ -23,7 +23,7 @@ from .. import dtypes
 from .._tensor import Tensor
 from ..autograd import forward_ad as _forward_ad
 from ..autograd.grad_mode import state
-from ..autograd.provenance import bumped as _bumped, site as _site
+from ..autograd.provenance import bumped as _bumped, site_above as _site
 from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, CopySlices, Node,
                               RawSavedTensor, SavedTensor, move_retains_grad, view_geometry,
                               view_meta, view_rebase_error)
