@@ -164,6 +164,16 @@ def mlp_setup(engine, params, batches, lr=0.01):
     return step, ps
 
 
+def _cross_entropy_numpy(logits, rows, y, n):
+    """The NumPy floors' loss: mean softmax cross-entropy and its gradient, by hand."""
+    z = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    s = e.sum(axis=1, keepdims=True)
+    g = e / s
+    g[rows, y] -= 1
+    return -(z[rows, y] - np.log(s[:, 0])).mean(), g / n
+
+
 def mlp_numpy(params, batches, lr=0.01):
     ps = [p.copy() for p in params]
     data = itertools.cycle(batches)
@@ -178,13 +188,7 @@ def mlp_numpy(params, batches, lr=0.01):
             if i + 2 < len(ps):
                 h = np.maximum(h, 0)
             hs.append(h)
-        z = h - h.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        s = e.sum(axis=1, keepdims=True)
-        loss = -(z[rows, y] - np.log(s[:, 0])).mean()
-        g = e / s
-        g[rows, y] -= 1
-        g /= n
+        loss, g = _cross_entropy_numpy(h, rows, y, n)
         grads = [None] * len(ps)
         for i in range(len(ps) - 2, -1, -2):
             a = hs[i // 2]
@@ -287,13 +291,7 @@ def cnn_numpy(params, x, y, lr=0.01):
         p2, m2 = pool(a2)
         flat = p2.reshape(n, -1)
         logits = flat @ w3.T + b3
-        zs = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(zs)
-        s = e.sum(axis=1, keepdims=True)
-        loss = -(zs[rows, y] - np.log(s[:, 0])).mean()
-        g = e / s
-        g[rows, y] -= 1
-        g /= n
+        loss, g = _cross_entropy_numpy(logits, rows, y, n)
         gw3, gb3 = g.T @ flat, g.sum(0)
         g = unpool((g @ w3).reshape(p2.shape), m2, a2.shape) * (z2 > 0)
         g2 = g.transpose(0, 2, 3, 1).reshape(-1, w2.shape[0])
