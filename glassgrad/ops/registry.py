@@ -32,6 +32,7 @@ from ..backend import ndarray, xp
 _FREED = object()
 _META = {}      # (shape, NumPy dtype) -> a one-output node's input metadata, shared
 _NOT_SAVED = object()
+_PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
 _operand_key = dtypes.operand_key
@@ -225,6 +226,10 @@ class OpDef:
         self.arrays = arrays and not self.multi_grads and not self.variadic
         self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self,
                                                     "_arrays": self.arrays})
+        # the same node for a call whose gradient provably keeps its input's shape and dtype
+        # (see attach): the engine skips _validate for it
+        self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
+                           if self.arrays and not self.multi else None)
         # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
         # key (see dtypes.operand_key); how each formula name is saved
         # (fast_attr: a callable dtype rule that depends only on the operands' dtypes and the
@@ -483,7 +488,21 @@ class OpDef:
                     _META[(d.shape, d.dtype)] = meta
         else:
             meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
-        node = self.node_cls(edges, meta)
+        cls = self.node_cls
+        if self._exact_cls is not None and saved_self is None:
+            nxt, nr = edges[0]
+            # one tensor operand, the others Python numbers, plain attrs, and the output's
+            # shape and dtype those of the input's edge: the formulas' arithmetic on the
+            # gradient and same-typed saved arrays, with NumPy's weak Python scalars, gives a
+            # gradient that already fits, so _validate could never change or refuse it
+            if (nxt is not None and nxt._input_metadata[nr] == meta[0] and (
+                    len(values) == 1 or len(values) == 2 and type(values[1]) in _PLAIN)):
+                for a in attrs.values():
+                    if type(a) not in _PLAIN:
+                        break
+                else:
+                    cls = self._exact_cls
+        node = cls(edges, meta)
         node._source = _site()
         if ndiff == 1:     # before saving: a pack hook sees grad_fn
             r = results[0]
