@@ -56,8 +56,11 @@ def _pow_forward(self, exponent):
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
     if not state.grad:      # first order, on arrays (the row has arrays=True)
-        return xp.multiply(grad, xp.multiply(_pow_forward(self, exponent - 1), exponent)) \
-            if exponent != 0 else xp.zeros_like(grad)
+        if exponent == 0:
+            return xp.zeros_like(grad)
+        # x ** 1 is x exactly: the square's derivative skips the power
+        return xp.multiply(grad, xp.multiply(
+            self if exponent == 2 else _pow_forward(self, exponent - 1), exponent))
     if exponent == 0:
         return zeros_like(grad)
     return grad * (exponent * self.pow(exponent - 1))

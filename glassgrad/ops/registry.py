@@ -30,6 +30,7 @@ from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, Copy
 from ..backend import ndarray, xp
 
 _FREED = object()
+_FREED_ONE = (_FREED,)
 _META = {}      # (shape, NumPy dtype) -> a one-output node's input metadata, shared
 _NOT_SAVED = object()
 _PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
@@ -87,6 +88,19 @@ class OpNode(Node):
         grad = grads[0]
         op = self.op
         values = self._saved
+        plan = op.unpack_plan
+        if plan is not None:    # one formula, one saved tensor slot: no copy, no loops
+            formula, k, other, first = plan
+            if self.next_functions[0][0] is None:
+                return [None]
+            v = values[k]
+            if type(v) is SavedTensor:
+                v = v.unpack_data(self) if arrays else v.unpack(self)
+            elif v is _FREED:
+                raise RuntimeError(FREED_MESSAGE)
+            if other is None:
+                return [formula(grad, v)]
+            return [formula(grad, v, values[other]) if first else formula(grad, values[other], v)]
         if op.slots:
             values = list(values)
             for k in op.slots:      # like PyTorch, unpack (and check) each saved tensor once,
@@ -119,7 +133,12 @@ class OpNode(Node):
     def release(self):
         slots = self.op.slots
         if slots:
-            saved = list(self._saved)
+            saved = self._saved
+            if len(saved) == 1:     # the one saved value is the one slot (sin's self)
+                if saved[0] is not _NOT_SAVED:
+                    self._saved = _FREED_ONE
+                return
+            saved = list(saved)
             for k in slots:
                 if saved[k] is not _NOT_SAVED:
                     saved[k] = _FREED
@@ -258,6 +277,17 @@ class OpDef:
                                    for fn, names in self.formulas)
         self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
                            if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
+        # apply_arrays' plan for a row with one formula whose arguments are one tensor slot
+        # and at most one other saved value (sin's self; pow's self and exponent):
+        # (formula, the slot, the other's index or None, whether the slot comes first)
+        self.unpack_plan = None
+        if len(self.formulas) == 1 and not self.variadic and len(self.slots) == 1:
+            fn, index = self.formula_index[0]
+            k = self.slots[0]
+            if index == (k,):
+                self.unpack_plan = (fn, k, None, True)
+            elif len(index) == 2 and k in index:
+                self.unpack_plan = (fn, k, index[1 - index.index(k)], index[0] == k)
         TABLE.append(self)
 
     def _save_kind(self, n):
