@@ -277,6 +277,7 @@ class OpDef:
                                    for fn, names in self.formulas)
         self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
                            if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
+        self._formula_attrs = tuple(n for n, kind, _, _ in self._save_plan if kind is None)
         # apply_arrays' plan for a row with one formula whose arguments are one tensor slot
         # and at most one other saved value (sin's self; pow's self and exponent):
         # (formula, the slot, the other's index or None, whether the slot comes first)
@@ -519,19 +520,18 @@ class OpDef:
         else:
             meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
         cls = self.node_cls
-        if self._exact_cls is not None and saved_self is None:
-            nxt, nr = edges[0]
-            # one tensor operand, the others Python numbers, plain attrs, and the output's
-            # shape and dtype those of the input's edge: the formulas' arithmetic on the
-            # gradient and same-typed saved arrays, with NumPy's weak Python scalars, gives a
-            # gradient that already fits, so _validate could never change or refuse it
-            if (nxt is not None and nxt._input_metadata[nr] == meta[0] and (
-                    len(values) == 1 or len(values) == 2 and type(values[1]) in _PLAIN)):
-                for a in attrs.values():
-                    if type(a) not in _PLAIN:
-                        break
-                else:
-                    cls = self._exact_cls
+        # one tensor operand, the others Python numbers, plain attrs, and the output's shape
+        # and dtype those of the input's edge (the same shared metadata as the node that made
+        # it): the formulas' arithmetic on the gradient and same-typed saved arrays, with
+        # NumPy's weak Python scalars, gives a gradient that already fits, so _validate could
+        # never change or refuse it
+        if (self._exact_cls is not None and edges[0][0] is not None
+                and edges[0][0]._input_metadata is meta and saved_self is None
+                and (len(values) == 1 or len(values) == 2 and type(values[1]) in _PLAIN)):
+            cls = self._exact_cls
+            for n in self._formula_attrs:     # (the attrs no formula sees cannot matter)
+                if type(attrs.get(n)) not in _PLAIN:
+                    cls = self.node_cls
         node = cls(edges, meta)
         node._source = _site()
         if ndiff == 1:     # before saving: a pack hook sees grad_fn
