@@ -1087,6 +1087,26 @@ def test_array_mode_mixes_with_tensor_nodes_and_hooks():
     same(program)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_array_mode_chain_gradients_keep_each_inputs_dtype(dtype):
+    """Chains of one-tensor pointwise ops (whose nodes skip the engine's validation when the
+    gradient provably fits) next to operands that change the gradient's dtype or shape: NumPy
+    scalars, 0-d float64 tensors, NumPy-typed attrs, broadcasting."""
+    def program(lib):
+        x = leaf(lib, X, dtype=getattr(lib, dtype))
+        y = ((x + 0.5) * 0.9).sin().exp().tanh() ** 2
+        y = y * np.float64(1.5) + 0.25
+        y = y.pow(np.float64(2.0)) * lib.tensor(3.0, dtype=lib.float64)
+        y = (y - lib.tensor([[1.0], [2.0]])).relu().softmax(1) / 7
+        (gx,) = lib.autograd.grad(y.sum(), x, retain_graph=True)
+        y.sum().backward()
+        s = x.clone()
+        s.mul_(2.0).sin_()
+        s.sum().backward()
+        return gx, x.grad
+    same(program)
+
+
 # -- tensor hooks and retain_grad across in-place ops and views ---------------------------------
 # A hook registered on a tensor stays on the grad_fn it had (it fires with the gradient of the
 # value before a later in-place op); retain_grad follows the tensor to its new grad_fn (an

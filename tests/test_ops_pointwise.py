@@ -649,3 +649,26 @@ def test_third_derivative_of_unary_pointwise(name):
         if a is not None:
             assert a.requires_grad == b.requires_grad, name
             assert_same(b.detach(), a.detach())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_backward_passes_nan_and_inf_gradients_exactly(dtype):
+    """ReluBackward0 on arrays clears the gradient where the result is <= 0 and passes it
+    bit for bit elsewhere: a NaN or inf gradient becomes 0 (not NaN) where the input was <= 0,
+    a NaN input passes its gradient; also broadcast gradients and double backward."""
+    from differential import same
+    def program(lib):
+        d = getattr(lib, dtype)
+        x = lib.tensor([[-1.0, 0.0, 2.0, float("nan")], [3.0, -0.0, -2.0, 1.0]], dtype=d,
+                       requires_grad=True)
+        g = lib.tensor([[float("nan"), float("inf"), float("nan"), -float("inf")],
+                        [-0.0, float("nan"), -float("inf"), 5.0]], dtype=d)
+        (gx,) = lib.autograd.grad(lib.relu(x), x, g)
+        (gb,) = lib.autograd.grad(lib.relu(x * 2).sum(0), x, lib.tensor([1.0, 2.0, 3.0, 4.0],
+                                                                         dtype=d))
+        y = lib.relu(x) * x
+        (gg_,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = lib.autograd.grad((gg_ * g.nan_to_num()).sum(), x)
+        bits = {"float16": "<u2", "float32": "<u4", "float64": "<u8"}[dtype]
+        return [t.detach().numpy().view(bits) for t in (gx, gb)], g2     # compared bit for bit
+    same(program)

@@ -236,7 +236,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 if not arrays:
                     out = _validate(node, node.apply(grads))
                 elif node._arrays and not state.grad:   # (a hook may have enabled grad)
-                    out = _validate(node, node.apply_arrays(grads))
+                    # _exact: the gradient provably fits already (OpDef.attach)
+                    out = (node.apply_arrays(grads) if node._exact else
+                           _validate(node, node.apply_arrays(grads)))
                 else:
                     grads = _wrap(grads)
                     out = [None if g is None else g._data
@@ -254,7 +256,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
             if not keep_graph:
                 node.release()
             edges = node.next_functions
-            if len(edges) == 1 and not heap:    # a chain link: nxt runs next, no buffer
+            # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): nxt
+            # runs next, no buffer
+            if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
                 nxt, nr = edges[0]
                 g = out[0]
                 if nxt is not None and g is not None and deps[nxt] == 1 and nxt not in buffers:

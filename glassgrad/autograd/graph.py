@@ -220,6 +220,7 @@ class Node:
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
                  "_retain_grad_hooks", "_input_metadata", "_metadata", "_source", "__weakref__")
     _arrays = False     # True: has apply_arrays (gradients as NumPy arrays, grad mode off)
+    _exact = False      # True: apply_arrays' gradients need no _validate (OpDef.attach)
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions

@@ -30,8 +30,10 @@ from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, Copy
 from ..backend import ndarray, xp
 
 _FREED = object()
+_FREED_ONE = (_FREED,)
 _META = {}      # (shape, NumPy dtype) -> a one-output node's input metadata, shared
 _NOT_SAVED = object()
+_PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
 _operand_key = dtypes.operand_key
@@ -86,6 +88,19 @@ class OpNode(Node):
         grad = grads[0]
         op = self.op
         values = self._saved
+        plan = op.unpack_plan
+        if plan is not None:    # one formula, one saved tensor slot: no copy, no loops
+            formula, k, other, first = plan
+            if self.next_functions[0][0] is None:
+                return [None]
+            v = values[k]
+            if type(v) is SavedTensor:
+                v = v.unpack_data(self) if arrays else v.unpack(self)
+            elif v is _FREED:
+                raise RuntimeError(FREED_MESSAGE)
+            if other is None:
+                return [formula(grad, v)]
+            return [formula(grad, v, values[other]) if first else formula(grad, values[other], v)]
         if op.slots:
             values = list(values)
             for k in op.slots:      # like PyTorch, unpack (and check) each saved tensor once,
@@ -118,7 +133,12 @@ class OpNode(Node):
     def release(self):
         slots = self.op.slots
         if slots:
-            saved = list(self._saved)
+            saved = self._saved
+            if len(saved) == 1:     # the one saved value is the one slot (sin's self)
+                if saved[0] is not _NOT_SAVED:
+                    self._saved = _FREED_ONE
+                return
+            saved = list(saved)
             for k in slots:
                 if saved[k] is not _NOT_SAVED:
                     saved[k] = _FREED
@@ -225,6 +245,10 @@ class OpDef:
         self.arrays = arrays and not self.multi_grads and not self.variadic
         self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self,
                                                     "_arrays": self.arrays})
+        # the same node for a call whose gradient provably keeps its input's shape and dtype
+        # (see attach): the engine skips _validate for it
+        self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
+                           if self.arrays and not self.multi else None)
         # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
         # key (see dtypes.operand_key); how each formula name is saved
         # (fast_attr: a callable dtype rule that depends only on the operands' dtypes and the
@@ -253,6 +277,18 @@ class OpDef:
                                    for fn, names in self.formulas)
         self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
                            if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
+        self._formula_attrs = tuple(n for n, kind, _, _ in self._save_plan if kind is None)
+        # apply_arrays' plan for a row with one formula whose arguments are one tensor slot
+        # and at most one other saved value (sin's self; pow's self and exponent):
+        # (formula, the slot, the other's index or None, whether the slot comes first)
+        self.unpack_plan = None
+        if len(self.formulas) == 1 and not self.variadic and len(self.slots) == 1:
+            fn, index = self.formula_index[0]
+            k = self.slots[0]
+            if index == (k,):
+                self.unpack_plan = (fn, k, None, True)
+            elif len(index) == 2 and k in index:
+                self.unpack_plan = (fn, k, index[1 - index.index(k)], index[0] == k)
         TABLE.append(self)
 
     def _save_kind(self, n):
@@ -483,7 +519,20 @@ class OpDef:
                     _META[(d.shape, d.dtype)] = meta
         else:
             meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
-        node = self.node_cls(edges, meta)
+        cls = self.node_cls
+        # one tensor operand, the others Python numbers, plain attrs, and the output's shape
+        # and dtype those of the input's edge (the same shared metadata as the node that made
+        # it): the formulas' arithmetic on the gradient and same-typed saved arrays, with
+        # NumPy's weak Python scalars, gives a gradient that already fits, so _validate could
+        # never change or refuse it
+        if (self._exact_cls is not None and edges[0][0] is not None
+                and edges[0][0]._input_metadata is meta and saved_self is None
+                and (len(values) == 1 or len(values) == 2 and type(values[1]) in _PLAIN)):
+            cls = self._exact_cls
+            for n in self._formula_attrs:     # (the attrs no formula sees cannot matter)
+                if type(attrs.get(n)) not in _PLAIN:
+                    cls = self.node_cls
+        node = cls(edges, meta)
         node._source = _site()
         if ndiff == 1:     # before saving: a pack hook sees grad_fn
             r = results[0]
