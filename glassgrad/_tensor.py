@@ -73,6 +73,7 @@ class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
                  "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
     __hash__ = object.__hash__
+    __array_priority__ = 1000     # NumPy scalars defer to our reflected dunders, as torch's
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):

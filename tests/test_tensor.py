@@ -439,3 +439,19 @@ def test_repr(name, default):
             t = REPRS[name](lib)
         return repr(t), str(t)
     same(program)
+
+
+@pytest.mark.parametrize("scalar", [np.float32(0.25), np.float64(1.5), np.int64(2), np.bool_(True)],
+                         ids=lambda s: type(s).__name__)
+@pytest.mark.parametrize("op", ["add", "radd", "mul", "rmul", "sub", "rsub", "truediv", "pow"])
+def test_numpy_scalar_operands_act_as_numbers(op, scalar):
+    """A NumPy scalar on either side of a dunder is the number it holds (torch's Tensor has a
+    higher __array_priority__, so NumPy defers to its reflected operators)."""
+    def program(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = {"add": lambda: x + scalar, "radd": lambda: scalar + x, "mul": lambda: x * scalar,
+             "rmul": lambda: scalar * x, "sub": lambda: x - scalar, "rsub": lambda: scalar - x,
+             "truediv": lambda: x / scalar, "pow": lambda: x ** scalar}[op]()
+        y.sum().backward()
+        return y, type(y.grad_fn).__name__ if lib is gg else y.grad_fn.name(), x.grad
+    same(program)

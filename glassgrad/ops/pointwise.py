@@ -1312,21 +1312,20 @@ def _r(fn):
 
 
 def _binary(fn, **attrs):
-    """A dunder: NotImplemented for operands that are not tensors or numbers. With attrs,
-    ``fn`` is an op row called directly (the function's checks cannot fail for a dunder)."""
+    """A dunder: NotImplemented for operands that are not tensors or numbers (a NumPy scalar
+    counts as the Python number it holds, a NumPy bool as an int, as in torch). With attrs, ``fn`` is an op row called
+    directly (the function's checks cannot fail for a dunder)."""
     from .._tensor import Tensor
-
-    if attrs:
-        def method(self, other):
-            if not isinstance(other, (Tensor, int, float)):
-                return NotImplemented
-            return fn(self, other, **attrs)
-        return method
 
     def method(self, other):
         if not isinstance(other, (Tensor, int, float)):
-            return NotImplemented
-        return fn(self, other)
+            if isinstance(other, xp.number):
+                other = other.item()
+            elif isinstance(other, xp.bool_):   # torch takes it as the integer it is
+                other = int(other)
+            else:
+                return NotImplemented
+        return fn(self, other, **attrs)
     return method
 
 
