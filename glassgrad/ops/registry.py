@@ -91,13 +91,13 @@ class OpNode(Node):
         plan = op.unpack_plan
         if plan is not None:    # one formula, one saved tensor slot: no copy, no loops
             formula, k, other, first = plan
-            if self.next_functions[0][0] is None:
-                return [None]
             v = values[k]
-            if type(v) is SavedTensor:
+            if type(v) is SavedTensor:  # unpacked (and checked) even when no edge needs it
                 v = v.unpack_data(self) if arrays else v.unpack(self)
             elif v is _FREED:
                 raise RuntimeError(FREED_MESSAGE)
+            if self.next_functions[0][0] is None:
+                return [None]
             if other is None:
                 return [formula(grad, v)]
             return [formula(grad, v, values[other]) if first else formula(grad, values[other], v)]
