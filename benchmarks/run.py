@@ -504,11 +504,44 @@ def bench_mlp(rounds, name, label, sizes, batches):
 
 
 def bench_w3(rounds):
+    return bench_mlp(rounds, "W3", "MLP 784-1024-1024-10, batch 256, SGD step", *w3_data())
+
+
+def w3_data():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((256, 784)).astype(np.float32)
     y = rng.integers(0, 10, 256).astype(np.int64)
-    return bench_mlp(rounds, "W3", "MLP 784-1024-1024-10, batch 256, SGD step", [784, 1024, 1024, 10],
-                     [(x, y)])
+    return [784, 1024, 1024, 10], [(x, y)]
+
+
+def w3_step_peak_mb(engine):
+    """Peak traced memory (MB) of one W3 step after a warm-up step, in this process:
+    tracemalloc sees NumPy's and Python's allocations (not PyTorch's C++ allocator)."""
+    import gc
+    import tracemalloc
+    sizes, batches = w3_data()
+    params = mlp_params(sizes)
+    step = (mlp_numpy(params, batches) if engine == "numpy" else
+            mlp_setup(engine, params, batches))[0]
+    step()
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    step()
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def run_w3_memory():
+    """w3_step_peak_mb in a fresh process per engine (glassgrad and the NumPy floor)."""
+    out = {}
+    for engine in ("glassgrad", "numpy"):
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--w3-memory", engine],
+                           capture_output=True, text=True, timeout=600)
+        out[engine] = (json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0
+                       else {"error": p.stderr[-400:]})
+    return out
 
 
 def bench_w2(rounds):
@@ -594,7 +627,11 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--w3-memory", help=argparse.SUPPRESS)     # the child of run_w3_memory
     args = ap.parse_args(argv)
+    if args.w3_memory:
+        print(json.dumps({"peak_mb": w3_step_peak_mb(args.w3_memory)}))
+        return None
     only = set(args.only.split(","))
     rows, notes, extra = [], [], {}
     if torch is None:
@@ -613,6 +650,8 @@ def main(argv=None):
                 continue
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows += fn(args.rounds)
+    if "W3" in only:
+        extra["W3_memory"] = run_w3_memory()
     if "W7" in only:
         print("running W7 ...", file=sys.stderr, flush=True)
         extra["W7"] = run_w7(args.w7_ops)
@@ -633,6 +672,15 @@ def main(argv=None):
                        f"{r['rss_graph_mb']:.1f} | {r['tracemalloc_peak_mb']:.1f} |\n")
         md += "\n(tracemalloc sees Python and NumPy allocations, not PyTorch's C++ allocator: " \
               "compare RSS across engines.)"
+    if "W3_memory" in extra:
+        m = extra["W3_memory"]
+        if all("peak_mb" in r for r in m.values()):
+            md += ("\n\nW3 peak memory of one step (tracemalloc, a fresh process per engine): "
+                   f"glassgrad {m['glassgrad']['peak_mb']:.1f} MB, NumPy floor "
+                   f"{m['numpy']['peak_mb']:.1f} MB "
+                   f"({m['glassgrad']['peak_mb'] / m['numpy']['peak_mb']:.2f}×)")
+        else:
+            md += f"\n\nW3 peak memory: error {m!r:.300}"
     if "import_s" in extra:
         imp = extra["import_s"]
         md += "\n\nImport time (fresh process, minus bare interpreter start " \
