@@ -404,7 +404,7 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        if state.dual:      # a forward AD level is active: outputs get tangents too
+        if state.dual:      # a forward AD level (outputs get tangents) or a vmap runs
             return _forward_ad.call(self, values, attrs)
         try:
             arrays, want = self.prepare(values, attrs)
@@ -648,7 +648,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     itself (an expand), an input overlapping self in part), "self" (only the first: fill_ with
     a tensor copies a clone of it), None (nothing: the fills of one value zero_, fill_,
     masked_fill_, index_fill_, and copy_ from self's own memory)."""
-    if state.dual:      # a forward AD level is active: self's tangent is updated too
+    if state.dual:      # a forward AD level (self's tangent too) or a vmap runs
         return _forward_ad.inplace(op, self, values, attrs, overlap)
     check_inplace(self)
     needs = edges = None
@@ -730,8 +730,10 @@ def _saved_before_write(node, counter):
     """PyTorch saves an in-place op's inputs before it writes: an input sharing self's version
     counter (x.mul_(x), a view or detach() of self) keeps the version it had then, so backward
     refuses it as modified."""
-    for saved in node._tensors.values():
-        for s in saved if type(saved) is tuple else (saved,):
+    saved = node._saved
+    for k in node.op.slots:     # the tensor slots themselves, not the glass box's _tensors view
+        v = saved[k]
+        for s in v if type(v) is tuple else (v,):
             if type(s) is SavedTensor and s.tensor is not None and s.counter is counter:
                 s.version -= 1
 
