@@ -29,8 +29,10 @@ test: $(VENV)/.installed-test graphviz
 fuzz: $(VENV)/.installed-test
 	GLASSGRAD_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_fuzz.py
 
-docs: $(VENV)/.installed
-	$(BIN)/python -m glassgrad.ops.table > docs/ops.md
+# the generated pages: docs/ops.md from the op rows, docs/glass.md (and its pictures) from real runs
+docs: $(VENV)/.installed graphviz
+	$(BIN)/python tools/ops_table.py > docs/ops.md
+	$(BIN)/python tools/glass_docs.py docs
 
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py

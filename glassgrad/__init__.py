@@ -12,11 +12,11 @@ from ._creation import (Generator, arange, as_tensor, default_generator, empty, 
                         from_numpy, full, full_like, initial_seed, linspace, manual_seed, ones,
                         ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
                         seed, tensor, zeros, zeros_like)
-from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
-                                   set_anomaly_enabled)
-from . import autograd
+from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
+                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._autograd.anomaly import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                                set_anomaly_enabled)
+from . import ops as _ops
 from .ops.pointwise import *  # noqa: F401,F403  (each ops module's __all__)
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
@@ -25,7 +25,11 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.nn import *  # noqa: F401,F403
 from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
-from . import linalg, nn  # noqa: E402
+from . import autograd, linalg, nn  # noqa: E402
+
+for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table
+    setattr(Tensor, _name, _fn)
+del _name, _fn
 
 clip = clamp
 divide = div
@@ -54,4 +58,5 @@ def detach(input):
 __version__ = "0.1.0"
 from . import func, utils  # noqa: E402,F401
 
-from .glass import explain  # noqa: E402  (glassgrad.explain(t): the history behind t in words)
+# the glass box plugs into the core's explain hook at import
+from .glass import explain  # noqa: E402  (glassgrad.explain(t or e): the history, in words)

@@ -3,8 +3,8 @@ import builtins
 
 from . import dtypes
 from ._tensor import Tensor
-from .autograd.grad_mode import state
-from .autograd.provenance import leaf_created
+from ._autograd.grad_mode import state
+from ._autograd.provenance import leaf_created
 from .backend import ndarray, xp
 
 _DEFAULT_SEED = 67280421310721     # torch's default seed; the stream itself is NumPy's
@@ -305,3 +305,13 @@ def randn_like(input, *, dtype=None, requires_grad=False):
 
 def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False):
     return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+
+
+def _legacy_new(cls, *args, **kwargs):
+    """The legacy constructor: ``torch.Tensor(data)`` (default dtype) or ``torch.Tensor(*sizes)``."""
+    if len(args) == 1 and not isinstance(args[0], builtins.int):
+        return tensor(args[0], dtype=dtypes.get_default_dtype())
+    return empty(*args)
+
+
+Tensor.__new__ = staticmethod(_legacy_new)

@@ -3,11 +3,21 @@ import warnings
 import weakref
 
 from . import dtypes
+from ._autograd import explain_hook
+from ._autograd.grad_mode import state
+from ._autograd.hooks import add_hook
+from ._autograd.provenance import leaf_created
 from ._printing import tensor_repr
-from .autograd.grad_mode import state
-from .autograd.provenance import leaf_created
-from .autograd.graph import AccumulateGrad, VersionCounter, add_hook
 from .backend import ndarray, xp
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detach()es; bumped by every in-place op.
+    ``history`` (set on the first recorded bump): the last in-place ops, see provenance.py."""
+    __slots__ = ("version", "history")
+
+    def __init__(self):
+        self.version = 0
 
 
 class Size(tuple):
@@ -87,12 +97,6 @@ class Tensor:
         t._inference = state._inference
         return t
 
-    def __new__(cls, *args, **kwargs):
-        from ._creation import tensor, empty
-        if len(args) == 1 and not isinstance(args[0], int):
-            return tensor(args[0], dtype=dtypes.get_default_dtype())
-        return empty(*args)
-
     # -- metadata ----------------------------------------------------------------------------
     @property
     def dtype(self):
@@ -157,7 +161,7 @@ class Tensor:
     def grad_fn(self):
         if self._view is None:
             return self._grad_fn
-        return _view_grad_fn(self)     # a view's grad_fn is regenerated after its base changed
+        return self._view.grad_fn(self)     # regenerated after its base changed (ops/views.py)
 
     @grad_fn.setter
     def grad_fn(self, node):
@@ -205,9 +209,8 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not self.retains_grad and self._grad is None:
-            from .glass.errors import non_leaf_grad_warning
-            warnings.warn(non_leaf_grad_warning(_NON_LEAF_GRAD_WARNING, self), UserWarning,
-                          stacklevel=2)
+            warnings.warn(explain_hook.warning_text(_NON_LEAF_GRAD_WARNING, "non_leaf_grad",
+                                                    tensor=self), UserWarning, stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -246,21 +249,6 @@ class Tensor:
             self._hook_state = _HookState()
         return self._hook_state
 
-    def _grad_accumulator(self):
-        """The leaf's AccumulateGrad node, shared by every op that uses the leaf."""
-        hs = self._hooks()
-        node = hs.accumulator and hs.accumulator()
-        if node is None:
-            node = AccumulateGrad(self)
-            hs.accumulator = weakref.ref(node)
-        return node
-
-    def _gradient_edge(self):
-        if self.grad_fn is not None:
-            return (self.grad_fn, self._output_nr)
-        # no accumulator for a tensor that only requires grad through its base (a no_grad view)
-        return (self._grad_accumulator(), 0) if self._requires_grad else (None, 0)
-
     def register_hook(self, hook):
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -290,10 +278,6 @@ class Tensor:
         if node._retain_grad_hooks is None:
             node._retain_grad_hooks = {}
         node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
         t = Tensor._make(self._data, counter=self._version_counter)
@@ -402,14 +386,17 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol):
-        from ._creation import tensor
-        return (tensor, (self._data.copy(),), None)
+        return (_rebuild, (self._data.copy(),), None)
 
 
 _new = object.__new__
 _VersionCounter = VersionCounter
-from .autograd.graph import view_grad_fn as _view_grad_fn  # noqa: E402
 dtypes._Tensor = Tensor
+
+
+def _rebuild(data):
+    """Unpickling: a new tensor on the data."""
+    return Tensor._make(data)
 
 
 def _wrap_dim(dim, ndim):
@@ -427,37 +414,3 @@ def _to_array(data):
     if isinstance(data, ndarray):
         return data
     return xp.asarray(data)
-
-
-def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a not in ("cpu", None) and str(a) != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
-    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
-        return self.clone()
-    return self if dtype is None else _shape.to_dtype(self, dtype)
-
-
-def _install_methods():
-    from . import ops
-    for name, fn in ops.methods().items():
-        setattr(Tensor, name, fn)
-    Tensor.to = _to
-    Tensor.type_as = lambda self, other: _to(self, other.dtype)
-    for name, d in (("float", dtypes.float32), ("double", dtypes.float64),
-                    ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
-                    ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
-                    ("bool", dtypes.bool)):
-        setattr(Tensor, name, lambda self, _d=d: _shape.to_dtype(self, _d))
-    Tensor.cpu = lambda self: self
-
-
-from .ops import shape as _shape  # noqa: E402  (ops need Tensor defined first)
-
-_install_methods()

@@ -2,7 +2,7 @@
 
   glassgrad run script.py [args]   run an unmodified PyTorch script on glassgrad (``import torch``
                                    and every ``torch.*`` module resolve to glassgrad); autograd
-                                   errors carry glassgrad's explanation after PyTorch's text
+                                   errors show glassgrad's explanation under PyTorch's text
   glassgrad compare script.py [args]
                                    run it under PyTorch and under glassgrad, show where stdout and
                                    stderr differ (glassgrad's explanations aside); exit 0 when
@@ -41,7 +41,7 @@ def main(argv=None):
 # -- run --------------------------------------------------------------------------------------
 def run(script, args=()):
     """Run ``script`` as __main__ with ``torch`` = glassgrad; returns the exit code."""
-    from .glass.errors import explanation, with_explanation
+    from .glass.errors import explanation, extend
     from .glass.imports import torch_is_glassgrad
     script = os.path.abspath(script)
     saved_argv, saved_path0 = sys.argv, sys.path[0] if sys.path else None
@@ -59,13 +59,13 @@ def run(script, args=()):
             return code or 0
         print(code, file=sys.stderr)
         return 1
-    except BaseException as e:      # print like Python, then explain autograd errors
+    except BaseException as e:      # print like Python, autograd errors with their notes
         sys.stdout.flush()
-        _print_traceback(e, script)
         if isinstance(e, RuntimeError) and explanation(e) is None:
             context = _explain(e, script)     # the error has none of its own: the history
             if context:
-                print(with_explanation("", context.rstrip("\n").split("\n")), file=sys.stderr)
+                extend(e, context.rstrip("\n").split("\n"))
+        _print_traceback(e, script)
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv

@@ -18,8 +18,8 @@ import itertools
 import weakref
 
 from . import autograd as _autograd
-from .autograd.grad_mode import enable_grad, is_grad_enabled, state
-from .autograd.graph import reachable_leaves
+from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
+from ._autograd.node import reachable_leaves
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
@@ -518,14 +518,15 @@ class _Batching:
     """``state.vmap`` while a vmap body runs: which tensors are batched, at which vmap levels.
 
     torch knows a tensor is batched by its type (BatchedTensor). Here vmap marks the examples it
-    passes in and every op's results inherit their operands' levels: while a vmap runs
-    ``state.dual`` is set, so ops take forward AD's path (forward_ad.call / inplace), which
-    hands them to ``propagate`` / ``inplace``; the hot path pays nothing. Of the tensors made
+    passes in and every op's results inherit their operands' levels: while a vmap runs it is
+    installed as the op interceptor (``state.handler``), so ops hand their calls to
+    ``handle_call`` / ``handle_inplace``; the hot path pays one check. Of the tensors made
     outside the op table, detach() and the *_like factories keep their source's levels; others
     (factories, nonzero, a custom Function's results, rand_like under randomness="different")
     start unbatched: an approximation under which torch refuses more than glassgrad."""
 
     def __init__(self):
+        self.inner = state.handler      # forward AD's interceptor, when a level was active
         self.sizes = []     # the batch size of each level (1, 2, ...)
         self.marks = {}     # id(tensor) -> (a weak reference to it, the frozenset of its levels)
 
@@ -546,6 +547,28 @@ class _Batching:
         ref = entry[0] if entry is not None else weakref.ref(
             t, lambda _, marks=self.marks, key=key: marks.pop(key, None))
         self.marks[key] = (ref, levels)
+
+    def handle_call(self, op, values, attrs):
+        state.handler = self.inner
+        try:
+            out = op(*values, **attrs)
+        finally:
+            state.handler = self
+        self.propagate(values, attrs, out)
+        return out
+
+    def handle_inplace(self, op, t, values, attrs, overlap):
+        from .ops.registry import apply_inplace
+        self.mark(t, self.inplace(op, t, values, attrs))   # refuses batched into unbatched
+        state.handler = self.inner
+        try:
+            return apply_inplace(op, t, values, attrs, overlap)
+        finally:
+            state.handler = self
+
+    def handle_view_inplace(self, op, t, attrs):
+        if self.inner is not None:
+            self.inner.handle_view_inplace(op, t, attrs)
 
     def propagate(self, values, attrs, out):
         levels = self.of(_tensors_in(values + tuple(attrs.values())))
@@ -676,10 +699,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         same_state = saved_rng.bit_generator.state if randomness == "same" and \
             not isinstance(saved_rng, _NoRandomness) else None
         per_element = []
-        batching, dual = state.vmap, state.dual
+        batching = state.vmap
         if batching is None:
-            batching = state.vmap = _Batching()
-            state.dual = True       # ops take forward AD's path, which propagates batching
+            batching = state.vmap = state.handler = _Batching()
         batching.sizes.append(size)
         level = len(batching.sizes)
         try:
@@ -704,7 +726,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 gen._rng = saved_rng
             batching.sizes.pop()
             if not batching.sizes:
-                state.vmap, state.dual = None, dual
+                state.vmap, state.handler = None, batching.inner
         first = per_element[0]
         flat_first, out_spec = tree_flatten(first)
         incompatible = ValueError(

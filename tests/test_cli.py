@@ -89,9 +89,9 @@ def test_run_prints_what_torch_prints_for_the_second_seed(tmp_path):
     assert expected.returncode == 0, expected.stderr
     proc = glassgrad("run", path, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert strip_explanations(proc.stdout) == expected.stdout
+    # the seed prints the error it catches: exactly torch's text (the explanation is a note)
+    assert proc.stdout == expected.stdout
     assert proc.stdout.startswith("tensor(27.)")
-    assert "glassgrad explains:\n  PowBackward0, made at seed2.py:15" in proc.stdout
 
 
 def test_run_explains_an_autograd_error(tmp_path):
@@ -109,7 +109,7 @@ def test_run_explains_an_autograd_error(tmp_path):
     assert err.startswith("Traceback (most recent call last):\n  File \"" + str(path))
     assert "RuntimeError: one of the variables needed for gradient computation has been " \
            "modified by an inplace operation" in err
-    explained = err.split("\n\nglassgrad explains:\n", 1)[1]
+    explained = err.split("\nglassgrad explains:\n", 1)[1]
     assert explained.startswith("  PowBackward0, made at seed1.py:4: `z = y**2`, saved `self` = y")
     assert "version 1: `zero_` at seed1.py:6: `c.zero_()`, through c, a detach() of y" in explained
     assert err.count("glassgrad explains:") == 1
@@ -202,7 +202,7 @@ def test_console_script_is_declared():
 
 
 def test_docs_generator_writes_the_page(tmp_path):
-    proc = python("-m", "glassgrad.glass.docs", tmp_path)
+    proc = python(str(pathlib.Path(__file__).parent.parent / "tools" / "glass_docs.py"), tmp_path)
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "glass.md").read_text()
     assert "x ---> y = AddBackward0 ---> z = PowBackward0" in page
@@ -224,8 +224,8 @@ def test_committed_docs_show_each_feature():
 
 
 def test_committed_docs_show_the_explained_errors_as_generated():
-    from glassgrad.glass.docs import ERRORS, explained_errors_section
+    from tools.glass_docs import ERRORS, explained_errors_section
     page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
     section = explained_errors_section()
-    assert section in page, "docs/glass.md is stale: run `python -m glassgrad.glass.docs`"
-    assert section.count("\n\nglassgrad explains:\n  ") == len(ERRORS)
+    assert section in page, "docs/glass.md is stale: run `make docs`"
+    assert section.count("\nglassgrad explains:\n  ") == len(ERRORS)

@@ -1,7 +1,7 @@
 """docs/ops.md is the op table as the code defines it (regenerate: make docs)."""
 import pathlib
 
-from glassgrad.ops.table import markdown
+from tools.ops_table import markdown
 
 
 def test_ops_doc_is_generated_from_the_table():

@@ -232,7 +232,7 @@ def test_a_failing_step_is_the_last_one_recorded():
         with pytest.raises(KeyError):
             y.sum().backward()
     assert tr[-1].kind == "tensor hook" and tr[-1].hook.startswith("test_a_failing_step")
-    assert gg.autograd.grad_mode.state.tracer is None
+    assert gg._autograd.grad_mode.state.tracer is None
 
 
 def test_the_table():
@@ -296,8 +296,8 @@ def test_source_shown_when_the_node_has_one():
 
 def test_the_committed_docs_show_the_current_trace():
     import pathlib
-    from glassgrad.glass.docs import _trace_section
+    from tools.glass_docs import _trace_section
     page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
     section = _trace_section()
     assert "post-accumulate-grad hook" in section and "replaced the gradient" in section
-    assert section in page, "docs/glass.md is stale: run python -m glassgrad.glass.docs"
+    assert section in page, "docs/glass.md is stale: run `make docs`"

@@ -4,13 +4,19 @@ import inspect
 import threading
 import warnings
 
-from .engine import run_backward
-from .provenance import backward_ran
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
-                        set_grad_enabled)
-from . import anomaly_mode, forward_ad, function, grad_mode  # noqa: F401
+from .._autograd import explain_hook
+from .._autograd.engine import run_backward
+from .._autograd.grad_mode import state
+from .._autograd.node import gradient_edge
+from .._autograd.provenance import backward_ran
+from .._creation import ones_like, zeros_like
+from .._tensor import Tensor
+from ..ops.shape import stack
+from . import anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
+                        set_grad_enabled)
 
 
 def _as_tuple(x):
@@ -20,8 +26,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
-    from .._creation import ones_like
-    from .._tensor import Tensor
     if grads is None:
         grads = (None,) * len(outputs)
     grads = _as_tuple(grads)
@@ -62,8 +66,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
 
 
 def _explained(fn):
-    """backward() and grad() explain the RuntimeErrors they raise (glass/errors.py: PyTorch's
-    text first, then glassgrad's explanation) and note the backward passes that free a graph."""
+    """backward() and grad() hand the RuntimeErrors they raise to the explain hook (the glass
+    box adds its explanation as a note) and note the backward passes that free a graph."""
     params = list(inspect.signature(fn).parameters)
     at_retain = params.index("retain_graph")
 
@@ -72,8 +76,7 @@ def _explained(fn):
         try:
             result = fn(*args, **kwargs)
         except RuntimeError as e:
-            from ..glass.errors import explain_call, safely
-            safely(explain_call, e, fn, args, kwargs)
+            explain_hook.explain(e, "backward", fn=fn, args=args, kwargs=kwargs)
             raise
         retain = args[at_retain] if len(args) > at_retain else kwargs.get("retain_graph")
         if retain is None:
@@ -90,7 +93,7 @@ def _roots(outputs):
         if not o.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
-        roots.append(o._gradient_edge())
+        roots.append(gradient_edge(o))
     return roots
 
 
@@ -105,7 +108,7 @@ _warned_cycle = []
 @_explained
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
              grad_variables=None, inputs=None):
-    if grad_mode.state.vmap is not None:
+    if state.vmap is not None:
         raise RuntimeError("backward() called inside a functorch transform. This is not "
                            "supported, please use functorch.grad or functorch.vjp instead or "
                            "call backward() outside of functorch transforms.")
@@ -124,7 +127,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         for t in inputs:
             if t.grad_fn is not None:
                 t.retain_grad()
-        targets = [t._gradient_edge() for t in inputs]
+        targets = [gradient_edge(t) for t in inputs]
     roots = _roots(tensors)
     token = _checkpoint_state.enter(inputs is None)
     try:
@@ -156,7 +159,6 @@ def _is_checkpoint_valid():
 def _batched_backward(roots, grads, retain_graph, create_graph, targets):
     """One backward per slice of the grad_outputs' first dimension, results stacked (torch runs
     the backward once under vmap; a loop gives the same values)."""
-    from ..ops.shape import stack
     sizes = []
     for g in grads:
         if g is None:
@@ -185,7 +187,6 @@ def _batched_backward(roots, grads, retain_graph, create_graph, targets):
 @_explained
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    from .._creation import zeros_like
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads="
                          "True, but got: allow_unused=False.")
@@ -200,7 +201,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    targets = [t._gradient_edge() for t in inputs]
+    targets = [gradient_edge(t) for t in inputs]
     roots = _roots(outputs)
     token = _checkpoint_state.enter(False)
     try:
@@ -220,6 +221,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _tensor_backward
 
 
 # after backward/grad: these modules call them (torch binds gradcheck the function over the module)

@@ -2,11 +2,10 @@
 op table computes its output's tangent J·t from its inputs' tangents.
 
 A tangent lives in the ``_fw`` slot of a Tensor (unset: no tangent) and is registered with the
-level, which drops every tangent on exit. While a level is active ``state.dual`` is set, and
-OpDef.__call__, apply_inplace and the in-place view ops hand their call to this module (the
-only cost forward AD adds when no level is active is that one flag check). func.vmap sets the
-flag too, without a level: ``call`` and ``inplace`` then tell ``state.vmap`` which results are
-batched (and it refuses in-place writes torch's vmap refuses).
+level, which drops every tangent on exit. While a level is active its interceptor is installed
+as ``state.handler``, and OpDef.__call__, apply_inplace and the in-place view ops hand their call
+to it (the only cost forward AD adds when no level is active is that one check). func.vmap
+installs an interceptor of its own; whichever was installed first is the other's ``inner``.
 
 Tangent rules, one per row, all derived from the row itself (nothing is written twice):
   linear rows      (views, shape ops, sums, copies, add/sub...): J·t is the row applied to the
@@ -25,7 +24,7 @@ backward through a tangent works.
 import weakref
 from collections import namedtuple
 
-from .grad_mode import enable_grad, state
+from .._autograd.grad_mode import enable_grad, state
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -46,7 +45,7 @@ def enter_dual_level():
     if _current_level >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current_level = 0
-    state.dual = True
+    _LEVEL.inner, state.handler = state.handler, _LEVEL
     return _current_level
 
 
@@ -66,7 +65,7 @@ def exit_dual_level(*, level=None):
             del t._fw
     _duals.clear()
     _current_level = level - 1
-    state.dual = state.vmap is not None     # a running vmap still needs the ops' slow path
+    state.handler = _LEVEL.inner
 
 
 class dual_level:
@@ -129,7 +128,7 @@ def unpack_dual(tensor, *, level=None):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
                         f"{type(tensor).__name__}")
-    tangent = tangent_of(tensor) if state.dual else None    # (a Function's forward: paused)
+    tangent = tangent_of(tensor) if state.handler else None    # (a Function's forward: paused)
     if level != _current_level and tangent is not None:
         raise RuntimeError("Invalid level given to _fw_primal")
     from ..ops.shape import _alias
@@ -157,7 +156,7 @@ def _view_of_tangent(view, base_fw):
     the base (None where it is not)."""
     from .._tensor import Tensor
     from ..backend import xp
-    from .graph import view_geometry
+    from ..ops.views import view_geometry
     base_shape, base_strides, shape, strides, offset = view_geometry(view)
     b = base_fw._data
     if offset < 0 or b.shape != base_shape or b.strides != view._base._data.strides:
@@ -189,22 +188,41 @@ def _laid_out_like(t, tangent):
 
 def _plain(op, values, attrs):
     """Run ``op`` without forward AD."""
-    prev = state.dual
-    state.dual = False
+    prev, state.handler = state.handler, None
     try:
         return op(*values, **attrs)
     finally:
-        state.dual = prev
+        state.handler = prev
 
 
 # -- propagation (called by OpDef.__call__, apply_inplace, the in-place view ops) ------------
-def call(op, values, attrs):
-    """OpDef.__call__ while a level is active: the op, then its outputs' tangents."""
-    state.dual = False
+class _Level:
+    """The interceptor of the active level (``state.handler`` while it is the innermost)."""
+    inner = None
+
+    def handle_call(self, op, values, attrs):
+        return call(op, values, attrs, self.inner)
+
+    def handle_inplace(self, op, t, values, attrs, overlap):
+        return inplace(op, t, values, attrs, overlap, self.inner)
+
+    def handle_view_inplace(self, op, t, attrs):
+        view_inplace(op, t, attrs)
+        if self.inner is not None:
+            self.inner.handle_view_inplace(op, t, attrs)
+
+
+_LEVEL = _Level()
+
+
+def call(op, values, attrs, inner):
+    """OpDef.__call__ while a level is active: the op (through the ``inner`` interceptor, if
+    any), then its outputs' tangents (computed without interception)."""
+    prev = state.handler
     try:
+        state.handler = inner
         out = op(*values, **attrs)
-        if state.vmap is not None:      # func.vmap: results of batched operands are batched
-            state.vmap.propagate(values, attrs, out)
+        state.handler = None
         tangents = _input_tangents(op, values)
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
@@ -217,30 +235,29 @@ def call(op, values, attrs):
                         _set_result(r, t, tangents, op.view)
         return out
     finally:
-        state.dual = True
+        state.handler = prev
 
 
-def inplace(op, self, values, attrs, overlap):
+def inplace(op, self, values, attrs, overlap, inner):
     """apply_inplace while a level is active: the tangent of ``self`` is updated in place
     (created, as a view of its base's tangent for a view, when it had none)."""
     from .._tensor import Tensor
     from ..ops.registry import apply_inplace
-    if state.vmap is not None:      # func.vmap: refuses writing batched into unbatched
-        state.vmap.mark(self, state.vmap.inplace(op, self, values, attrs))
     tangents = _input_tangents(op, values)
-    state.dual = False
+    prev, state.handler = state.handler, inner
     try:
         if tangents is None:
             return apply_inplace(op, self, values, attrs, overlap)
         old = Tensor._make(self._data.copy())      # what the formulas see as ``self``
         apply_inplace(op, self, values, attrs, overlap)
+        state.handler = None
         values = tuple(old if v is self else _primal(v) for v in values)
         new = _rule(op)(op, values, attrs, tangents, (self,), 1)[0]
         if new is not None:
             _write(self, new)
         return self
     finally:
-        state.dual = True
+        state.handler = prev
 
 
 def view_inplace(op, self, attrs):
@@ -263,13 +280,13 @@ def function_jvp(cls, ctx, args, result):
     grads = [t if t is not None else zeros_like(a) if isinstance(a, Tensor) else None
              for a, t in zip(args, tangents)]
     outs = result if isinstance(result, tuple) else (result,)
-    state.dual = False
+    prev, state.handler = state.handler, None
     ctx._jvp_saved = tuple(None if s is None else _primal(s, True) for s in saved or ())
     try:
         out_t = cls.jvp(ctx, *grads)
     finally:
         ctx._jvp_saved = None
-        state.dual = True
+        state.handler = prev
     out_t = out_t if isinstance(out_t, tuple) else (out_t,)
     if len(out_t) != len(outs):
         raise RuntimeError(f"Function's jvp returned an invalid number of forward gradients "

@@ -9,10 +9,11 @@ import functools
 import inspect
 import warnings
 
-from .graph import (FREED_MESSAGE, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, Node,
-                    RawSavedTensor, SavedTensor, move_retains_grad, view_meta)
-from .grad_mode import no_grad, state
-from .provenance import bumped, site
+from .._autograd.node import Node, gradient_edge, move_retains_grad
+from .._autograd.saved import RawSavedTensor, SavedTensor, freed
+from ..ops.views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, view_meta
+from .._autograd.grad_mode import no_grad, state
+from .._autograd.provenance import bumped, site
 
 _FREED = object()
 
@@ -73,13 +74,13 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._jvp_saved is not None:     # inside jvp: what save_for_forward saved
             return self._jvp_saved
         if self._saved is _FREED:
-            raise RuntimeError(FREED_MESSAGE)
+            raise freed(self)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
 
     @property
     def _raw_saved_tensors(self):
         if self._saved is _FREED:
-            raise RuntimeError(FREED_MESSAGE)
+            raise freed(self)
         return tuple(RawSavedTensor(lambda i=i: self._raw_get(i)) for i in range(len(self._saved)))
 
     def _raw_get(self, i):
@@ -174,12 +175,12 @@ class Function(FunctionCtx):
         needs = tuple(t and a.requires_grad for t, a in zip(is_tensor, args))
         record = state.grad and any(needs)
         ctx = cls._backward_cls(tuple(
-            a._gradient_edge() if need and record else (None, 0)
+            gradient_edge(a) if need and record else (None, 0)
             for a, t, need in zip(args, is_tensor, needs) if t))
         ctx.needs_input_grad = needs
         ctx._tensor_inputs = is_tensor
         ctx._source = site() if record else None
-        dual, state.dual = state.dual, False      # the forward sees no tangents
+        handler, state.handler = state.handler, None      # the forward sees no tangents
         try:
             with no_grad():
                 if separate_setup:
@@ -188,9 +189,9 @@ class Function(FunctionCtx):
                 else:
                     output = cls.forward(ctx, *args, **kwargs)
         finally:
-            state.dual = dual
+            state.handler = handler
         result = _wrap_outputs(ctx, args, output, record)
-        if dual:        # a forward AD level is active: the outputs' tangents come from jvp
+        if handler is not None:     # a forward AD level may be active: tangents from jvp
             from .forward_ad import function_jvp
             function_jvp(cls, ctx, args, result)
         return result
@@ -272,7 +273,7 @@ def _wrap_outputs(ctx, args, output, record):
         ctx._saved = tuple(_save(ctx, t, i, outs) for i, t in enumerate(ctx.to_save or ()))
     # drop the forward's lists: a dirty output's grad_fn is ctx, so keeping them makes a cycle
     ctx.to_save = ctx.dirty_tensors = ctx.non_differentiable = None
-    if not state.dual:      # (function_jvp reads them, then drops them)
+    if state.handler is None:       # (function_jvp reads them, then drops them)
         ctx.saved_for_forward = None
     return tuple(outs) if is_tuple else outs[0]
 
@@ -325,7 +326,7 @@ def once_differentiable(fn):
                 v.requires_grad = True
             leaves.append(v)
         node = Error(_ONCE_MESSAGE,
-                     tuple(v._gradient_edge() if v is not None else (None, 0) for v in leaves),
+                     tuple(gradient_edge(v) if v is not None else (None, 0) for v in leaves),
                      tuple((v.shape, v.dtype) if v is not None else (None, None)
                            for v in leaves))
         wrapped = []

@@ -5,7 +5,7 @@ in its cotangent u, so differentiating <vjp(u), .> with respect to u (at u = 0) 
 forward-mode product. ``vectorize`` is accepted; the Jacobian is always built row by row.
 """
 from . import grad as _autograd_grad_fn
-from .grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
+from .._autograd.grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 

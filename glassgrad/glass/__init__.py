@@ -2,13 +2,12 @@
 Graphviz DOT, SVG/PNG); explain(t) narrates it: what each node saved and why, which saved
 tensors were modified since, and what is safe to modify in place now. trace_backward() records
 every step of a backward pass (nodes, gradients, hooks, reductions) as a table. Autograd errors
-explain themselves after PyTorch's text (errors.py; torch_message(e) gives PyTorch's part), from
-the provenance recorded as programs run (set_provenance(False) turns it off)."""
-from ..autograd.provenance import is_provenance_enabled, set_provenance
-from .errors import torch_message
+explain themselves in a note under PyTorch's unchanged message (errors.py; explain(e) gives it),
+from the provenance recorded as programs run (set_provenance(False) turns it off)."""
+from .._autograd.provenance import is_provenance_enabled, set_provenance
 from .explain import explain
 from .graph import Graph, GraphvizNotFound, graph
 from .trace import Trace, trace_backward
 
 __all__ = ["Graph", "GraphvizNotFound", "Trace", "explain", "graph", "is_provenance_enabled",
-           "set_provenance", "torch_message", "trace_backward"]
+           "set_provenance", "trace_backward"]

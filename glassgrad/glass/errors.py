@@ -1,50 +1,55 @@
 """Errors that explain themselves.
 
-Every autograd error keeps PyTorch's exact text first (so ``except`` clauses and
-``pytest.raises(match=...)`` written for PyTorch still match); glassgrad's explanation follows
-after one fixed separator, a blank line and the header ``glassgrad explains:``, each line of
-it indented by two spaces:
+Every autograd error is PyTorch's exception with PyTorch's exact text (``str(e)``), raised by
+the core with the facts attached (the failing node, the saved tensor, the tensor written into:
+``_autograd/explain_hook.py``). The explainer registered here at import turns the facts and the
+user's frame into an explanation and adds it as a PEP 678 note, which tracebacks and Jupyter
+show under the message:
 
-    one of the variables needed for gradient computation has been modified by an inplace ...
-
+    RuntimeError: one of the variables needed for gradient computation has been modified by ...
     glassgrad explains:
       PowBackward0, made at prog.py:4: `z = y**2`, saved y ...
 
-``torch_message(e)`` gives PyTorch's part back, ``explanation(e)`` glassgrad's. The exception
-keeps its type and identity: only ``e.args[0]`` grows. The explanation names user code (file,
-line and the line's text, from the provenance recorded as the program ran) and never
-glassgrad's internals.
+``explanation(e)`` (and ``glassgrad.explain(e)``) gives the explanation, unindented. The
+explanation names user code (file, line and the line's text, from the provenance recorded as the
+program ran) and never glassgrad's internals. A warning has no notes: the non-leaf ``.grad``
+warning's text carries its explanation after a blank line and the same header.
 """
 import ast
 import inspect
 import linecache
 import re
 
-from ..autograd import provenance
-from ..autograd.graph import FREED_MESSAGE, Node
-from ..autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
-                                   where)
+from .._autograd import explain_hook, provenance
+from .._autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
+                                    where)
+from .._autograd.saved import FREED_MESSAGE
 from .history import History, _shape
 
 HEADER = "glassgrad explains:"
-SEPARATOR = "\n\n" + HEADER + "\n"
+SEPARATOR = "\n\n" + HEADER + "\n"      # before a warning's explanation
 INDENT = "  "
 
 
-def torch_message(e):
-    """PyTorch's part of an error (or warning) message: everything before the explanation."""
-    return str(e).split(SEPARATOR, 1)[0]
+def note(lines):
+    """The note that carries the explanation ``lines``: the header, then each line indented."""
+    return HEADER + "\n" + "\n".join((INDENT + line).rstrip() for line in lines)
 
 
 def explanation(e):
-    """glassgrad's explanation of an error, unindented; None when it has none."""
-    parts = str(e).split(SEPARATOR, 1)
-    if len(parts) == 1:
+    """glassgrad's explanation of an error (its note) or of a warning (after its text),
+    unindented; None when it has none."""
+    notes = [n for n in getattr(e, "__notes__", ()) if isinstance(n, str)]
+    blocks = [n[len(HEADER) + 1:] for n in notes if n.startswith(HEADER + "\n")]
+    if not blocks and SEPARATOR in str(e):
+        blocks = [str(e).split(SEPARATOR, 1)[1]]
+    if not blocks:
         return None
-    return "\n".join(line[len(INDENT):] for line in parts[1].split("\n"))
+    return "\n".join(line[len(INDENT):] for line in blocks[0].split("\n"))
 
 
-_BLOCK = re.compile(re.escape(SEPARATOR) + r"(?:" + INDENT + r"[^\n]*(?:\n|$))*")
+# a note as a traceback prints it (right under the message), or a warning's explanation
+_BLOCK = re.compile(r"\n\n?" + re.escape(HEADER) + r"\n(?:" + INDENT + r"[^\n]*(?:\n|$))*")
 
 
 def strip_explanations(text):
@@ -54,18 +59,16 @@ def strip_explanations(text):
 
 
 def with_explanation(text, lines):
-    """``text`` followed by the explanation ``lines`` in the documented form."""
+    """A warning's ``text`` followed by the explanation ``lines``."""
     if not lines:
         return text
     return text + SEPARATOR + "\n".join((INDENT + line).rstrip() for line in lines)
 
 
 def extend(exc, lines):
-    """Append the explanation ``lines`` to ``exc``'s message (once; the same object)."""
-    if not lines or not exc.args or not isinstance(exc.args[0], str) or \
-            SEPARATOR in exc.args[0]:
-        return exc
-    exc.args = (with_explanation(exc.args[0], lines),) + exc.args[1:]
+    """Add the explanation ``lines`` to ``exc`` as a note (once; the same object)."""
+    if lines and explanation(exc) is None:
+        exc.add_note(note(lines))
     return exc
 
 
@@ -77,7 +80,25 @@ def safely(fn, e, *args):
         extend(e, [f"(glassgrad could not explain this error: {type(inner).__name__}: {inner})"])
 
 
-# -- the entry point --------------------------------------------------------------------------
+# -- the explainers the core calls through its hook -------------------------------------------
+def explain_error(exc, kind, facts):
+    """The core's explain hook for errors: ``kind`` says where user code called in."""
+    if kind == "backward":
+        safely(explain_call, exc, facts["fn"], facts["args"], facts["kwargs"])
+    elif kind == "inplace_on_leaf":
+        safely(_inplace_on_leaf, exc, facts["tensor"], facts["view"])
+
+
+def explain_warning(text, kind, facts):
+    """The core's explain hook for warnings: the warning's text with the explanation."""
+    if kind == "non_leaf_grad":
+        return non_leaf_grad_warning(text, facts["tensor"])
+    return text
+
+
+explain_hook.register(explain_error, explain_warning)
+
+
 def explain_call(e, fn, args, kwargs):
     """Explain the RuntimeError ``e`` raised by the autograd entry point ``fn`` (backward or
     grad) called with ``args``/``kwargs``; the caller's variables name the tensors."""
@@ -89,7 +110,7 @@ def explain_call(e, fn, args, kwargs):
     inputs = b.arguments.get("inputs")
     if inputs is not None and not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
-    msg = torch_message(e)
+    msg = str(e)
     ctx = Context(e, names, frame, outputs, inputs)
     for prefix, explain_fn in _CASES:
         m = re.match(prefix, msg)
@@ -113,17 +134,8 @@ class Context:
         return self.by_id.get(id(t), fallback)
 
     def failing_node(self):
-        """The innermost backward node on the error's traceback (the one that raised)."""
-        found = None
-        tb = self.e.__traceback__
-        while tb is not None:
-            loc = tb.tb_frame.f_locals
-            for key in ("node", "self"):
-                v = loc.get(key)
-                if isinstance(v, Node):
-                    found = v
-            tb = tb.tb_next
-        return found
+        """The backward node that raised (the core attached it to the error)."""
+        return explain_hook.facts(self.e).get("node")
 
 
 def _frame_names(frame):
@@ -181,47 +193,11 @@ def saved_modified(ctx, m):
     return lines
 
 
-# What the backward of common ops computes, in the forward's terms: why a saved tensor's value
-# matters. Names in braces are the node's saved tensors (by the names user code gave them) and
-# attrs; a node not listed is explained by which formula uses the tensor, without the math.
-_DERIVATIVES = {
-    "PowBackward0": lambda n: f"d({n['self']}**{n['exponent']})/d{n['self']} = "
-                              + _power_rule(n["self"], n["exponent"]),
-    "PowBackward1": "d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1), "
-                    "d/d{exponent} = {self}**{exponent} * log({self})",
-    "MulBackward0": "d({self}*{other})/d{self} = {other}, d/d{other} = {self}",
-    "DivBackward0": "d({self}/{other})/d{self} = 1/{other}, d/d{other} = -{self}/{other}**2",
-    "ExpBackward0": "the derivative of exp is exp itself: the output {result}",
-    "LogBackward0": "d(log({self}))/d{self} = 1/{self}",
-    "SinBackward0": "d(sin({self}))/d{self} = cos({self})",
-    "CosBackward0": "d(cos({self}))/d{self} = -sin({self})",
-    "TanhBackward0": "d(tanh(x))/dx = 1 - {result}**2, from the output {result}",
-    "SigmoidBackward0": "d(sigmoid(x))/dx = {result}*(1 - {result}), from the output {result}",
-    "SqrtBackward0": "d(sqrt(x))/dx = 1/(2*{result}), from the output {result}",
-    "ReciprocalBackward0": "d(1/x)/dx = -{result}**2, from the output {result}",
-    "ReluBackward0": "d(relu(x))/dx = 1 where the output {result} > 0, else 0",
-    "MmBackward0": "d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad",
-    "MvBackward0": "d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad",
-    "BmmBackward0": "d(bmm({self}, {mat2}))/d{self} = grad @ {mat2}.mT, "
-                    "d/d{mat2} = {self}.mT @ grad",
-    "DotBackward0": "d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}",
-}
-
-
-def _power_rule(base, exponent):
-    """'2*y' for y**2, 'e*y**(e - 1)' for a symbolic e."""
-    try:
-        e = float(exponent)
-    except ValueError:
-        return f"{exponent}*{base}**({exponent} - 1)"
-    e1 = e - 1
-    e, e1 = (int(v) if v.is_integer() else v for v in (e, e1))
-    return f"{e}*{base}" if e1 == 1 else f"{e}*{base}**{e1}"
-
-
 def _derivative(info, s, who):
-    """'d(y**2)/dy = 2*y**(2 - 1)' for the saved tensor ``s`` of ``info``'s node, or None."""
-    text = _DERIVATIVES.get(info.name)
+    """'d(y**2)/dy = 2*y' for the saved tensor ``s`` of ``info``'s node: its row's ``explain``
+    text (names in braces: the node's saved tensors, by the names user code gave them, and its
+    attrs), or None for a node whose row has none."""
+    text = getattr(getattr(info.node, "op", None), "explain", None)
     if text is None:
         return None
     names = {k: repr(v) if isinstance(v, str) else str(v) for k, v in info.attrs.items()}
@@ -229,9 +205,18 @@ def _derivative(info, s, who):
         names[other.name] = (other.tensor if other.tensor and " " not in other.tensor else
                              str(other.value) if other.is_number else other.name)
     names[s.name] = who
-    if callable(text):
-        return text(names)
-    return re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(1)), text)
+    return _simplified(text)
+
+
+def _simplified(math):
+    """A power rule with a number for the exponent, worked out: 'y**(2 - 1)' -> 'y',
+    'y**(3 - 1)' -> 'y**2', 'y**(0.5 - 1)' -> 'y**-0.5'."""
+    def power(m):
+        e = float(m.group(1)) - 1
+        e = int(e) if e.is_integer() else e
+        return "" if e == 1 else f"**{e}"
+    return re.sub(r"\*\*\((-?\d+(?:\.\d+)?) - 1\)", power, math)
 
 
 def _saved_origin(h, s):
@@ -575,15 +560,9 @@ _CASES = (
 
 
 # -- raised outside backward: in-place on a leaf, reading a non-leaf's .grad -------------------
-def inplace_on_leaf(exc, t, view=False):
-    """Explain check_inplace's refusals (``t`` the tensor written into)."""
-    safely(_inplace_on_leaf, exc, t, view)
-    return exc
-
-
 def _inplace_on_leaf(exc, t, view):
     leaf = t._base if view else t
-    frame = provenance.user_frame(3)
+    frame = provenance.user_frame(1)
     names = _frame_names(frame)
     by_id = {id(v): k for k, v in reversed(list(names.items()))}
     name = by_id.get(id(leaf), "the leaf")
@@ -605,7 +584,7 @@ def _inplace_on_leaf(exc, t, view):
 def non_leaf_grad_warning(text, t):
     """The warning for reading a non-leaf's .grad, with glassgrad's explanation after it."""
     try:
-        frame = provenance.user_frame(2)
+        frame = provenance.user_frame(1)
         names = _frame_names(frame)
         name = next((k for k, v in names.items() if v is t), "this tensor")
         src = node_source(t.grad_fn)

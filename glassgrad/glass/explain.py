@@ -10,13 +10,19 @@ node and, for a saved tensor modified since, the in-place ops that moved its ver
 """
 import os
 
+from .._autograd import explain_hook
+from .._tensor import Tensor
+from .errors import explanation
 from .graph import saved_line
 from .history import History, caller_names, _shape, _why
 
 
 def explain(t, names=None):
     """The history behind tensor ``t`` (or a list of tensors) as text. Tensors are named after
-    the caller's variables unless ``names`` ({name: tensor}) is given."""
+    the caller's variables unless ``names`` ({name: tensor}) is given. For an exception ``t``:
+    glassgrad's explanation of it (the note under its message), or None."""
+    if isinstance(t, BaseException):
+        return explanation(t)
     if names is None:
         names = caller_names(2)
     return Explanation(History(t, names)).text()
@@ -139,8 +145,6 @@ def _dtype_shape(t):
 def explain_error(exc, names=None):
     """Context for an autograd error: the node backward stopped at and the history of the
     tensors the failing glassgrad call was given. None when the traceback shows none."""
-    from .._tensor import Tensor
-    from ..autograd.graph import Node
     frames = []
     tb = exc.__traceback__
     while tb is not None:
@@ -149,18 +153,12 @@ def explain_error(exc, names=None):
         tb = tb.tb_next
     if not frames:
         return None
-    roots, failing = [], None
-    for frame in frames:       # outermost first: the call the user made
-        for value in frame.f_locals.values():
-            items = value if isinstance(value, (tuple, list)) else (value,)
-            for v in items:
-                if isinstance(v, Tensor) and v.requires_grad and frame is frames[0] and \
-                        all(v is not r for r in roots):
-                    roots.append(v)
-                elif isinstance(v, Node) and not roots and failing is None:
-                    failing = v
-        if "node" in frame.f_locals and isinstance(frame.f_locals["node"], Node):
-            failing = frame.f_locals["node"]    # the engine's current node / unpack's owner
+    roots = []     # the tensors the outermost call (the one the user made) was given
+    for value in frames[0].f_locals.values():
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(v, Tensor) and v.requires_grad and all(v is not r for r in roots):
+                roots.append(v)
+    failing = explain_hook.facts(exc).get("node")     # the core attached the node that failed
     if not roots:
         return None
     h = History(roots, names or {})

@@ -11,8 +11,9 @@ code made each node (``NodeInfo.source``) and which in-place ops moved a saved t
 import dataclasses
 import sys
 
-from ..autograd.graph import AccumulateGrad, SavedTensor
-from ..autograd.provenance import (describe as describe_site, entry_name, node_source,
+from .._autograd.node import AccumulateGrad, grad_accumulator
+from .._autograd.saved import SavedTensor
+from .._autograd.provenance import (describe as describe_site, entry_name, node_source,
                                    version_history)
 from ..dtypes import _FROM_NP
 
@@ -109,13 +110,13 @@ class History:
         for t in self.roots:
             node = t.grad_fn
             if node is None and t.requires_grad:
-                node = t._grad_accumulator()
+                node = grad_accumulator(t)
             if node is not None:
                 starts.append(node)
         self._walk(starts)
         for t in self.roots:
             node = t.grad_fn if t.grad_fn is not None else (
-                t._grad_accumulator() if t.requires_grad else None)
+                grad_accumulator(t) if t.requires_grad else None)
             if node is not None:
                 self.root_infos.append((self.by_node[node], t._output_nr))
 

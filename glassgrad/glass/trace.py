@@ -16,8 +16,8 @@ node through its hook-aware path (autograd/engine.py ``_call_function``), which 
 import os
 from collections import namedtuple
 
-from ..autograd.graph import AccumulateGrad
-from ..autograd.grad_mode import state
+from .._autograd.node import AccumulateGrad
+from .._autograd.grad_mode import state
 from ..backend import xp
 
 __all__ = ["GradInfo", "Step", "Trace", "trace_backward"]

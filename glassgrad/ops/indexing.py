@@ -10,7 +10,7 @@ import warnings
 from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop

@@ -9,7 +9,7 @@ from collections import namedtuple
 
 from .. import dtypes
 from .._tensor import _wrap_dim
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
@@ -21,20 +21,25 @@ _mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=Tru
             grads={"self": lambda grad, mat2: grad.mm(mat2.t()) if state.grad else
                    xp.matmul(grad, mat2.T),
                    "mat2": lambda grad, self: self.t().mm(grad) if state.grad else
-                   xp.matmul(self.T, grad)})
+                   xp.matmul(self.T, grad)},
+            explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
 _mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same", arrays=True,
             grads={"self": lambda grad, vec: grad.unsqueeze(1) * vec if state.grad else
                    xp.multiply(xp.expand_dims(grad, 1), vec),
                    "vec": lambda grad, self: self.t().mv(grad) if state.grad else
-                   xp.matmul(self.T, grad)})
+                   xp.matmul(self.T, grad)},
+            explain="d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad")
 _dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
-                    "tensor": lambda grad, self: grad * self})
+                    "tensor": lambda grad, self: grad * self},
+             explain="d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}")
 _bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
              grads={"self": lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)) if state.grad else
                     xp.matmul(grad, xp.swapaxes(mat2, 1, 2)),
                     "mat2": lambda grad, self: self.transpose(1, 2).bmm(grad) if state.grad else
-                    xp.matmul(xp.swapaxes(self, 1, 2), grad)})
+                    xp.matmul(xp.swapaxes(self, 1, 2), grad)},
+             explain="d(bmm({self}, {mat2}))/d{self} = grad @ {mat2}.mT, "
+                     "d/d{mat2} = {self}.mT @ grad")
 
 
 def _same_dtype(a, b):

@@ -11,7 +11,7 @@ import warnings
 from .. import dtypes
 from .._creation import empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import no_grad, state
+from .._autograd.grad_mode import no_grad, state
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul

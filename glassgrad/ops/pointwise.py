@@ -5,7 +5,7 @@ import math
 from .. import dtypes
 from .._creation import zeros_like
 from .._tensor import Tensor
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
@@ -38,11 +38,13 @@ _rsub = defop("RsubBackward1", lambda self, other, alpha: xp.subtract(other, sel
               arrays=True)
 _mul = defop("MulBackward0", xp.multiply, ("self", "other"),
              grads={"self": lambda grad, other: grad * other,
-                    "other": lambda grad, self: grad * self}, arrays=True)
+                    "other": lambda grad, self: grad * self}, arrays=True,
+             explain="d({self}*{other})/d{self} = {other}, d/d{other} = {self}")
 _div = defop("DivBackward0", xp.true_divide, ("self", "other"), dtype="float",
              grads={"self": lambda grad, other: grad / other,
                     "other": lambda grad, self, other: -grad * ((self / other) / other)},
-             arrays=True)
+             arrays=True,
+             explain="d({self}/{other})/d{self} = 1/{other}, d/d{other} = -{self}/{other}**2")
 
 
 def _pow_forward(self, exponent):
@@ -83,9 +85,12 @@ def _pow_scalar_base_grad(grad, self, exponent, result):
 
 _pow_scalar = defop("PowBackward0", lambda self, exponent: _pow_forward(self, exponent),
                     grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype, arrays=True,
-                    fast_attr="exponent")
+                    fast_attr="exponent",
+                    explain="d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)")
 _pow_tensor = defop("PowBackward1", _pow_forward, ("self", "exponent"),
-                    grads={"self": _pow_tensor_self_grad, "exponent": _pow_tensor_exponent_grad})
+                    grads={"self": _pow_tensor_self_grad, "exponent": _pow_tensor_exponent_grad},
+                    explain="d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1), "
+                            "d/d{exponent} = {self}**{exponent} * log({self})")
 _pow_scalar_base = defop("PowBackward2", lambda exponent, self: _pow_forward(self, exponent),
                          ("exponent",), grads={"exponent": _pow_scalar_base_grad},
                          dtype=_pow_dtype)
@@ -150,9 +155,10 @@ def pow(input, exponent):
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _math(node_name, forward, grad, dtype="float", arrays=False):
+def _math(node_name, forward, grad, dtype="float", arrays=False, explain=None):
     """A unary row: (function, in-place method)."""
-    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays)
+    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
+               explain=explain)
     return (lambda input: op(input)), _inplace(op)
 
 
@@ -186,14 +192,18 @@ def _sign(a):
 
 sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result, arrays=True)
-log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self, arrays=True)
+exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result, arrays=True,
+                  explain="the derivative of exp is exp itself: the output {result}")
+log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self, arrays=True,
+                  explain="d(log({self}))/d{self} = 1/{self}")
 sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result),
-                    arrays=True)
+                    arrays=True, explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
 sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos()
-                  if state.grad else grad * xp.cos(self), arrays=True)
+                  if state.grad else grad * xp.cos(self), arrays=True,
+                  explain="d(sin({self}))/d{self} = cos({self})")
 cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin()
-                  if state.grad else grad * -xp.sin(self), arrays=True)
+                  if state.grad else grad * -xp.sin(self), arrays=True,
+                  explain="d(cos({self}))/d{self} = -sin({self})")
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
 _tanh_backward = defop(
@@ -208,12 +218,16 @@ _sigmoid_backward = defop(
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
 # on arrays, the fused backward op's own forward
 tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: _tanh_backward(grad, result)
-                    if state.grad else _tanh_backward.forward(grad, result), arrays=True)
+                    if state.grad else _tanh_backward.forward(grad, result), arrays=True,
+                    explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
 sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
                           lambda grad, result: _sigmoid_backward(grad, result) if state.grad
-                          else _sigmoid_backward.forward(grad, result), arrays=True)
+                          else _sigmoid_backward.forward(grad, result), arrays=True,
+                          explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output "
+                                  "{result}")
 reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
-                                lambda grad, result: -grad * (result * result), arrays=True)
+                                lambda grad, result: -grad * (result * result), arrays=True,
+                                explain="d(1/x)/dx = -{result}**2, from the output {result}")
 _WORDS = {2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
 
 
@@ -240,7 +254,8 @@ _relu, relu_ = _math("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), Runti
                                                "Boolean inputs not supported for relu"),
                      lambda grad, result: _threshold_backward(grad, result, threshold=0)
                      if state.grad else _threshold_backward.forward(grad, result, 0),
-                     dtype="promote", arrays=True)
+                     dtype="promote", arrays=True,
+                     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0")
 
 
 def relu(input, inplace=False):

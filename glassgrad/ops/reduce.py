@@ -6,8 +6,9 @@ import warnings
 
 from .. import dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
+from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
@@ -148,16 +149,12 @@ def sum_to(grad, shape):
     shape = tuple(shape)
     if grad.shape == shape:
         return grad
-    lead = grad.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
-    if isinstance(grad, Tensor):
-        if dims:
-            grad = sum(grad, dims, keepdim=True)
-        return grad.reshape(shape) if lead else grad
-    if dims:    # an array: the ufunc's reduce (float16 accumulated in float32)
-        grad = xp.add.reduce(grad, axis=dims, dtype=_acc(grad)).astype(grad.dtype, copy=False)
-    return grad if grad.shape == shape else grad.reshape(shape)
+    if not isinstance(grad, Tensor):
+        return sum_to_array(grad, shape)
+    dims = sum_dims(grad.shape, shape)
+    if dims:
+        grad = sum(grad, dims, keepdim=True)
+    return grad.reshape(shape) if grad.ndim != len(shape) else grad
 
 
 # -- helpers for backward formulas: flip and scatter into zeros (the public ops, imported late:
@@ -1215,5 +1212,17 @@ __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_n
 METHODS = {name: globals()[name] for name in __all__
            if name not in ("var_mean", "std_mean")}
 METHODS.update(cumsum_=cumsum_, cumprod_=cumprod_)
+
+
+def _sum_to_size(self, *size):
+    """Tensor.sum_to_size: ``self`` summed down to ``size``, which must expand to its shape."""
+    size = tuple(_shape._parse_size(size))
+    shape = tuple(self.shape)
+    if not expandable(size, shape):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    return sum_to(self, size)
+
+
+METHODS["sum_to_size"] = _sum_to_size
 
 LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": linalg_norm}

@@ -20,14 +20,16 @@ returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 import inspect
 
 from .. import dtypes
-from .._tensor import Tensor
-from ..autograd import forward_ad as _forward_ad
-from ..autograd.grad_mode import state
-from ..autograd.provenance import bumped as _bumped, site_above as _site
-from ..autograd.graph import (DEFAULT, FREED_MESSAGE, SELF_OVERLAP_MESSAGE, CopySlices, Node,
-                              RawSavedTensor, SavedTensor, move_retains_grad, view_geometry,
-                              view_meta, view_rebase_error)
+from .._tensor import Tensor, VersionCounter
+from .._autograd.grad_mode import state
+from .._autograd.provenance import bumped as _bumped, site_above as _site
+from .._autograd import explain_hook
+from .._autograd.node import Node, grad_accumulator, move_retains_grad
+from .._autograd.saved import RawSavedTensor, SavedTensor, freed
+from .._creation import tensor, zeros
 from ..backend import ndarray, xp
+from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
+                    view_rebase_error)
 
 _FREED = object()
 _FREED_ONE = (_FREED,)
@@ -37,8 +39,7 @@ _PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot chan
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
 _operand_key = dtypes.operand_key
-_VersionCounter = Tensor._make(None)._version_counter.__class__
-# how attach() saves a name, decided once per op (an attr of the call always wins)
+_VersionCounter = VersionCounter
 # how a formula's parameter is saved (OpDef._save_kind)
 (_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
  _SAVE_ARGS_TYPES) = range(7)
@@ -95,7 +96,7 @@ class OpNode(Node):
             if type(v) is SavedTensor:  # unpacked (and checked) even when no edge needs it
                 v = v.unpack_data(self) if arrays else v.unpack(self)
             elif v is _FREED:
-                raise RuntimeError(FREED_MESSAGE)
+                raise freed(self)
             if self.next_functions[0][0] is None:
                 return [None]
             if other is None:
@@ -108,7 +109,7 @@ class OpNode(Node):
                 if type(v) is SavedTensor:
                     values[k] = v.unpack_data(self) if arrays else v.unpack(self)
                 elif v is _FREED:
-                    raise RuntimeError(FREED_MESSAGE)
+                    raise freed(self)
         out = []
         for (formula, index), (edge, _) in zip(op.formula_index, self.next_functions):
             if edge is None:     # this input needs no gradient
@@ -125,7 +126,7 @@ class OpNode(Node):
         k = self.op.saved_index[name]
         v = self._saved[k]
         if v is _FREED:
-            raise RuntimeError(FREED_MESSAGE)
+            raise freed(self)
         if type(v) is tuple and k in self.op.slots:     # a variadic op's saved inputs
             return tuple(x.unpack(self) for x in v)
         return v.unpack(self) if type(v) is SavedTensor else v
@@ -184,9 +185,9 @@ class OpNode(Node):
         if k not in op.slots or v is None:
             return v
         if v is _FREED:
-            raise RuntimeError(FREED_MESSAGE)
+            raise freed(self)
         if type(v) not in (SavedTensor, tuple):   # a number in a tensor slot: torch wraps it as a
-            from .._creation import tensor        # 0-d tensor (floats as float64)
+            # 0-d tensor (floats as float64)
             return tensor(v, dtype=dtypes.float64 if isinstance(v, float) else None)
         return self._value(key)
 
@@ -220,8 +221,9 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs, arrays, fast_attr, jvp=None):
+                 diff_outputs, arrays, fast_attr, jvp=None, explain=None):
         self.name = node_name
+        self.explain = explain    # the derivative in words, for the glass box (see defop)
         self.jvp = jvp
         self.promote = promote
         self.forward = forward
@@ -404,8 +406,8 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        if state.dual:      # a forward AD level (outputs get tangents) or a vmap runs
-            return _forward_ad.call(self, values, attrs)
+        if state.handler is not None:   # a forward AD level (tangents) or a vmap (batching)
+            return state.handler.handle_call(self, values, attrs)
         try:
             arrays, want = self.prepare(values, attrs)
             out = self.forward(*arrays, **attrs)
@@ -573,7 +575,7 @@ class OpDef:
 
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
-          jvp=None):
+          jvp=None, explain=None):
     """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
     default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
     (values, attrs) -> dtype; promote: the indices of the inputs that take part in promotion
@@ -583,9 +585,11 @@ def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", vie
     attr's type (a Python number): decisions are then cached like the named rules'. jvp: the
     row's own forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
-    differentiable input, None where it has none)."""
+    differentiable input, None where it has none). explain: the derivative in the forward's terms,
+    for explanations of a saved tensor (names in braces are the row's inputs, attrs and outputs:
+    ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``)."""
     return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr, jvp)
+                 arrays, fast_attr, jvp, explain)
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
@@ -617,9 +621,8 @@ def check_inplace(self):
 
 
 def _leaf_error(exc, t, view=False):
-    """The refusal, with glassgrad's explanation (which leaf, where it was made, the fix)."""
-    from ..glass.errors import inplace_on_leaf
-    return inplace_on_leaf(exc, t, view)
+    """The refusal, handed to the explain hook (which leaf, where it was made, the fix)."""
+    return explain_hook.explain(exc, "inplace_on_leaf", tensor=t, view=view)
 
 
 def _check_view_inplace(self, needs):
@@ -648,8 +651,8 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     itself (an expand), an input overlapping self in part), "self" (only the first: fill_ with
     a tensor copies a clone of it), None (nothing: the fills of one value zero_, fill_,
     masked_fill_, index_fill_, and copy_ from self's own memory)."""
-    if state.dual:      # a forward AD level (self's tangent too) or a vmap runs
-        return _forward_ad.inplace(op, self, values, attrs, overlap)
+    if state.handler is not None:   # a forward AD level (self's tangent too) or a vmap
+        return state.handler.handle_inplace(op, self, values, attrs, overlap)
     check_inplace(self)
     needs = edges = None
     view = self._view is not None and state.grad
@@ -758,11 +761,10 @@ def _edge(v):
     """The gradient edge of an input that requires grad: its grad_fn, or its leaf accumulator."""
     fn = v._grad_fn if v._view is None else v.grad_fn
     return ((fn, v._output_nr) if fn is not None else
-            (v._grad_accumulator(), 0) if v._requires_grad else (None, 0))
+            (grad_accumulator(v), 0) if v._requires_grad else (None, 0))
 
 
 def _zeros(shape, dtype):
-    from .._creation import zeros
     return zeros(shape, dtype=dtype)
 
 

@@ -5,8 +5,8 @@ import warnings
 
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import state
-from ..autograd.provenance import bumped
+from .._autograd.grad_mode import state
+from .._autograd.provenance import bumped
 from ..backend import xp
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -290,8 +290,6 @@ def squeeze(input, dim=None):
 def _view_inplace(op, self, **attrs):
     """An in-place view op: ``self`` takes the new geometry of its own data; as in torch the
     version moves and, when recording, history gains the op's node (views stay views)."""
-    from ..autograd import forward_ad as _forward_ad
-    from ..autograd.grad_mode import state
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
@@ -305,8 +303,8 @@ def _view_inplace(op, self, **attrs):
     bumped(self, op.name)
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
-    if state.dual:
-        _forward_ad.view_inplace(op, self, attrs)
+    if state.handler is not None:   # forward AD: the tangent takes the new geometry too
+        state.handler.handle_view_inplace(op, self, attrs)
     return self
 
 

@@ -19,8 +19,8 @@ import warnings
 
 from .. import autograd
 from ..autograd.function import Function
-from ..autograd.graph import reachable_leaves
-from ..autograd.grad_mode import enable_grad, no_grad, state
+from .._autograd.node import reachable_leaves
+from .._autograd.grad_mode import enable_grad, no_grad, state
 from ._pytree import tree_flatten, tree_unflatten
 
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",

@@ -1,0 +1,349 @@
+"""run_backward: dependency counting, a ready queue ordered like PyTorch's, per-node input
+buffers and central validation (shape reduction, dtype cast) of every gradient. No recursion.
+
+A backward pass is a GraphTask (PyTorch's name): ``run`` pops a ready node, ``evaluate`` runs it
+(the one place a node is applied), ``route`` hands its gradients to the nodes they belong to and
+says which runs next. Without create_graph gradients flow as NumPy arrays (array mode): nodes
+with ``apply_arrays`` take them as they are; every other node, and every hook, sees Tensors.
+"""
+import heapq
+
+from .._tensor import Tensor
+from ..backend import xp
+from ..dtypes import _FROM_NP
+from . import explain_hook
+from .anomaly import check_nan, warn_failure
+from .grad_mode import state
+from .node import AccumulateGrad
+
+
+def _graph(roots):
+    """The number of edges that point at each node reachable from ``roots``."""
+    deps = {}
+    stack = list(roots)
+    seen = set(stack)
+    push = stack.append
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in seen:
+                    push(nxt)
+    return deps
+
+
+def _reaching(roots, deps, targets):
+    """Nodes from which a target node can be reached by at least one edge."""
+    remaining = dict(deps)
+    order, stack = [], [n for n in roots if not remaining.get(n)]
+    while stack:     # Kahn's topological order, children after parents
+        node = stack.pop()
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                remaining[nxt] -= 1
+                if remaining[nxt] == 0:
+                    stack.append(nxt)
+    reach = set()
+    for node in reversed(order):
+        if any(n in targets or n in reach for n, _ in node.next_functions if n is not None):
+            reach.add(node)
+    return reach
+
+
+def _validate(node, grads):
+    """Check the count of ``grads`` and bring each to the shape and dtype its input had.
+    A gradient is a Tensor, or in array mode (see run_backward) a NumPy array or scalar."""
+    edges = node.next_functions
+    if len(grads) != len(edges):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(grads)})")
+    for (nxt, nr), g in zip(edges, grads):
+        if g is None or nxt is None:
+            continue
+        shape, dtype = nxt._input_metadata[nr]
+        d = g._data if isinstance(g, Tensor) else g     # without building Size and dtype
+        if d.shape != shape or _FROM_NP.get(d.dtype) is not dtype:
+            return _conform(node, grads)
+    return grads
+
+
+def _conform(node, grads):
+    """_validate's repairs: sum a broadcast gradient down to its input's shape, cast it to the
+    input's dtype, or raise PyTorch's error for a shape that cannot be reduced."""
+    out = list(grads)
+    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, out)):
+        if g is None or nxt is None:
+            continue
+        shape, dtype = nxt._input_metadata[nr]
+        is_tensor = isinstance(g, Tensor)
+        d = g._data if is_tensor else g
+        if d.shape != shape:
+            if not expandable(shape, d.shape):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                                   f"{i} - got {list(d.shape)} but expected shape compatible "
+                                   f"with {list(shape)}")
+            reduced = _sum_to(g, shape)      # on a tensor, or on the array in array mode
+            if state.tracer is not None:
+                state.tracer.reduce(node, i, nxt, g, reduced)
+            g = reduced
+            d = g._data if is_tensor else g
+        if _FROM_NP.get(d.dtype) is not dtype:
+            cast = g.to(dtype) if is_tensor else d.astype(dtype.np)
+            if state.tracer is not None:
+                state.tracer.cast(node, i, nxt, g, cast)
+            g = cast
+        out[i] = g
+    return out
+
+
+def _sum_to(g, shape):
+    """A gradient summed down to ``shape``: a Tensor through its (differentiable) sum_to_size,
+    an array in array mode by ``sum_to_array``."""
+    return g.sum_to_size(shape) if isinstance(g, Tensor) else sum_to_array(g, shape)
+
+
+def sum_dims(shape, to):
+    """The dimensions of ``shape`` that broadcasting ``to`` into it added or expanded."""
+    lead = len(shape) - len(to)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(to)
+                                      if n == 1 and shape[lead + i] != 1)
+
+
+def sum_to_array(a, shape):
+    """Sum the array ``a`` down to ``shape`` (the reverse of broadcasting): NumPy's ufunc reduce,
+    float16 accumulated in float32 as torch does."""
+    dims = sum_dims(a.shape, shape)
+    if dims:
+        a = xp.add.reduce(a, axis=dims, dtype=xp.float32 if a.dtype == xp.float16 else None
+                          ).astype(a.dtype, copy=False)
+    return a if a.shape == shape else a.reshape(shape)
+
+
+def expandable(shape, to):
+    if len(shape) > len(to):
+        return False
+    return all(s == t or s == 1 for s, t in zip(reversed(shape), reversed(to)))
+
+
+def _call_tensor_pre_hooks(node, grads):
+    tr = state.tracer    # trace_backward: hooks run through tr.call, which records them
+    hooks = node._tensor_hooks()
+    if hooks:
+        for nr, per_output in hooks.items():
+            for hook in tuple(per_output.values()):
+                if grads[nr] is not None:
+                    new = (hook(grads[nr]) if tr is None else
+                           tr.call("tensor hook", node, hook, (grads[nr],), nr))
+                    if new is not None:
+                        grads[nr] = new
+    if node._retain_grad_hooks:
+        for nr, ref in node._retain_grad_hooks.items():
+            t, g = ref(), grads[nr]
+            if t is not None and g is not None:
+                if tr is not None:
+                    tr.retain_grad(node, nr, g)
+                t._grad = g.clone() if t._grad is None else t._grad + g
+    return grads
+
+
+def _call_function(node, grads, tensor_hooks_done=False):
+    """A node with its hooks; every node comes here in anomaly mode and while tracing."""
+    tr = state.tracer
+    prev_node, state.node = state.node, node    # the parent of nodes made here (anomaly mode)
+    try:
+        if not tensor_hooks_done:
+            grads = _call_tensor_pre_hooks(node, grads)
+        if node._pre_hooks:
+            for hook in tuple(node._pre_hooks.values()):
+                new = (hook(tuple(grads)) if tr is None else
+                       tr.call("pre-hook", node, hook, (tuple(grads),)))
+                if new is not None:
+                    grads = list(new)
+        step = tr.node(node, grads) if tr is not None else None
+        out = _validate(node, node.apply(grads))
+        if step is not None:
+            step.done(out)
+        if node._hooks:
+            for hook in tuple(node._hooks.values()):
+                new = (hook(tuple(out), tuple(grads)) if tr is None else
+                       tr.call("post-hook", node, hook, (tuple(out), tuple(grads))))
+                if new is not None:
+                    out = list(new)
+        if state.anomaly and state.anomaly_check_nan:
+            check_nan(node, out)
+    finally:
+        state.node = prev_node
+    return out
+
+
+def _wrap(grads):
+    """Array mode: gradients as Tensors, for hooks and nodes without apply_arrays."""
+    make = Tensor._make
+    return [None if g is None else make(xp.asarray(g)) for g in grads]
+
+
+def _has_hooks(node):
+    return (node._pre_hooks is not None or node._hooks is not None
+            or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None)
+
+
+def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accumulate=True):
+    """Propagate ``root_grads`` from ``roots`` ((node, nr) pairs).
+
+    targets: (node, nr) edges of ``inputs``. With accumulate=False their gradients are captured
+    and returned instead of accumulated (autograd.grad); with accumulate=True only they receive.
+    """
+    task = GraphTask(roots, root_grads, keep_graph, create_graph, targets, accumulate)
+    tr = state.tracer
+    if tr is not None:
+        tr.begin(roots, root_grads)
+    prev = state.grad_enabled
+    state.grad_enabled = create_graph
+    try:
+        task.run()
+    except Exception as e:
+        node = task.node
+        if node is not None:
+            explain_hook.attach(e, node=node)       # the node that failed, for the glass box
+            if state.anomaly:
+                warn_failure(node)   # the failing node's forward traceback, then the error
+        raise
+    finally:
+        state.grad_enabled = prev
+        if tr is not None:
+            tr.end()
+    return task.captured
+
+
+class GraphTask:
+    """One backward pass: dependency counts, input buffers, the ready queue, the captures."""
+
+    def __init__(self, roots, root_grads, keep_graph, create_graph, targets, accumulate):
+        root_nodes = list(dict.fromkeys(n for n, _ in roots))   # a node may hold several roots
+        self.deps = deps = _graph(root_nodes)
+        self.keep_graph = keep_graph
+        self.needed = self.captures = self.captured = None
+        if targets is not None:
+            target_nodes = {n for n, _ in targets}
+            self.needed = _reaching(root_nodes, deps, target_nodes)
+            if accumulate:
+                self.needed |= target_nodes
+            else:
+                self.captures = {}
+                for i, (n, nr) in enumerate(targets):
+                    self.captures.setdefault(n, []).append((i, nr))
+                self.captured = [None] * len(targets)
+        self.arrays = not create_graph or state.inference
+        # every node through the hook-aware path: anomaly mode, or a trace_backward running
+        self.slow = state.anomaly or state.tracer is not None
+        self.buffers = buffers = {}
+        for (node, nr), g in zip(roots, root_grads):
+            if self.arrays and g is not None:
+                g = g._data
+            buf = buffers.setdefault(node, [None] * len(node._input_metadata))
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        self.heap, self.tick = [], 0
+        for node in buffers:
+            if not deps.get(node):
+                self.push(node)
+        self.node = None    # the node running (the one that failed, when one fails)
+
+    def push(self, node):
+        heapq.heappush(self.heap, (-node._sequence_nr, self.tick, node))
+        self.tick += 1
+
+    def run(self):
+        """Pop a ready node, evaluate it, route its gradients; the node ``route`` hands back
+        (the only one ready, or a chain link's next) runs without a queue round trip."""
+        heap, buffers, heappop = self.heap, self.buffers, heapq.heappop
+        node = grads = None
+        while True:
+            if node is None:
+                if not heap:
+                    return
+                node = heappop(heap)[2]
+                grads = buffers.pop(node)
+            self.node = node
+            out = self.evaluate(node, grads)
+            grads = None    # only the node held them: an AccumulateGrad may have taken one
+            if not self.keep_graph:
+                node.release()
+            node, grads = self.route(node, out)
+
+    def evaluate(self, node, grads):
+        """Run ``node`` on ``grads`` (with its hooks, when it has any): its gradients, one per
+        next function; () for a leaf's AccumulateGrad."""
+        arrays = self.arrays
+        hooks_done = False
+        if self.captures is not None and node in self.captures:
+            if arrays:
+                grads = _wrap(grads)
+            grads, hooks_done = _call_tensor_pre_hooks(node, grads), True
+            self.capture(node, grads)
+        if self.needed is not None and node not in self.needed:
+            return None
+        if self.slow or hooks_done or _has_hooks(node):
+            if not arrays:
+                return _call_function(node, grads, hooks_done)
+            if not hooks_done:
+                grads = _wrap(grads)   # rebound: an AccumulateGrad may take the buffer
+            return [None if g is None else g._data
+                    for g in _call_function(node, grads, hooks_done)]
+        if type(node) is AccumulateGrad:    # a leaf: no outputs, nothing to validate
+            if not (arrays and node.accumulate_array(grads)):   # False: the leaf has hooks
+                return _call_function(node, _wrap(grads) if arrays else grads)
+            return ()
+        if not arrays:
+            return _validate(node, node.apply(grads))
+        if node._arrays and not state.grad:   # (a hook may have enabled grad)
+            # _exact: the gradient provably fits already (OpDef.attach)
+            return (node.apply_arrays(grads) if node._exact else
+                    _validate(node, node.apply_arrays(grads)))
+        return [None if g is None else g._data
+                for g in _validate(node, node.apply(_wrap(grads)))]
+
+    def capture(self, node, grads):
+        tr = state.tracer
+        for i, nr in self.captures[node]:
+            self.captured[i] = grads[nr]
+            if tr is not None:
+                tr.capture(node, i, nr, grads[nr])
+
+    def route(self, node, out):
+        """Add ``out`` into the input buffers of ``node``'s next functions; returns (the node to
+        run next without the queue, its gradients) or (None, None)."""
+        if out is None:         # a node no target needs
+            return None, None
+        edges, deps, buffers = node.next_functions, self.deps, self.buffers
+        # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the next
+        # node runs now, no buffer
+        if not self.heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
+            nxt, nr = edges[0]
+            if nxt is not None and out[0] is not None and deps[nxt] == 1 and nxt not in buffers:
+                deps[nxt] = 0
+                grads = [None] * len(nxt._input_metadata)
+                grads[nr] = out[0]
+                return nxt, grads
+        ready = []
+        for (nxt, nr), g in zip(edges, out):
+            if nxt is None:
+                continue
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * len(nxt._input_metadata)
+                buf[nr] = g if buf[nr] is None else buf[nr] + g
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0 and nxt in buffers:
+                ready.append(nxt)
+        if len(ready) == 1 and not self.heap:   # the only ready node: no queue round trip
+            return ready[0], buffers.pop(ready[0])
+        for nxt in ready:     # ordered by sequence number among everything ready
+            self.push(nxt)
+        return None, None

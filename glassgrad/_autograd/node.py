@@ -1,0 +1,203 @@
+"""The graph's nodes: Node, AccumulateGrad, and the free functions PyTorch's autograd keeps
+beside them (a tensor's gradient edge and leaf accumulator, retained gradients that follow a
+tensor to a new grad_fn, the leaves a graph reaches).
+
+No reference cycles: a node points back (to the nodes that made its inputs) and to the input
+tensors it saved, never to its own outputs; an output it saves is kept as bare data and
+re-wrapped on unpack. A graph is freed by reference counting as soon as its last user drops it.
+"""
+import itertools
+import re
+import sys
+import weakref
+
+from .._tensor import Tensor
+from ..backend import ndarray, xp
+from .anomaly import record as _record_anomaly
+from .grad_mode import state
+from .hooks import add_hook
+
+_refcount = sys.getrefcount
+_sequence = itertools.count()
+
+
+def short_name(node):
+    """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0, 'Pow1' for
+    PowBackward1 (only a trailing Backward0 goes whole)."""
+    return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
+
+
+class Node:
+    """A backward function. Subclasses are named like PyTorch's (MulBackward0, AccumulateGrad)."""
+    # _source: where user code made the node (provenance.py); set by whoever makes the node
+    __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+                 "_retain_grad_hooks", "_input_metadata", "_metadata", "_source", "__weakref__")
+    _arrays = False     # True: has apply_arrays (gradients as NumPy arrays, grad mode off)
+    _exact = False      # True: apply_arrays' gradients need no _validate (OpDef.attach)
+
+    def __init__(self, next_functions=(), input_metadata=()):
+        self.next_functions = next_functions
+        self._input_metadata = input_metadata    # (shape, dtype) of each forward output
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
+        self._retain_grad_hooks = self._metadata = None
+        if state.anomaly:       # the forward traceback (anomaly_mode)
+            _record_anomaly(self)
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def requires_grad(self):
+        return True
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after the node; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before the node; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _tensor_hooks(self):
+        """{output_nr: {id: hook}} of the tensors this node produced."""
+        return self._tensor_pre_hooks
+
+    def apply(self, grads):
+        """grads: one gradient per forward output -> one per entry of next_functions."""
+        raise NotImplementedError
+
+    def release(self):
+        """Free saved buffers (after a backward without retain_graph)."""
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf: adds incoming gradients into ``variable.grad``."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__((), ((variable.shape, variable.dtype),))
+        self.variable = variable
+        self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads):
+        var, grad = self.variable, grads[0]
+        if var._grad is None:
+            # the new .grad must not alias anything the user holds, unless it carries a graph;
+            # a buffer only the engine holds (refcounts: this frame, grads, getrefcount's
+            # argument; an owning, writable array nothing else refers to) is taken as is
+            if state.grad:
+                var._grad = grad
+            elif (_refcount(grad) <= 3 and grad._hook_state is None and grad.grad_fn is None
+                  and _refcount(grad._data) <= 2 and grad._data.base is None
+                  and grad._data.flags.writeable):
+                var._grad = grad
+            else:
+                var._grad = Tensor._make(grad._data.copy())
+        elif state.grad:    # create_graph: out of place, so the sum stays differentiable
+            var._grad = var._grad + grad
+        else:
+            var._grad._data += grad._data
+            var._grad._version_counter.version += 1
+        hs = var._hook_state
+        if hs is not None and hs.post_accumulate_grad_hooks:
+            tr = state.tracer
+            for hook in tuple(hs.post_accumulate_grad_hooks.values()):
+                if tr is None:
+                    hook(var)
+                else:
+                    tr.call("post-accumulate-grad hook", self, hook, (var,))
+        return ()
+
+    def accumulate_array(self, grads):
+        """apply() in array mode (the engine's fast path): ``grads[0]`` is a NumPy array or
+        scalar; False (nothing done) when the leaf has hooks. The array becomes ``.grad`` as
+        is when only the engine's buffer holds it (refcounts: the list, this frame,
+        getrefcount's argument) and it owns its writable memory."""
+        var, g = self.variable, grads[0]
+        hs = var._hook_state
+        if hs is not None and (hs.backward_hooks or hs.post_accumulate_grad_hooks):
+            return False
+        if var._grad is None:
+            if not (type(g) is ndarray and _refcount(g) <= 3 and g.base is None
+                    and g.flags.writeable):
+                g = xp.array(g)
+            var._grad = Tensor._make(g)
+        else:
+            var._grad._data += g
+            var._grad._version_counter.version += 1
+        return True
+
+    def _tensor_hooks(self):
+        hs = self.variable._hook_state
+        return {0: hs.backward_hooks} if hs is not None and hs.backward_hooks else None
+
+
+def grad_accumulator(t):
+    """The leaf's AccumulateGrad node, shared by every op that uses the leaf (PyTorch's
+    impl::grad_accumulator)."""
+    hs = t._hooks()
+    node = hs.accumulator and hs.accumulator()
+    if node is None:
+        node = AccumulateGrad(t)
+        hs.accumulator = weakref.ref(node)
+    return node
+
+
+def gradient_edge(t):
+    """(node, input_nr) that a gradient of ``t`` flows into: its grad_fn, or its leaf
+    accumulator (PyTorch's impl::gradient_edge); (None, 0) for a tensor that only requires
+    grad through its base (a no_grad view)."""
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (grad_accumulator(t), 0) if t._requires_grad else (None, 0)
+
+
+def move_retains_grad(t, old_fn, old_nr):
+    """After ``t`` got a new grad_fn (an in-place op, a regenerated view grad_fn), a retained
+    gradient comes from the new one, as PyTorch's update_tensor_hooks_on_new_gradfn does (hooks
+    registered before stay on the old node)."""
+    hooks = old_fn._retain_grad_hooks if old_fn is not None else None
+    if hooks and t._hook_state.retains_grad and old_nr in hooks:
+        new = t._grad_fn
+        if new._retain_grad_hooks is None:
+            new._retain_grad_hooks = {}
+        new._retain_grad_hooks[t._output_nr] = hooks.pop(old_nr)
+
+
+def reachable_leaves(roots):
+    """The leaf tensors (AccumulateGrad variables) the nodes ``roots`` lead to, each once."""
+    seen, stack = set(roots), list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, AccumulateGrad):
+            yield node.variable
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+
+
