@@ -20,6 +20,7 @@ import weakref
 from . import autograd as _autograd
 from .autograd.grad_mode import enable_grad, is_grad_enabled, state
 from .autograd.graph import reachable_leaves
+from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
@@ -653,9 +654,9 @@ def _same_everywhere(values):
     first = values[0]
     if not _is_tensor(first):
         return True
-    import numpy as np
+    xp = backend_of(first._data).xp
     return all(_is_tensor(v) and v.shape == first.shape and
-               np.array_equal(v._data, first._data, equal_nan=True)
+               xp.array_equal(v._data, first._data, equal_nan=True)
                for v in values[1:])
 
 
