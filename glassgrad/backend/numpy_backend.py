@@ -35,8 +35,8 @@ class NumpyBackend:
 
     @staticmethod
     def word(dtype):
-        """The unsigned integer dtype as wide as ``dtype`` (to work on an array's bits)."""
-        return _WORDS[numpy.dtype(dtype).itemsize]
+        """The unsigned integer dtype as wide as ``dtype`` (a NumPy dtype), to work on bits."""
+        return _WORDS[dtype.itemsize]
 
     @staticmethod
     def bits(a):
