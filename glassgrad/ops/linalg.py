@@ -3,7 +3,8 @@ them as ATen does), diagonals and triangles, and glassgrad.linalg's factorizatio
 
 Factorizations run on numpy.linalg; their outputs take LAPACK's column-major layout (torch's
 strides) and their backward formulas are compositions of glassgrad ops, so they differentiate
-again. The LU factors that det, slogdet and solve save are computed here as LAPACK's getrf does.
+again. The LU factors that det, slogdet and solve save are computed as LAPACK's getrf does
+(backend/kernels/lapack.py).
 """
 from collections import namedtuple
 
@@ -11,6 +12,7 @@ from .. import dtypes
 from .._tensor import _wrap_dim
 from ..autograd.grad_mode import state
 from ..backend import xp
+from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
@@ -634,11 +636,6 @@ _QR_OLD = _return_type("qr", ("Q", "R"))
 _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 
 
-def _colmajor(a):
-    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides)."""
-    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
-
-
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
@@ -655,31 +652,6 @@ def _check(fn, A, square=True):
 def _batch_error(fn, batch, index, message):
     where = f"(Batch element {index}): " if batch else ""
     raise _LinAlgError(f"{fn}: {where}{message}")
-
-
-def _lu_factor(a):
-    """Partially pivoted LU as LAPACK's getrf: packed LU and 1-based int32 pivots."""
-    n = a.shape[-1]
-    lu = xp.array(a, copy=True)
-    piv = xp.zeros(a.shape[:-1], xp.int32)
-    flat, pflat = lu.reshape(-1, n, n), piv.reshape(-1, n)
-    rows = xp.arange(flat.shape[0])
-    with xp.errstate(divide="ignore", invalid="ignore"):
-        for k in range(n):
-            p = k + xp.argmax(abs(flat[:, k:, k]), axis=1)
-            pflat[:, k] = p + 1
-            top = flat[rows, k].copy()
-            flat[rows, k] = flat[rows, p]
-            flat[rows, p] = top
-            pivot = flat[:, k, k]
-            flat[:, k + 1:, k] /= xp.where(pivot == 0, 1, pivot)[:, None]
-            flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k, None] * flat[:, k, None, k + 1:]
-    return lu, piv
-
-
-def _perm_sign(piv, dtype):
-    swaps = xp.sum(piv != xp.arange(1, piv.shape[-1] + 1, dtype=piv.dtype), -1)
-    return (1 - 2 * (swaps % 2)).astype(dtype)
 
 
 def _check_singular(fn, A, message):
@@ -706,11 +678,6 @@ _inv = defop("LinalgInvExBackward0", _inv_forward, ("A",), dtype="same",
 def inv(A):
     _check("linalg.inv", A)
     return _inv(A)[0]
-
-
-def _lapack_view(A):
-    """The matrix LAPACK sees in A's memory: torch factors a row-major A as A^T (same det)."""
-    return xp.swapaxes(A, -1, -2) if A.flags.c_contiguous else A
 
 
 def _det_forward(A):
