@@ -3,8 +3,8 @@
 its memory facts.
 
 A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``, and
-the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``, ``word(dtype)``, ``bits(a)``,
-``from_bits(w, dtype)``, ``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels
+the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``, ``as_strided(a, shape,
+strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``, ``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels
 that replay torch's exact numerics on one backend live in ``backend/kernels/``.
 """
 from .numpy_backend import NUMPY

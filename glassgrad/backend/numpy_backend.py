@@ -34,6 +34,12 @@ class NumpyBackend:
         return numpy.may_share_memory(a, b)
 
     @staticmethod
+    def as_strided(a, shape, strides):
+        """A view of a's memory with the given shape and byte strides (no bounds check),
+        writable exactly when a is."""
+        return numpy.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
     def word(dtype):
         """The unsigned integer dtype as wide as ``dtype`` (a NumPy dtype), to work on bits."""
         return _WORDS[dtype.itemsize]

@@ -11,7 +11,7 @@ from collections import namedtuple
 from .. import dtypes
 from .._tensor import _wrap_dim
 from ..autograd.grad_mode import state
-from ..backend import xp
+from ..backend import backend_of, xp
 from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
@@ -477,10 +477,9 @@ def _diag_view(a, offset, dim1, dim2):
         a = a[(slice(None),) * dim1 + (slice(-offset, None),)]
     n = min(a.shape[dim1], a.shape[dim2])
     keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
-    return xp.lib.stride_tricks.as_strided(
+    return backend_of(a).as_strided(
         a, [a.shape[d] for d in keep] + [n],
-        [a.strides[d] for d in keep] + [a.strides[dim1] + a.strides[dim2]],
-        writeable=a.flags.writeable)
+        [a.strides[d] for d in keep] + [a.strides[dim1] + a.strides[dim2]])
 
 
 def _diag_scatter(grad, sizes, offset, dim1, dim2):
