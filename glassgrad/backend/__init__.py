@@ -2,10 +2,11 @@
 ``xp`` from here, or asks the backend an array belongs to (``backend_of``) for its namespace and
 its memory facts.
 
-A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``, and
-the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``, ``as_strided(a, shape,
-strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``, ``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels
-that replay torch's exact numerics on one backend live in ``backend/kernels/``.
+A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``,
+``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
+``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
+``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels that replay torch's exact
+numerics on one backend live in ``backend/kernels/``.
 """
 from .numpy_backend import NUMPY
 
