@@ -22,7 +22,7 @@ The rules follow ``torch/_tensor_str.py`` for dense CPU tensors of real dtypes:
 import contextlib
 import math
 
-import numpy as np
+from .backend import host_xp as np, to_host
 
 __all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
@@ -168,7 +168,7 @@ def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_
     rule looks only at grad_fn; ``is_leaf`` is accepted for the caller's convenience).
     ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``.
     """
-    data = np.asarray(data)
+    data = to_host(data)
     prefix = "tensor("
     indent = len(prefix)
     size = f"size={tuple(int(n) for n in data.shape)}"

@@ -20,7 +20,12 @@ import weakref
 from . import autograd as _autograd
 from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
+from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
+from ._creation import default_generator, zeros, zeros_like
+from ._tensor import Tensor
+from .ops.registry import apply_inplace, broadcast_shapes
+from .ops.shape import stack
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
@@ -28,7 +33,6 @@ _JVP = "jvp(f, primals, tangents)"
 
 
 def _tensor_type():
-    from ._tensor import Tensor
     return Tensor
 
 
@@ -97,7 +101,6 @@ class _Level:
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
     """autograd.grad over the outputs that require grad; zeros for inputs they do not reach."""
-    from ._creation import zeros_like
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
@@ -271,7 +274,6 @@ class _Linearized:
     any number of Jacobian-vector products can be read."""
 
     def __init__(self, level, flat_in, flat_out):
-        from ._creation import zeros_like
         self.level, self.flat_in, self.flat_out = level, flat_in, flat_out
         self.diff = [i for i, o in enumerate(flat_out) if o.requires_grad and
                      o.is_floating_point()]
@@ -285,7 +287,6 @@ class _Linearized:
 
     def jvp(self, tangents, create_graph):
         """J t for every output (t: one tangent per flat input)."""
-        from ._creation import zeros_like
         out = [zeros_like(o) for o in self.flat_out]
         if self.g:
             res = _autograd.grad([g for g, _ in self.g], self.u,
@@ -358,8 +359,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
 
     @functools.wraps(func)
     def wrapper(*args):
-        from ._creation import zeros
-        from .ops.shape import stack
         _, _, aux, flat_out, flat_in, level, out_spec = _vjp(func, args, has_aux, argnums)
         in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
         per_output = []
@@ -388,8 +387,6 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
 
     @functools.wraps(func)
     def wrapper(*args):
-        from ._creation import zeros, zeros_like
-        from .ops.shape import stack
         diff, nums = _slice_argnums(args, argnums)
         flat_p, in_spec = tree_flatten(diff)
         for p in flat_p:
@@ -558,7 +555,6 @@ class _Batching:
         return out
 
     def handle_inplace(self, op, t, values, attrs, overlap):
-        from .ops.registry import apply_inplace
         self.mark(t, self.inplace(op, t, values, attrs))   # refuses batched into unbatched
         state.handler = self.inner
         try:
@@ -587,7 +583,6 @@ class _Batching:
         if extra:
             level = max(extra)
             if op.name == "AddBackward0":
-                from .ops.registry import broadcast_shapes
                 try:
                     shape = broadcast_shapes(*(v._data.shape for v in values if _is_tensor(v)))
                 except RuntimeError:
@@ -676,9 +671,9 @@ def _same_everywhere(values):
     first = values[0]
     if not _is_tensor(first):
         return True
-    import numpy as np
+    xp = backend_of(first._data).xp
     return all(_is_tensor(v) and v.shape == first.shape and
-               np.array_equal(v._data, first._data, equal_nan=True)
+               xp.array_equal(v._data, first._data, equal_nan=True)
                for v in values[1:])
 
 
@@ -690,7 +685,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        from ._creation import default_generator, zeros
         _check_out_dims(out_dims, func)
         size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
         name = _name(func)
@@ -768,7 +762,6 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 
 def _stack(column, dim, size):
-    from .ops.shape import stack
     if size:
         return stack(list(column), dim)
     out = stack([column[0]], dim)      # validates dim like torch; then keep none of it

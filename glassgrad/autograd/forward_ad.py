@@ -25,6 +25,14 @@ import weakref
 from collections import namedtuple
 
 from .._autograd.grad_mode import enable_grad, state
+from .._creation import zeros, zeros_like
+from .._tensor import Tensor
+from ..backend import backend_of, may_share_memory, xp
+from ..ops import registry as r
+from ..ops.reduce import sum_to
+from ..ops.registry import apply_inplace
+from ..ops.shape import _alias, _view
+from ..ops.views import view_geometry
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual",
            "unpack_dual", "dual_level"]
@@ -112,7 +120,6 @@ def make_dual(tensor, tangent, *, level=None):
             "original Tensor, this is not supported. Tensor is of size "
             f"{list(tensor.shape)} while the given forward gradient is of size "
             f"{list(tangent.shape)}.")
-    from ..ops.shape import _view
     dual = _plain(_view, (tensor,), {"size": tuple(tensor.shape)})
     _set(dual, tangent)
     return dual
@@ -120,7 +127,6 @@ def make_dual(tensor, tangent, *, level=None):
 
 def unpack_dual(tensor, *, level=None):
     """(primal, tangent): the primal is a view of ``tensor`` without a tangent."""
-    from .._tensor import Tensor
     if level is None:
         level = _current_level
     if level < 0:
@@ -131,7 +137,6 @@ def unpack_dual(tensor, *, level=None):
     tangent = tangent_of(tensor) if state.handler else None    # (a Function's forward: paused)
     if level != _current_level and tangent is not None:
         raise RuntimeError("Invalid level given to _fw_primal")
-    from ..ops.shape import _alias
     primal = _plain(_alias, (tensor,), {})
     primal._fw = None
     return UnpackedDualTensor(primal, tangent)
@@ -154,16 +159,14 @@ def tangent_of(t):
 def _view_of_tangent(view, base_fw):
     """The tangent of ``view``: the same region of its base's tangent, which is laid out like
     the base (None where it is not)."""
-    from .._tensor import Tensor
-    from ..backend import xp
-    from ..ops.views import view_geometry
     base_shape, base_strides, shape, strides, offset = view_geometry(view)
     b = base_fw._data
     if offset < 0 or b.shape != base_shape or b.strides != view._base._data.strides:
         return None
     it = b.itemsize
-    start = xp.lib.stride_tricks.as_strided(b, (offset + 1,), (it,))[offset:]
-    window = xp.lib.stride_tricks.as_strided(start, shape, tuple(st * it for st in strides))
+    strided = backend_of(b).as_strided
+    start = strided(b, (offset + 1,), (it,))[offset:]
+    window = strided(start, shape, tuple(st * it for st in strides))
     t = Tensor._make(window, counter=base_fw._version_counter)
     t._base = base_fw if base_fw._base is None else base_fw._base
     return t
@@ -179,8 +182,6 @@ def _set(t, tangent):
 
 def _laid_out_like(t, tangent):
     """A copy of ``tangent`` with ``t``'s memory layout (so t's views apply to it)."""
-    from .._tensor import Tensor
-    from ..backend import xp
     out = xp.empty_like(t._data, dtype=tangent._data.dtype)
     xp.copyto(out, tangent._data)
     return Tensor._make(out)
@@ -241,8 +242,6 @@ def call(op, values, attrs, inner):
 def inplace(op, self, values, attrs, overlap, inner):
     """apply_inplace while a level is active: the tangent of ``self`` is updated in place
     (created, as a view of its base's tangent for a view, when it had none)."""
-    from .._tensor import Tensor
-    from ..ops.registry import apply_inplace
     tangents = _input_tangents(op, values)
     prev, state.handler = state.handler, inner
     try:
@@ -271,8 +270,6 @@ def view_inplace(op, self, attrs):
 def function_jvp(cls, ctx, args, result):
     """A custom Function's outputs get the tangents its ``jvp`` staticmethod returns (given
     each tensor input's tangent, zeros for none, None for a non-tensor)."""
-    from .._creation import zeros_like
-    from .._tensor import Tensor
     saved, ctx.saved_for_forward = getattr(ctx, "saved_for_forward", None), None
     tangents = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
@@ -305,7 +302,6 @@ def _primal(v, always=False):
     if not always and getattr(v, "_fw", None) is None:
         return v
     if state.grad and v.requires_grad:
-        from ..ops.shape import _alias
         p = _alias(v)
     else:
         p = v.detach()
@@ -315,7 +311,6 @@ def _primal(v, always=False):
 
 def _input_tangents(op, values):
     """The tangent of each differentiable input (None for none), or None when none has one."""
-    from .._tensor import Tensor
     if not op.differentiable or state.inference:    # inference mode: no forward AD either
         return None
     found = False
@@ -331,12 +326,11 @@ def _input_tangents(op, values):
 def _set_result(r, t, tangents, view):
     """``t`` becomes the tangent of the output ``r``: in r's dtype and shape, and (but for a
     view, whose tangent is a view) sharing no memory with an input's tangent."""
-    from ..backend import xp
     if t.dtype is not r.dtype:
         t = t.to(r.dtype)
     if t._data.shape != r._data.shape:
         t = t.expand(r.shape).clone()
-    elif not view and any(x is not None and xp.may_share_memory(t._data, x._data)
+    elif not view and any(x is not None and may_share_memory(t._data, x._data)
                           for x in tangents):
         t = t.clone()
     _set(r, t)
@@ -344,7 +338,6 @@ def _set_result(r, t, tangents, view):
 
 def _write(self, new):
     """Write ``new`` into the tangent of ``self`` (made first, zeros, when it has none)."""
-    from ..backend import xp
     fw = tangent_of(self)
     if fw is None and self._base is not None and self._view is not None and \
             getattr(self._base, "_fw", None) is None:
@@ -359,8 +352,6 @@ def _write(self, new):
 
 
 def _zeros_like(t):
-    from .._tensor import Tensor
-    from ..backend import xp
     return Tensor._make(xp.zeros_like(t._data))
 
 
@@ -425,7 +416,6 @@ def _declared(op, values, attrs, tangents, results, n):
 
 
 def _linear(op, values, attrs, tangents, results, n):
-    from .._creation import zeros_like
     args = list(values)
     for i, t in zip(range(len(values)) if op.variadic else op.diff, tangents):
         v = values[i]
@@ -460,8 +450,6 @@ def generic(op, values, attrs, tangents, results, n):
     """J·t for any row from its backward formulas: they are linear in ``grad`` (u), so the
     gradient of <formulas(u), t> with respect to u is J·t."""
     from .. import autograd
-    from .._creation import zeros
-    from ..ops.reduce import sum_to
     create = state.grad
     if not create:      # nothing records: the formulas need not see the primals' history
         values = tuple(v.detach() if hasattr(v, "_data") else v for v in values)
@@ -491,7 +479,6 @@ def generic(op, values, attrs, tangents, results, n):
 
 def _saved(op, names, values, attrs, results):
     """The arguments a row's formula takes (its save list), from the call itself."""
-    from ..ops import registry as r
     args = []
     for name in names:
         if name in attrs:

@@ -14,6 +14,9 @@ from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from ..ops.views import IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, view_meta
 from .._autograd.grad_mode import no_grad, state
 from .._autograd.provenance import bumped, site
+from .._creation import zeros
+from .._tensor import Tensor
+from ..ops.registry import _check_view_inplace, _rebase_view
 
 _FREED = object()
 
@@ -97,7 +100,6 @@ class BackwardCFunction(Node, FunctionCtx):
         return cls.vjp if cls.vjp is not Function.vjp else cls.backward
 
     def apply(self, grads):
-        from .._creation import zeros
         if self.materialize_grads:   # outputs that got no gradient get zeros (not non-tensors)
             grads = [zeros(meta[0], dtype=meta[1]) if g is None and meta[0] is not None else g
                      for g, meta in zip(grads, self._input_metadata)]
@@ -109,7 +111,6 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(result) != n:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {n}, got {len(result)})")
-        from .._tensor import Tensor
         out = []
         for i, (g, is_tensor) in enumerate(zip(result, self._tensor_inputs)):
             if g is not None and not isinstance(g, Tensor):
@@ -165,7 +166,6 @@ class Function(FunctionCtx):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .._tensor import Tensor
         separate_setup = cls.setup_context is not Function.setup_context
         if separate_setup:      # setup_context sees every argument, defaults filled in
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
@@ -200,7 +200,6 @@ class Function(FunctionCtx):
 def _alias(t):
     """A new tensor sharing ``t``'s data and version (PyTorch's view_as(self), made without
     grad): a view of ``t``."""
-    from .._tensor import Tensor
     a = Tensor._make(t._data, counter=t._version_counter)
     a._base = t if t._base is None else t._base
     a._inference = t._inference
@@ -211,7 +210,6 @@ def _alias(t):
 
 def _wrap_outputs(ctx, args, output, record):
     """Give the outputs their history (or none) and save what the forward asked to save."""
-    from .._tensor import Tensor
     is_tuple = isinstance(output, tuple)
     outs = list(output if is_tuple else (output,))
     inputs = {id(a) for a in args if isinstance(a, Tensor)}
@@ -251,7 +249,6 @@ def _wrap_outputs(ctx, args, output, record):
             if hs is not None:      # the old history's hooks and accumulator go with it
                 hs.backward_hooks = hs.accumulator = None
             if var._view is not None:   # like an in-place op on a view: the base is rebased
-                from ..ops.registry import _check_view_inplace, _rebase_view
                 _check_view_inplace(var, True)
                 _rebase_view(var, ctx, *old)
                 continue
@@ -279,7 +276,6 @@ def _wrap_outputs(ctx, args, output, record):
 
 
 def _save(ctx, t, i, outs):
-    from .._tensor import Tensor
     if t is None:
         return None
     if not isinstance(t, Tensor):
@@ -309,7 +305,6 @@ def once_differentiable(fn):
     """Run a backward without recording; its results refuse to be differentiated again."""
     @functools.wraps(fn)
     def wrapper(ctx, *args, **kwargs):
-        from .._tensor import Tensor
         with no_grad():
             outputs = fn(ctx, *args, **kwargs)
         if not state.grad_enabled:

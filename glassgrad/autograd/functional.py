@@ -6,12 +6,14 @@ forward-mode product. ``vectorize`` is accepted; the Jacobian is always built ro
 """
 from . import grad as _autograd_grad_fn
 from .._autograd.grad_mode import enable_grad, set_grad_enabled, is_grad_enabled
+from .._creation import zeros_like
+from .._tensor import Tensor
+from ..ops.shape import stack
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
 def _tensor_type():
-    from .._tensor import Tensor
     return Tensor
 
 
@@ -122,7 +124,6 @@ _INDEPENDENT = {
 
 
 def _zeros_for_none(grads, refs, strict, create_graph, stage):
-    from .._creation import zeros_like
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -172,7 +173,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v) by the double-vjp trick."""
-    from .._creation import zeros_like
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -194,8 +194,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian of func at inputs: one backward per output element."""
-    from .._creation import zeros_like
-    from ..ops.shape import stack
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
                              'Hint: If your function has more outputs than inputs, '
@@ -299,7 +297,6 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), H v) for a scalar func, by the double-vjp trick on the gradient."""
-    from .._creation import zeros_like
     with enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)

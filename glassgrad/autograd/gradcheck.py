@@ -6,8 +6,10 @@ writes through ``.data``). Only the slow (full Jacobian) mode exists; fast_mode 
 """
 import warnings
 
-import numpy as np
-
+from .. import dtypes
+from .._creation import rand, zeros_like
+from .._tensor import Tensor
+from ..backend import xp as np
 from . import grad as _grad
 
 
@@ -22,7 +24,6 @@ def _as_tuple(x):
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -31,7 +32,6 @@ def _diff_inputs(inputs):
 
 
 def _show(array):
-    from .._tensor import Tensor
     return repr(Tensor._make(array))
 
 
@@ -79,7 +79,6 @@ def _numerical(func, inputs, outputs, eps):
 
 def _analytical(inputs, output, nondet_tol):
     """[input] -> (numel_in, numel_out) Jacobians of one output, by one backward per element."""
-    from .._creation import zeros_like
     diff = _diff_inputs(inputs)
 
     def rows():
@@ -112,7 +111,6 @@ def _analytical(inputs, output, nondet_tol):
 
 def _check_mul_by_grad_output(outputs, inputs):
     """Zero grad_outputs must give zero gradients of the inputs' type and size."""
-    from .._creation import zeros_like
     diff = _diff_inputs(inputs)
     grads = _grad(outputs, diff, [zeros_like(o) for o in outputs], allow_unused=True)
     for g, x in zip(grads, diff):
@@ -170,8 +168,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
                   masked=False):
     """gradcheck of the map (inputs, grad_outputs) -> gradients, i.e. of double backward."""
-    from .._creation import rand
-    from .. import dtypes
     inputs = _as_tuple(inputs)
     if grad_outputs is None:    # random cotangents in [-1, 1), like torch.testing.make_tensor
         outs = [o for o in _as_tuple(func(*inputs)) if o.requires_grad]

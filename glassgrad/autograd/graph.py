@@ -6,6 +6,7 @@ import weakref
 
 from .._autograd.grad_mode import state
 from .._autograd.node import Node  # noqa: F401  (torch.autograd.graph.Node)
+from ..backend import data_ptr
 
 
 class saved_tensors_hooks:
@@ -69,7 +70,7 @@ class _Handle:
 
 
 def _data_ptr(t):
-    return t._data.__array_interface__["data"][0]
+    return data_ptr(t._data)
 
 
 class _AllowMutationOnSavedContext:

@@ -1,9 +1,65 @@
-"""The array seam: the only place that imports NumPy. Everything else uses ``xp`` from here."""
-import numpy as xp
+"""The array seam: only this package imports NumPy (and, later, CuPy). Everything else uses
+``xp`` from here, or asks the backend an array belongs to (``backend_of``) for its namespace and
+its memory facts.
 
-# torch computes IEEE results (inf, nan) silently; NumPy would warn on every overflow or log(0)
-xp.seterr(all="ignore")
+A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``,
+``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
+``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
+``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels that replay torch's exact
+numerics on one backend live in ``backend/kernels/``.
+"""
+from .numpy_backend import NUMPY
 
-ndarray = xp.ndarray
+# the default (CPU) backend's namespace and array type, which most modules import
+xp = NUMPY.xp
+ndarray = NUMPY.ndarray
+# the namespace of host arrays: what to_host returns (printing and checks work there)
+host_xp = NUMPY.xp
 
-__all__ = ["xp", "ndarray"]
+_BACKENDS = (NUMPY,)
+_BY_TYPE = {NUMPY.ndarray: NUMPY}
+_BY_DEVICE = {NUMPY.device: NUMPY}
+
+
+def backend_of(array):
+    """The backend an array belongs to: one dict lookup by type (subclasses and scalar types
+    are looked up once, then cached)."""
+    try:
+        return _BY_TYPE[type(array)]
+    except KeyError:
+        pass
+    for b in _BACKENDS:
+        if isinstance(array, (b.ndarray, *b.scalar_types)):
+            _BY_TYPE[type(array)] = b
+            return b
+    raise TypeError(f"no glassgrad backend holds arrays of type {type(array).__name__}")
+
+
+def backend_for(device):
+    """The backend of a device (a str such as 'cpu' or 'cpu:0', a device object, or None for
+    the default); unknown devices raise as Tensor.to does."""
+    if device is None:
+        return NUMPY
+    b = _BY_DEVICE.get(str(device).split(":", 1)[0])
+    if b is None:
+        raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {device!r}")
+    return b
+
+
+def to_host(array):
+    """array as a NumPy array in host memory (for printing, saving, comparing)."""
+    return backend_of(array).to_host(array)
+
+
+def data_ptr(array):
+    """The address of array's first element."""
+    return backend_of(array).data_ptr(array)
+
+
+def may_share_memory(a, b):
+    """Whether a and b may overlap (False is certain)."""
+    return backend_of(a).may_share_memory(a, b)
+
+
+__all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "to_host", "data_ptr",
+           "may_share_memory"]

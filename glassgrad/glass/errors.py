@@ -25,6 +25,7 @@ from .._autograd.provenance import (describe, entry_name, line_text, node_source
                                     where)
 from .._autograd.saved import FREED_MESSAGE
 from .history import History, _shape
+from .._tensor import Tensor
 
 HEADER = "glassgrad explains:"
 SEPARATOR = "\n\n" + HEADER + "\n"      # before a warning's explanation
@@ -139,7 +140,6 @@ class Context:
 
 
 def _frame_names(frame):
-    from .._tensor import Tensor
     out = {}
     if frame is None:
         return out
@@ -369,7 +369,6 @@ def _why_no_grad(ctx, t, role):
         if name is not None:
             lines += _source_walk(ctx, name, set(), 0)
         else:       # a temporary: start from the tensors the failing statement reads
-            from .._tensor import Tensor
             sources = [n for n in _statement_names(ctx.frame)
                        if isinstance(ctx.names.get(n), Tensor)]
             if sources:
@@ -409,7 +408,6 @@ def _source_walk(ctx, name, seen, depth):
                      ": ops run with grad mode off record no history. That is the break; "
                      "compute it outside the block.")
         return lines
-    from .._tensor import Tensor
     sources = [n for n in rhs_names if isinstance(ctx.names.get(n), Tensor) and n != name]
     if not sources:
         t = ctx.names.get(name)

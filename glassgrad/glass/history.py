@@ -16,6 +16,7 @@ from .._autograd.saved import SavedTensor
 from .._autograd.provenance import (describe as describe_site, entry_name, node_source,
                                    version_history)
 from ..dtypes import _FROM_NP
+from .._tensor import Tensor
 
 
 @dataclasses.dataclass
@@ -97,7 +98,6 @@ class History:
     """Every node reachable from the roots, root first, leaves last."""
 
     def __init__(self, roots, names=None):
-        from .._tensor import Tensor
         if isinstance(roots, Tensor):
             roots = [roots]
         self.roots = list(roots)
@@ -348,7 +348,6 @@ class History:
 # -- helpers --------------------------------------------------------------------------------
 def caller_names(depth=2):
     """{name: tensor} of the tensors visible in the caller's frame (its locals, then globals)."""
-    from .._tensor import Tensor
     frame = sys._getframe(depth)
     out = {}
     for scope in (frame.f_locals, frame.f_globals):

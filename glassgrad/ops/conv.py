@@ -3,8 +3,9 @@
 avg_pool2d (AvgPool2DBackward0).
 
 The kernels work on windows: the (zero-)padded input as a strided view of its windows
-(``sliding_window_view``, then stepped for stride and dilation), copied once into columns
-(N, groups, C/groups * kernel, output positions) so that a convolution is one batched matmul.
+(``sliding_window_view``, then stepped for stride and dilation; backend/kernels/im2col.py),
+copied once into columns (N, groups, C/groups * kernel, output positions) so that a convolution
+is one batched matmul.
 The gradient of the weight is the same columns against the incoming gradient; the gradient of
 the input is the weight's transpose against it, folded back onto the input by one strided add
 per kernel offset (no ``add.at``).
@@ -24,9 +25,8 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import xp
+from ..backend.kernels.im2col import _columns, _padded
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
-
-_windows_view = xp.lib.stride_tricks.sliding_window_view
 
 
 def _name(d):
@@ -34,36 +34,6 @@ def _name(d):
 
 
 # -- kernels on arrays -----------------------------------------------------------------------
-def _padded(x, pads, fill):
-    """x with its last len(pads) dims padded by (before, after) ``fill`` values."""
-    if builtins.any(lo or hi for lo, hi in pads):
-        return xp.pad(x, ((0, 0),) * (x.ndim - len(pads)) + tuple(pads), constant_values=fill)
-    return x
-
-
-def _windows(x, kernel, stride, padding, dilation):
-    """x (..., *spatial) zero-padded (``padding``: (lo, hi) per spatial dim) as a view
-    (..., *out, *kernel) of its windows."""
-    k = len(kernel)
-    x = _padded(x, padding, 0)
-    span = tuple(d * (kk - 1) + 1 for kk, d in zip(kernel, dilation))
-    win = _windows_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
-    steps = tuple(builtins.slice(None, None, s) for s in stride) + \
-        tuple(builtins.slice(None, None, d) for d in dilation)
-    return win[(Ellipsis,) + steps]
-
-
-def _columns(x, kernel, stride, padding, dilation, groups):
-    """(N, groups, C/groups * prod(kernel), L) columns of x (N, C, *spatial), and the output
-    spatial shape."""
-    k = len(kernel)
-    win = _windows(x, kernel, stride, padding, dilation)      # (N, C, *out, *kernel)
-    out = win.shape[2:2 + k]
-    win = win.transpose(0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
-    n, c = x.shape[:2]
-    return win.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out)), out
-
-
 def _full(k, *params):
     """The row's stride/padding/dilation as given (a one-element list stands for every dim,
     as in ATen), one value per spatial dim."""

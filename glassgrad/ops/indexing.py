@@ -11,7 +11,7 @@ from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
-from ..backend import xp
+from ..backend import backend_of, xp
 from . import shape as _shape
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
@@ -25,7 +25,7 @@ def _strided(shape, strides, dtype):
     dtype = xp.dtype(dtype)
     size = 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides) if n)
     buf = xp.empty(size, dtype)
-    return xp.lib.stride_tricks.as_strided(buf, shape, [st * dtype.itemsize for st in strides])
+    return backend_of(buf).as_strided(buf, shape, [st * dtype.itemsize for st in strides])
 
 
 def _dense(a):

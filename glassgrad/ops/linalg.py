@@ -3,18 +3,21 @@ them as ATen does), diagonals and triangles, and glassgrad.linalg's factorizatio
 
 Factorizations run on numpy.linalg; their outputs take LAPACK's column-major layout (torch's
 strides) and their backward formulas are compositions of glassgrad ops, so they differentiate
-again. The LU factors that det, slogdet and solve save are computed here as LAPACK's getrf does.
+again. The LU factors that det, slogdet and solve save are computed as LAPACK's getrf does
+(backend/kernels/lapack.py).
 """
 from collections import namedtuple
 
 from .. import dtypes
 from .._tensor import _wrap_dim
 from .._autograd.grad_mode import state
-from ..backend import xp
+from ..backend import backend_of, xp
+from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
                     transpose, view)
+from .._creation import ones, zeros
 
 # arrays=True: with grad mode off the formulas get NumPy arrays (the same products, see defop)
 _mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
@@ -480,10 +483,9 @@ def _diag_view(a, offset, dim1, dim2):
         a = a[(slice(None),) * dim1 + (slice(-offset, None),)]
     n = min(a.shape[dim1], a.shape[dim2])
     keep = [d for d in range(a.ndim) if d not in (dim1, dim2)]
-    return xp.lib.stride_tricks.as_strided(
+    return backend_of(a).as_strided(
         a, [a.shape[d] for d in keep] + [n],
-        [a.strides[d] for d in keep] + [a.strides[dim1] + a.strides[dim2]],
-        writeable=a.flags.writeable)
+        [a.strides[d] for d in keep] + [a.strides[dim1] + a.strides[dim2]])
 
 
 def _diag_scatter(grad, sizes, offset, dim1, dim2):
@@ -639,11 +641,6 @@ _QR_OLD = _return_type("qr", ("Q", "R"))
 _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 
 
-def _colmajor(a):
-    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides)."""
-    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
-
-
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
@@ -660,31 +657,6 @@ def _check(fn, A, square=True):
 def _batch_error(fn, batch, index, message):
     where = f"(Batch element {index}): " if batch else ""
     raise _LinAlgError(f"{fn}: {where}{message}")
-
-
-def _lu_factor(a):
-    """Partially pivoted LU as LAPACK's getrf: packed LU and 1-based int32 pivots."""
-    n = a.shape[-1]
-    lu = xp.array(a, copy=True)
-    piv = xp.zeros(a.shape[:-1], xp.int32)
-    flat, pflat = lu.reshape(-1, n, n), piv.reshape(-1, n)
-    rows = xp.arange(flat.shape[0])
-    with xp.errstate(divide="ignore", invalid="ignore"):
-        for k in range(n):
-            p = k + xp.argmax(abs(flat[:, k:, k]), axis=1)
-            pflat[:, k] = p + 1
-            top = flat[rows, k].copy()
-            flat[rows, k] = flat[rows, p]
-            flat[rows, p] = top
-            pivot = flat[:, k, k]
-            flat[:, k + 1:, k] /= xp.where(pivot == 0, 1, pivot)[:, None]
-            flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k, None] * flat[:, k, None, k + 1:]
-    return lu, piv
-
-
-def _perm_sign(piv, dtype):
-    swaps = xp.sum(piv != xp.arange(1, piv.shape[-1] + 1, dtype=piv.dtype), -1)
-    return (1 - 2 * (swaps % 2)).astype(dtype)
 
 
 def _check_singular(fn, A, message):
@@ -713,11 +685,6 @@ def inv(A):
     return _inv(A)[0]
 
 
-def _lapack_view(A):
-    """The matrix LAPACK sees in A's memory: torch factors a row-major A as A^T (same det)."""
-    return xp.swapaxes(A, -1, -2) if A.flags.c_contiguous else A
-
-
 def _det_forward(A):
     lu, piv = _lu_factor(_lapack_view(A))
     det = xp.prod(xp.diagonal(lu, 0, -2, -1), -1) * _perm_sign(piv, A.dtype)
@@ -727,7 +694,6 @@ def _det_forward(A):
 def _det_backward(grad, A, LU, pivots, result):
     n = A.shape[-1]
     if A.numel() == 0:
-        from .._creation import zeros
         return zeros(A.shape, dtype=A.dtype)
     if n == 1:      # d det / dA = 1
         return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
@@ -888,7 +854,6 @@ def _qr_backward(grads, Q, R, mode):
         return solve(R.mT, matmul(Q, sym) + gQ, left=False)
     skew = tril(-gA + gA.mT)
     gA = solve(R[..., :m].mT, matmul(Q, skew), left=False)
-    from .._creation import zeros
     gA = cat([gA, zeros(*gA.shape[:-1], n - m, dtype=gA.dtype)], -1)
     return gA + matmul(Q, gR)
 
@@ -920,7 +885,6 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
     VhgV = matmul(Vh, gVh.mT)
     UhgU, VhgV = UhgU - UhgU.mT, VhgV - VhgV.mT
     S2 = S * S
-    from .._creation import ones
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + diag_embed(ones(*S.shape, dtype=S.dtype))
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
     if m > n:
@@ -958,7 +922,6 @@ def _eigh_backward(grads, eigenvalues, eigenvectors):
     L, V = eigenvalues, eigenvectors
     VhgV = matmul(V.mT, gV)
     VhgV = (VhgV - VhgV.mT) * 0.5
-    from .._creation import ones
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + diag_embed(ones(*L.shape, dtype=L.dtype))
     gA = VhgV / E
     gA = gA - diag_embed(diagonal(gA, 0, -2, -1)) + diag_embed(gL)
@@ -1031,7 +994,6 @@ def qr(input, some=True):
 def svd(input, some=True, compute_uv=True):
     """torch.svd: V rather than Vh; without compute_uv, zero-filled square U and V."""
     if not compute_uv:
-        from .._creation import zeros
         m, n = input.shape[-2:]
         return _SVD_OLD(zeros(*input.shape[:-2], m, m, dtype=input.dtype), svdvals(input),
                         zeros(*input.shape[:-2], n, n, dtype=input.dtype))

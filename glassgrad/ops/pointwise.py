@@ -6,7 +6,8 @@ from .. import dtypes
 from .._creation import zeros_like
 from .._tensor import Tensor
 from .._autograd.grad_mode import state
-from ..backend import xp
+from ..backend import backend_of, data_ptr, xp
+from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -228,7 +229,6 @@ sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
 reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
                                 lambda grad, result: -grad * (result * result), arrays=True,
                                 explain="d(1/x)/dx = -{result}**2, from the output {result}")
-_WORDS = {2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
 
 
 def _threshold_backward_forward(grad_output, self, threshold):
@@ -238,9 +238,9 @@ def _threshold_backward_forward(grad_output, self, threshold):
     where()'s time on float32."""
     if (type(grad_output) is xp.ndarray and grad_output.dtype.kind == "f"
             and type(self) is xp.ndarray):
-        word = _WORDS[grad_output.dtype.itemsize]
-        keep = xp.subtract(self <= threshold, 1, dtype=word)    # 0 -> all ones, 1 -> 0
-        return xp.bitwise_and(grad_output.view(word), keep).view(grad_output.dtype)
+        bk = backend_of(grad_output)
+        keep = xp.subtract(self <= threshold, 1, dtype=bk.word(grad_output.dtype))  # 0 -> ~0
+        return bk.from_bits(xp.bitwise_and(bk.bits(grad_output), keep), grad_output.dtype)
     return xp.where(self <= threshold, 0, grad_output)
 
 
@@ -461,27 +461,6 @@ def _quiet(f):
         with xp.errstate(all="ignore"):
             return f(*arrays, **attrs)
     return forward
-
-
-_erf_np = xp.vectorize(math.erf, otypes=[xp.float64])     # exact; NumPy has no erf
-_erfc_np = xp.vectorize(math.erfc, otypes=[xp.float64])
-
-
-def _erfinv_np(y):
-    """Winitzki's approximation refined by Halley steps on erf: float64 accuracy."""
-    y = xp.asarray(y, dtype=xp.float64)
-    a = xp.abs(y)
-    with xp.errstate(all="ignore"):
-        ln = xp.log1p(-a * a)
-        t = 2 / (xp.pi * 0.147) + ln / 2
-        x = xp.sqrt(xp.sqrt(t * t - ln / 0.147) - t)
-        small = a < 0.5
-        for _ in range(4):
-            x = xp.where(xp.isfinite(x), x, 0.0)
-            f = xp.where(small, _erf_np(x) - a, (1 - a) - _erfc_np(x))   # erf(x) - a
-            x = x - f / (2 / math.sqrt(math.pi) * xp.exp(-x * x) + x * f)
-        x = xp.where(a == 1, xp.inf, xp.where(a > 1, xp.nan, x))
-    return xp.copysign(x, y)
 
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -1305,7 +1284,7 @@ def copy_(self, src, non_blocking=False):
     a, b = self._data, getattr(src, "_data", None)
     same = (b is not None and a.dtype == b.dtype and a.shape == b.shape and
             a.strides == b.strides and
-            a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+            data_ptr(a) == data_ptr(b))
     return apply_inplace(_copy, self, (self, src), {}, overlap=None if same else "all")
 
 
@@ -1330,7 +1309,6 @@ def _binary(fn, **attrs):
     """A dunder: NotImplemented for operands that are not tensors or numbers (a NumPy scalar
     counts as the Python number it holds, a NumPy bool as an int, as in torch). With attrs, ``fn`` is an op row called
     directly (the function's checks cannot fail for a dunder)."""
-    from .._tensor import Tensor
 
     def method(self, other):
         if not isinstance(other, (Tensor, int, float)):

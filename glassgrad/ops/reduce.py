@@ -10,6 +10,7 @@ from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from ..backend import xp
+from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
 
@@ -428,102 +429,8 @@ def argmin(input, dim=None, keepdim=False):
 
 # -- selection in torch's order: libstdc++'s introselect/introsort and TH's quickselect -------
 # Ties come out of these partial sorts in an order that depends on the algorithm, and the
-# gradient goes to the chosen index, so we replay the same steps on Python lists.
-def _median_to_first(a, first, x, y, z, less):
-    if less(a[x], a[y]):
-        m = y if less(a[y], a[z]) else z if less(a[x], a[z]) else x
-    else:
-        m = x if less(a[x], a[z]) else z if less(a[y], a[z]) else y
-    a[first], a[m] = a[m], a[first]
-
-
-def _partition(a, first, last, less):
-    """libstdc++'s __unguarded_partition_pivot: median of three to first, then Hoare."""
-    _median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1, less)
-    pivot, lo, hi = a[first], first + 1, last
-    while True:
-        while less(a[lo], pivot):
-            lo += 1
-        hi -= 1
-        while less(pivot, a[hi]):
-            hi -= 1
-        if lo >= hi:
-            return lo
-        a[lo], a[hi] = a[hi], a[lo]
-        lo += 1
-
-
-def _insertion_sort(a, first, last, less):
-    for i in range(first + 1, last):
-        v, j = a[i], i
-        while j > first and less(v, a[j - 1]):
-            a[j] = a[j - 1]
-            j -= 1
-        a[j] = v
-
-
-def _nth_element(a, nth, less):
-    first, last = 0, len(a)
-    if nth >= last:
-        return
-    while last - first > 3:
-        cut = _partition(a, first, last, less)
-        if cut <= nth:
-            first = cut
-        else:
-            last = cut
-    _insertion_sort(a, first, last, less)
-
-
-def _std_sort(a, last, less):
-    def loop(first, last):
-        while last - first > 16:
-            cut = _partition(a, first, last, less)
-            loop(cut, last)
-            last = cut
-    loop(0, last)
-    _insertion_sort(a, 0, last, less)
-
-
-def _quick_select(vals, idx, k):
-    """TH's quickselect (kthvalue): rearranges vals/idx so position k holds the k-th."""
-    def gt(x, y):
-        return (x != x and y == y) or x > y
-
-    def swap(i, j):
-        vals[i], vals[j] = vals[j], vals[i]
-        idx[i], idx[j] = idx[j], idx[i]
-    lo, hi = 0, len(vals) - 1
-    while hi > lo:
-        if hi == lo + 1:
-            if gt(vals[lo], vals[hi]):
-                swap(lo, hi)
-            return
-        swap((lo + hi) >> 1, lo + 1)
-        if gt(vals[lo + 1], vals[hi]):
-            swap(lo + 1, hi)
-        if gt(vals[lo], vals[hi]):
-            swap(lo, hi)
-        if gt(vals[lo + 1], vals[lo]):
-            swap(lo + 1, lo)
-        i, j, piv = lo + 1, hi, vals[lo]
-        while True:
-            i += 1
-            while gt(piv, vals[i]):
-                i += 1
-            j -= 1
-            while gt(vals[j], piv):
-                j -= 1
-            if j < i:
-                break
-            swap(i, j)
-        swap(lo, j)
-        if j <= k:
-            lo = i
-        if j >= k:
-            hi = j - 1
-
-
+# gradient goes to the chosen index, so the row kernels (backend/kernels/select.py) replay the
+# same steps on Python lists; _rows runs them on the rows a NumPy shortcut cannot settle.
 def _rows(a, dim, fn, width, rank=None):
     """Apply fn(list of values) -> (values, indices) of length ``width`` to each 1-d slice
     along ``dim``; returns arrays with that dim of size ``width``. rank(order): the positions
@@ -570,54 +477,6 @@ def _fresh(a):
     return out
 
 
-def _isnan(x):
-    return x != x
-
-
-def _median_row(row):
-    nan = next((i for i, v in enumerate(row) if _isnan(v)), None)
-    if nan is not None:
-        return [row[nan]], [nan]
-    i = sorted(range(len(row)), key=row.__getitem__)[(len(row) - 1) // 2]   # stable
-    return [row[i]], [i]
-
-
-def _mode_row(row):
-    pairs = [(v, i) for i, v in enumerate(row)]
-    _std_sort(pairs, len(pairs), lambda x, y: x[0] < y[0])
-    best, count, run = None, 0, 0
-    for i, (v, j) in enumerate(pairs):
-        run += 1
-        if i == len(pairs) - 1 or v != pairs[i + 1][0]:
-            if run > count:
-                best, count = (v, j), run
-            run = 0
-    return [best[0]], [best[1]]
-
-
-def _kth_row(row, k):
-    idx = list(range(len(row)))
-    _quick_select(row, idx, k - 1)
-    return [row[k - 1]], [idx[k - 1]]
-
-
-def _topk_row(row, k, largest, sorted):
-    def less(x, y):
-        if largest:
-            return (_isnan(x[0]) and not _isnan(y[0])) or x[0] > y[0]
-        return (not _isnan(x[0]) and _isnan(y[0])) or x[0] < y[0]
-    q = [(v, i) for i, v in enumerate(row)]
-    if k == 0:
-        return [], []
-    if k * 64 <= len(q):        # std::partial_sort (heap based); NaN-aware stable order here
-        q.sort(key=lambda p: (not _isnan(p[0]), -p[0]) if largest else (_isnan(p[0]), p[0]))
-    else:
-        _nth_element(q, k - 1, less)
-        if sorted:
-            _std_sort(q, k - 1, less)
-    return [v for v, _ in q[:k]], [i for _, i in q[:k]]
-
-
 def _median_all_forward(self):
     flat = self.reshape(-1)
     if flat.size == 0 or (self.dtype.kind == "f" and xp.isnan(flat).any()):
@@ -641,16 +500,6 @@ def _topk_forward(self, dim, k, largest, sorted):
         return self.copy(), xp.zeros((), xp.int64)
     rank = (lambda n: range(n - 1, n - k - 1, -1) if largest else range(k)) if sorted else None
     return _rows(self, dim, lambda row: _topk_row(row, k, largest, sorted), k, rank)
-
-
-def _sort_row(row, descending):
-    def less(x, y):
-        if descending:
-            return (_isnan(x[0]) and not _isnan(y[0])) or x[0] > y[0]
-        return (not _isnan(x[0]) and _isnan(y[0])) or x[0] < y[0]
-    q = [(v, i) for i, v in enumerate(row)]
-    _std_sort(q, len(q), less)
-    return [v for v, _ in q], [i for _, i in q]
 
 
 def _sort_indices(a, dim, descending, stable):

@@ -27,7 +27,7 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import ndarray, xp
+from ..backend import data_ptr, may_share_memory, ndarray, xp
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
 
@@ -720,9 +720,9 @@ def _partial_overlap(out, a):
     """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
     and not with the same range and strides. When either is not dense PyTorch does not look
     (its result then depends on the order its kernels write; ours reads every input first)."""
-    if not (out.size and a.size and xp.may_share_memory(out, a) and _dense(out) and _dense(a)):
+    if not (out.size and a.size and may_share_memory(out, a) and _dense(out) and _dense(a)):
         return False
-    o0, a0 = out.__array_interface__["data"][0], a.__array_interface__["data"][0]
+    o0, a0 = data_ptr(out), data_ptr(a)
     o1, a1 = o0 + out.nbytes, a0 + a.nbytes
     if o0 == a0 and o1 == a1:
         return out.strides != a.strides

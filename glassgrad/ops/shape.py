@@ -7,7 +7,7 @@ from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
-from ..backend import xp
+from ..backend import backend_of, xp
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
 
@@ -95,7 +95,7 @@ def _expand_forward(self, size):
     strides = (0,) * lead + tuple(st if n == s else 0 for st, n, s in
                                   zip(self.strides, self.shape, size[lead:]))
     # writeable like torch's expand: fill_/zero_ may write through it, other in-place ops refuse
-    return xp.lib.stride_tricks.as_strided(self, size, strides, writeable=self.flags.writeable)
+    return backend_of(self).as_strided(self, size, strides)
 
 
 _expand = defop("ExpandBackward0", _expand_forward, dtype="same", view=True, arrays=True,
@@ -160,7 +160,7 @@ def _geom_buffer(geom, dtype, fill=None):
 
 def _strided(buf, start, shape, strides):
     it = buf.itemsize
-    return xp.lib.stride_tricks.as_strided(buf[start:], shape, tuple(st * it for st in strides))
+    return backend_of(buf).as_strided(buf[start:], shape, tuple(st * it for st in strides))
 
 
 def _gather_forward(self, geom):

@@ -4,6 +4,7 @@ was modified in place, and CopySlices, the base's grad_fn after an in-place op o
 from .. import dtypes
 from .._autograd.node import Node, gradient_edge, move_retains_grad, short_name
 from .._autograd.saved import freed
+from ..backend import data_ptr
 
 # PyTorch's refusal to write into a tensor some of whose elements share one memory location
 SELF_OVERLAP_MESSAGE = (
@@ -43,7 +44,7 @@ def view_geometry(view):
     offset relative to the base's first element."""
     base, d = view._base._data, view._data
     it = d.itemsize
-    off = (d.__array_interface__["data"][0] - base.__array_interface__["data"][0])
+    off = data_ptr(d) - data_ptr(base)
     return (base.shape, tuple(s // it for s in base.strides), d.shape,
             tuple(s // it for s in d.strides), off // it)
 

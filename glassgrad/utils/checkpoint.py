@@ -22,6 +22,8 @@ from ..autograd.function import Function
 from .._autograd.node import reachable_leaves
 from .._autograd.grad_mode import enable_grad, no_grad, state
 from ._pytree import tree_flatten, tree_unflatten
+from .._creation import default_generator
+from .._tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
            "noop_context_fn"]
@@ -34,7 +36,6 @@ def noop_context_fn():
 
 
 def _is_tensor(x):
-    from .._tensor import Tensor
     return isinstance(x, Tensor)
 
 
@@ -59,7 +60,6 @@ def check_backward_validity(inputs):
 
 
 def _rng_state():
-    from .._creation import default_generator
     return default_generator._rng.bit_generator.state
 
 
@@ -69,7 +69,6 @@ def _forked_rng(state_to_use, enabled):
     if not enabled:
         yield
         return
-    from .._creation import default_generator
     outside = _rng_state()
     default_generator._rng.bit_generator.state = state_to_use
     try:

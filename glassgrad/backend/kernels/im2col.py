@@ -1,0 +1,46 @@
+"""im2col for convolution and pooling: an input's windows as a strided view, then columns.
+
+``numpy.lib.stride_tricks.sliding_window_view`` gives every window of the padded input without
+copying (a view with repeated strides); stepping it by stride and dilation and reshaping copies
+each window once into the columns a convolution multiplies as one batched matmul, which is
+how conv1d/2d/3d and their gradients stay whole-array NumPy work. The pooling kernels pad with
+_padded too. A CuPy backend would provide the same three functions.
+"""
+import builtins
+import math
+
+import numpy as xp
+
+
+# every window of an array as a view (repeated strides, no copy)
+_windows_view = xp.lib.stride_tricks.sliding_window_view
+
+
+def _padded(x, pads, fill):
+    """x with its last len(pads) dims padded by (before, after) ``fill`` values."""
+    if builtins.any(lo or hi for lo, hi in pads):
+        return xp.pad(x, ((0, 0),) * (x.ndim - len(pads)) + tuple(pads), constant_values=fill)
+    return x
+
+
+def _windows(x, kernel, stride, padding, dilation):
+    """x (..., *spatial) zero-padded (``padding``: (lo, hi) per spatial dim) as a view
+    (..., *out, *kernel) of its windows."""
+    k = len(kernel)
+    x = _padded(x, padding, 0)
+    span = tuple(d * (kk - 1) + 1 for kk, d in zip(kernel, dilation))
+    win = _windows_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
+    steps = tuple(builtins.slice(None, None, s) for s in stride) + \
+        tuple(builtins.slice(None, None, d) for d in dilation)
+    return win[(Ellipsis,) + steps]
+
+
+def _columns(x, kernel, stride, padding, dilation, groups):
+    """(N, groups, C/groups * prod(kernel), L) columns of x (N, C, *spatial), and the output
+    spatial shape."""
+    k = len(kernel)
+    win = _windows(x, kernel, stride, padding, dilation)      # (N, C, *out, *kernel)
+    out = win.shape[2:2 + k]
+    win = win.transpose(0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
+    n, c = x.shape[:2]
+    return win.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out)), out

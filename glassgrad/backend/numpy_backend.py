@@ -1,0 +1,63 @@
+"""NumPy as a glassgrad backend: the array namespace, and the memory facts ops ask of an array.
+
+Everything here answers a question that depends on how NumPy lays out memory: where an array's
+data starts, whether two arrays may overlap, an array's bits as unsigned words. A CuPy backend
+answers the same questions through ``__cuda_array_interface__``.
+"""
+import numpy
+
+# torch computes IEEE results (inf, nan) silently; NumPy would warn on every overflow or log(0)
+numpy.seterr(all="ignore")
+
+_WORDS = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
+
+
+class NumpyBackend:
+    """The CPU backend: arrays are ``numpy.ndarray`` in host memory."""
+
+    name = "numpy"
+    device = "cpu"
+    xp = numpy
+    ndarray = numpy.ndarray
+    # what backend_of also accepts as this backend's arrays: NumPy scalars (0-d results)
+    scalar_types = (numpy.generic,)
+
+    @staticmethod
+    def data_ptr(a):
+        """The address of a's first element (torch's data_ptr())."""
+        return a.__array_interface__["data"][0]
+
+    @staticmethod
+    def may_share_memory(a, b):
+        """Whether a and b may overlap (bounds only: False is certain, True may be a false
+        alarm for interleaved strided views)."""
+        return numpy.may_share_memory(a, b)
+
+    @staticmethod
+    def as_strided(a, shape, strides):
+        """A view of a's memory with the given shape and byte strides (no bounds check),
+        writable exactly when a is."""
+        return numpy.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
+    def word(dtype):
+        """The unsigned integer dtype as wide as ``dtype`` (a NumPy dtype), to work on bits."""
+        return _WORDS[dtype.itemsize]
+
+    @staticmethod
+    def bits(a):
+        """a's elements as unsigned words of the same width: a view, no copy."""
+        return a.view(_WORDS[a.dtype.itemsize])
+
+    @staticmethod
+    def from_bits(w, dtype):
+        """Words made by bits() (or the same width) read back as ``dtype``: a view, no copy."""
+        return w.view(dtype)
+
+    @staticmethod
+    def to_host(a):
+        """a as a NumPy array in host memory (already there: the array itself)."""
+        return numpy.asarray(a)
+
+
+NUMPY = NumpyBackend()
