@@ -85,6 +85,11 @@ class Tensor:
     __hash__ = object.__hash__
     __array_priority__ = 1000     # NumPy scalars defer to our reflected dunders, as torch's
 
+    def __init_subclass__(cls, **kwargs):
+        # a subclass (nn.Parameter) takes the ops' fast paths like Tensor itself
+        super().__init_subclass__(**kwargs)
+        dtypes.TENSOR_TYPES.add(cls)
+
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
         t = _new(cls)
@@ -391,7 +396,7 @@ class Tensor:
 
 _new = object.__new__
 _VersionCounter = VersionCounter
-dtypes._Tensor = Tensor
+dtypes.TENSOR_TYPES.add(Tensor)
 
 
 def _rebuild(data):

@@ -48,7 +48,7 @@ _FROM_NP = {d.np: d for d in ALL}
 
 _default = [float32]
 CACHES = []         # dicts of results that depend on the default dtype (cleared when it changes)
-_Tensor = None      # set by _tensor.py (the cache key reads a tensor's array directly)
+TENSOR_TYPES = set()    # Tensor and its subclasses (_tensor.py adds them; keys read their arrays)
 
 
 def get_default_dtype():
@@ -115,7 +115,7 @@ def operand_key(operands):
     key = []
     for op in operands:
         t = type(op)
-        if t is _Tensor:
+        if t in TENSOR_TYPES:
             d = op._data
             key.append(d.dtype.char)
             key.append(d.ndim == 0)

@@ -28,6 +28,7 @@ from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
 from ..backend import data_ptr, may_share_memory, ndarray, xp
+from .dispatch import DtypeCache
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
 
@@ -38,7 +39,6 @@ _NOT_SAVED = object()
 _PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
-_operand_key = dtypes.operand_key
 _VersionCounter = VersionCounter
 # how a formula's parameter is saved (OpDef._save_kind)
 (_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
@@ -251,16 +251,12 @@ class OpDef:
         # (see attach): the engine skips _validate for it
         self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
                            if self.arrays and not self.multi else None)
-        # the fast paths: operands -> (computation dtype, result dtype, cast ints), per operand
-        # key (see dtypes.operand_key); how each formula name is saved
-        # (fast_attr: a callable dtype rule that depends only on the operands' dtypes and the
-        # type of this attr, a Python number, e.g. pow's exponent)
-        self._fast_attr = fast_attr
-        self._fast = (not self.variadic and promote is None and (
-            fast_attr is not None or type(dtype_rule) is str and
-            dtype_rule in ("promote", "float", "bool")))
-        self._prepared = {}
-        dtypes.CACHES.append(self._prepared)
+        # the fast path: dtype decisions cached per operand kinds (ops/dispatch.py); fast_attr:
+        # a callable dtype rule that depends only on the operands' dtypes and the type of this
+        # attr, a Python number (pow's exponent)
+        self._dtype_cache = (DtypeCache(dtype_rule, fast_attr, broadcast_shapes) if (
+            not self.variadic and promote is None and (
+                fast_attr is not None or dtype_rule in ("promote", "float", "bool"))) else None)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         # the node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
@@ -311,83 +307,19 @@ class OpDef:
         return None, None      # only ever an attr of the call (a KeyError-like miss otherwise)
 
     # -- forward -----------------------------------------------------------------------------
-    def _decide(self, key, values, attrs):
-        """The fast path's cache entry: (computation dtype, result dtype, cast Python ints)."""
-        rule = self.dtype_rule
-        want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
-        if rule == "float" and not want.is_floating_point:
-            want = dtypes.get_default_dtype()
-        hit = self._prepared[key] = (want.np, dtypes.bool if rule == "bool" else want,
-                                     want.np.kind in "iu")
-        return hit
-
     def prepare(self, values, attrs):
         """Arrays (or Python numbers) for the forward, and the result dtype."""
-        rule = self.dtype_rule
-        if rule == "same":
+        if self.dtype_rule == "same":
             return [v._data if isinstance(v, Tensor) else v for v in values], None
-        if self._fast:
-            v = values[0]
-            if len(values) == 1 and type(v) is Tensor:     # one tensor: keyed by its dtype
-                a = v._data
-                fa = self._fast_attr
-                key = a.dtype if fa is None else (a.dtype, type(attrs[fa]))
-                hit = self._prepared.get(key)
-                if hit is None:
-                    hit = self._decide(key, values, attrs)
-                npd = hit[0]
-                return [a if a.dtype is npd else a.astype(npd)], hit[1]
-            if len(values) == 2 and type(v) is Tensor and self._fast_attr is None:
-                w = values[1]       # a tensor and a Python number: keyed by dtype and type
-                tw = type(w)
-                if tw is float or tw is int:
-                    a = v._data
-                    key = (a.dtype, tw)
-                    hit = self._prepared.get(key)
-                    if hit is None:
-                        hit = self._decide(key, values, attrs)
-                    npd = hit[0]
-                    if hit[2] and tw is int:
-                        w = xp.asarray(w).astype(npd)
-                    return [a if a.dtype is npd else a.astype(npd), w], hit[1]
-                if tw is Tensor and w._data.dtype is v._data.dtype:
-                    a, b = v._data, w._data    # two tensors of one dtype: one tensor's decision
-                    hit = self._prepared.get(a.dtype)
-                    if hit is None:
-                        hit = self._decide(a.dtype, values, attrs)
-                    npd = hit[0]
-                    if a.dtype is not npd:
-                        a, b = a.astype(npd), b.astype(npd)
-                    if a.shape != b.shape:     # pointwise operands broadcast
-                        broadcast_shapes(a.shape, b.shape)
-                    return [a, b], hit[1]
-            key = _operand_key(values)
-            if key is not None and self._fast_attr is not None:
-                key = (*key, type(attrs[self._fast_attr]))
-            if key is not None:
-                hit = self._prepared.get(key)
-                if hit is None:
-                    hit = self._decide(key, values, attrs)
-                npd, result, cast_ints = hit
-                arrays = []
-                shape = mismatch = None
-                for v in values:
-                    if type(v) is Tensor:
-                        a = v._data
-                        if a.dtype is not npd:
-                            a = a.astype(npd, copy=False)
-                        if shape is None:
-                            shape = a.shape
-                        elif a.shape != shape:
-                            mismatch = True
-                    elif cast_ints and type(v) is int:
-                        a = xp.asarray(v).astype(npd)
-                    else:
-                        a = v
-                    arrays.append(a)
-                if mismatch:     # pointwise operands broadcast
-                    broadcast_shapes(*[a.shape for a in arrays if isinstance(a, ndarray)])
-                return arrays, result
+        if self._dtype_cache is not None:
+            out = self._dtype_cache.prepare(values, attrs)
+            if out is not None:
+                return out
+        return self.slow_prepare(values, attrs)
+
+    def slow_prepare(self, values, attrs):
+        """prepare() by the dtype rule itself, every call: the reference the cache agrees with."""
+        rule = self.dtype_rule
         _check_operands(self.name, values)
         if callable(rule):
             want = rule(values, attrs)
@@ -419,69 +351,42 @@ class OpDef:
             outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
                          for i, o in enumerate(out))
             results = self.record(values, attrs, outs)
-            return list(results) if self.outputs is None else results
+            return results if self.outputs is not None else list(results)
         if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
                                         out.dtype != want.np):
             out = xp.asarray(out, dtype=None if want is None else want.np)
-        # the one-output record(), inlined: this is the path every op call takes
-        r = _new(Tensor)
-        r._data = out
-        r._grad = r._base = r._hook_state = r._grad_fn = r._view = None
-        r._output_nr = 0
-        r._requires_grad = False
-        inference = state._inference
-        if self.view:
-            src = values[0]
-            r._version_counter = src._version_counter
-            r._base = src if src._base is None else src._base
-            r._inference = inference or src._inference
-            if out.dtype.kind == "f":     # a differentiable view: kept for in-place rebase
-                r._view = view_meta(src, src._version_counter.version, state.grad, inference)
-        else:
-            r._version_counter = vc = _new(_VersionCounter)
-            vc.version = 0
-            r._inference = inference
-        if not state.grad or not self.differentiable or out.dtype.kind != "f":
-            return r
-        i = self._single_diff
-        if i is not None:
-            v = values[i]
-            if not (isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
-                    v._view is not None and v._base.requires_grad))):
-                return r
-            needs = (True,)
-        else:       # needs(), inlined
-            needs = [isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
-                v._view is not None and v._base.requires_grad))
-                for v in (values if self._diff_all else [values[i] for i in self.diff])]
-            if True not in needs:
-                return r
-        self.attach((r,), values, attrs, needs)
-        return r
+        return self.record(values, attrs, (out,))[0]
 
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
-        """Wrap the output arrays as tensors, recording a node when an input needs grad."""
-        results = tuple(Tensor._make(o) for o in outs)
-        if self.view:
-            src = values[0]
-            base = src if src._base is None else src._base
-            for r in results:
-                r._version_counter, r._base, r._inference = \
-                    src._version_counter, base, src._inference
-                if r._data.dtype.kind == "f":
+        """Wrap the output arrays as tensors (a view's share its source's storage and version
+        counter), recording a node when an input needs grad. Every op call comes here."""
+        src = values[0] if self.view else None
+        inference = state._inference
+        results = []
+        for out in outs:
+            r = _new(Tensor)
+            r._data = out
+            r._grad = r._base = r._hook_state = r._grad_fn = r._view = None
+            r._output_nr = 0
+            r._requires_grad = False
+            if src is None:
+                r._version_counter = vc = _new(_VersionCounter)
+                vc.version = 0
+                r._inference = inference
+            else:
+                r._version_counter = src._version_counter
+                r._base = src if src._base is None else src._base
+                r._inference = inference or src._inference
+                if out.dtype.kind == "f":   # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
-                                        state._inference, self.multi)
-        if state._inference:
-            for r in results:
-                r._inference = True
-        if not (state.grad and self.differentiable and outs) or outs[0].dtype.kind != "f":
-            return results
-        needs = self.needs(values)
-        if True not in needs:
-            return results
-        self.attach(results, values, attrs, needs)
-        return results
+                                        inference, self.multi)
+            results.append(r)
+        if state.grad and self.differentiable and outs and outs[0].dtype.kind == "f":
+            needs = self.needs(values)
+            if needs is not None:
+                self.attach(results, values, attrs, needs)
+        return tuple(results)
 
     def _edges_first(self, values):
         """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
@@ -489,14 +394,17 @@ class OpDef:
         refuses first."""
         if state.grad and self.differentiable:
             needs = self.needs(values)
-            if True in needs:
+            if needs is not None:
                 self.edges(values, needs)
 
     def needs(self, values):
-        """For each differentiable input: does it require grad?"""
-        if self.variadic:
-            return [v.requires_grad for v in values]
-        return [isinstance(values[i], Tensor) and values[i].requires_grad for i in self.diff]
+        """For each differentiable input: does it require grad? None when none does."""
+        i = self._single_diff
+        if i is not None:
+            return (True,) if _requires_grad(values[i]) else None
+        needs = [_requires_grad(v) for v in (
+            values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
+        return needs if True in needs else None
 
     def edges(self, values, needs):
         """The node's next_functions: each needed input's gradient edge."""
@@ -658,8 +566,6 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     view = self._view is not None and state.grad
     if state.grad and op.differentiable:
         needs = op.needs(values)
-        if True not in needs:
-            needs = None
     if view:
         _check_view_inplace(self, needs)
     if needs:
@@ -755,6 +661,13 @@ def _rebase_view(self, node, old_fn, old_nr):
     self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
+
+
+def _requires_grad(v):
+    """Tensor.requires_grad, read from the slots (a leaf that requires grad, history, or a
+    differentiable view of a tensor that requires grad); False for a non-tensor."""
+    return isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
+        v._view is not None and v._base.requires_grad))
 
 
 def _edge(v):

@@ -1,0 +1,101 @@
+"""Cached dtype decisions: the speed machinery of an op call, kept apart from the rows.
+
+torch.result_type depends only on each operand's dtype, whether a tensor is 0-d and which type
+a Python number has (``dtypes.operand_key``); a row's dtype rule ('promote', 'float', 'bool', or
+a callable that depends only on the operands' dtypes and the type of one attr, ``fast_attr``)
+adds nothing else. So an op decides once per such key and keeps the decision:
+(computation NumPy dtype, result dtype, whether Python ints are cast like torch casts them).
+``DtypeCache.prepare`` is the fast path; ``slow_prepare`` in the registry is the reference rule
+it must agree with (tests/test_dispatch.py checks them against each other on random operands).
+Any Tensor subclass takes the fast path like a Tensor (dtypes.TENSOR_TYPES).
+"""
+from .. import dtypes
+from ..backend import xp
+
+_TENSOR_TYPES = dtypes.TENSOR_TYPES
+_operand_key = dtypes.operand_key
+
+
+class DtypeCache:
+    """One op's decisions, keyed by its operands' kinds (see the module docstring)."""
+    __slots__ = ("rule", "attr", "table", "broadcast")
+
+    def __init__(self, rule, attr, broadcast):
+        self.rule = rule            # the row's dtype rule
+        self.attr = attr            # fast_attr: the attr whose type the rule depends on
+        self.broadcast = broadcast  # broadcast_shapes: refuses operands that do not broadcast
+        self.table = {}
+        dtypes.CACHES.append(self.table)    # cleared when the default dtype changes
+
+    def decide(self, key, values, attrs):
+        """Decide for ``key`` by the rule, and keep the decision."""
+        rule = self.rule
+        want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
+        if rule == "float" and not want.is_floating_point:
+            want = dtypes.get_default_dtype()
+        hit = self.table[key] = (want.np, dtypes.bool if rule == "bool" else want,
+                                 want.np.kind in "iu")
+        return hit
+
+    def prepare(self, values, attrs):
+        """(arrays for the forward, result dtype), or None when the operands have no key (an
+        argument that is neither a tensor nor a Python number: the slow path decides)."""
+        v = values[0]
+        if len(values) == 1 and type(v) in _TENSOR_TYPES:     # one tensor: keyed by its dtype
+            a = v._data
+            key = a.dtype if self.attr is None else (a.dtype, type(attrs[self.attr]))
+            hit = self.table.get(key) or self.decide(key, values, attrs)
+            npd = hit[0]
+            return [a if a.dtype is npd else a.astype(npd)], hit[1]
+        if len(values) == 2 and self.attr is None and type(v) in _TENSOR_TYPES:
+            out = self._tensor_and_other(v, values[1], values, attrs)
+            if out is not None:
+                return out
+        key = _operand_key(values)
+        if key is None:
+            return None
+        if self.attr is not None:
+            key = (*key, type(attrs[self.attr]))
+        npd, result, cast_ints = self.table.get(key) or self.decide(key, values, attrs)
+        arrays = []
+        shape = mismatch = None
+        for v in values:
+            if type(v) in _TENSOR_TYPES:
+                a = v._data
+                if a.dtype is not npd:
+                    a = a.astype(npd, copy=False)
+                if shape is None:
+                    shape = a.shape
+                elif a.shape != shape:
+                    mismatch = True
+            elif cast_ints and type(v) is int:
+                a = xp.asarray(v).astype(npd)
+            else:
+                a = v
+            arrays.append(a)
+        if mismatch:     # pointwise operands broadcast
+            self.broadcast(*[a.shape for a in arrays if isinstance(a, xp.ndarray)])
+        return arrays, result
+
+    def _tensor_and_other(self, v, w, values, attrs):
+        """A tensor and a Python number (keyed by dtype and type), or two tensors of one dtype
+        (one tensor's decision); None for other pairs."""
+        tw = type(w)
+        a = v._data
+        if tw is float or tw is int:
+            key = (a.dtype, tw)
+            hit = self.table.get(key) or self.decide(key, values, attrs)
+            npd = hit[0]
+            if hit[2] and tw is int:
+                w = xp.asarray(w).astype(npd)
+            return [a if a.dtype is npd else a.astype(npd), w], hit[1]
+        if tw in _TENSOR_TYPES and w._data.dtype is a.dtype:
+            b = w._data
+            hit = self.table.get(a.dtype) or self.decide(a.dtype, values, attrs)
+            npd = hit[0]
+            if a.dtype is not npd:
+                a, b = a.astype(npd), b.astype(npd)
+            if a.shape != b.shape:     # pointwise operands broadcast
+                self.broadcast(a.shape, b.shape)
+            return [a, b], hit[1]
+        return None
