@@ -5,6 +5,7 @@ glassgrad/NumPy. Gradients are checked once against PyTorch before timing.
 
     make bench                      # everything (a few minutes on 2 cores)
     .venv/bin/python benchmarks/run.py --only W1,W3 --rounds 5
+    .venv/bin/python benchmarks/run.py --against 734bd89    # also glassgrad as of a commit
 
 Writes a markdown table to stdout and everything to benchmarks/results.json. PyTorch and
 scikit-learn are benchmark-only dependencies: a workload whose library is missing is skipped
@@ -38,11 +39,32 @@ try:
 except ImportError:      # the table then has glassgrad (and NumPy) columns only
     torch = None
 
-ENGINES = ("glassgrad", "pytorch", "numpy")
+ENGINES = ("glassgrad", "before", "pytorch", "numpy")
+BEFORE = None   # --against REV: glassgrad as of that commit, timed in the same rounds ("before")
 
 
 def _lib(engine):
-    return gg if engine == "glassgrad" else torch
+    return {"glassgrad": gg, "before": BEFORE}.get(engine, torch)
+
+
+def load_before(rev):
+    """glassgrad as of git revision ``rev``, imported from a temporary copy of its package under
+    another name (it imports itself relatively), so both versions run in one process."""
+    import importlib
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="glassgrad-before-")
+    archive = subprocess.run(["git", "-C", os.path.dirname(HERE), "archive", rev, "glassgrad"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+    os.rename(os.path.join(tmp, "glassgrad"), os.path.join(tmp, "glassgrad_before"))
+    sys.path.insert(0, tmp)
+    return importlib.import_module("glassgrad_before")
+
+
+def _engines(*names):
+    """The glassgrad-API engines to time: glassgrad, the --against version, PyTorch."""
+    return [e for e in ("glassgrad", "before", "pytorch") + names
+            if not (e == "pytorch" and torch is None or e == "before" and BEFORE is None)]
 
 
 # -- W1: per-op overhead ----------------------------------------------------------------------
@@ -71,6 +93,27 @@ def w1_setup(engine, shape):
         x.grad = None
         w1_chain(lib, x).sum().backward()
         return x.grad
+    return step
+
+
+def w1_leaf_setup(engine, subclass):
+    """1,000 sequential ``x * w`` with w a leaf that requires grad: a plain Tensor, or an
+    instance of a Tensor subclass (as nn.Parameter is), which must cost the same."""
+    lib = _lib(engine)
+    w = lib.full((), 0.999, dtype=lib.float32)
+    if subclass:
+        cls = type("Leaf", (lib.Tensor,), {})
+        w = torch.nn.Parameter(w) if engine == "pytorch" else cls._make(w._data)
+    w.requires_grad_()
+    x0 = lib.full((), 0.5, dtype=lib.float32)
+
+    def step():
+        w.grad = None
+        x = x0
+        for _ in range(W1_OPS):
+            x = x * w
+        x.backward()
+        return w.grad
     return step
 
 
@@ -470,32 +513,36 @@ def check_close(name, ref, got, rtol=2e-3, atol=2e-4):
 def bench_w1(rounds):
     rows = []
     for label, shape in (("scalar", ()), ("100 elements", (100,))):
-        steps = {"glassgrad": w1_setup("glassgrad", shape), "numpy": w1_numpy(shape)}
-        if torch is not None:
-            steps["pytorch"] = w1_setup("pytorch", shape)
-            check_close("W1", steps["pytorch"](), steps["glassgrad"]())
-        check_close("W1 numpy", steps["glassgrad"](), steps["numpy"]())
+        steps = {e: w1_setup(e, shape) for e in _engines()}
+        steps["numpy"] = w1_numpy(shape)
+        for e in steps:
+            check_close(f"W1 {e}", steps["glassgrad"](), steps[e]())
         steps["no provenance"] = w1_without_provenance(w1_setup("glassgrad", shape))
         t = interleaved(steps, rounds)
         off = t.pop("no provenance")
         rows.append(("W1", f"overhead chain, {label}", t, W1_OPS, "µs per op (fwd+bwd)"))
         rows.append(("W1", f"overhead chain, {label}, provenance off (cost of provenance: "
-                     f"{(t['glassgrad'] / off - 1) * 100:+.1f}%)", {**t, "glassgrad": off},
+                     f"{(t['glassgrad'] / off - 1) * 100:+.1f}%)",
+                     {**{k: v for k, v in t.items() if k != "before"}, "glassgrad": off},
                      W1_OPS, "µs per op (fwd+bwd)"))
+    for label, subclass in (("a plain leaf", False), ("a Tensor-subclass leaf", True)):
+        steps = {e: w1_leaf_setup(e, subclass) for e in _engines()}
+        for e in steps:
+            check_close(f"W1 leaf {e}", steps["glassgrad"](), steps[e]())
+        rows.append(("W1", f"`x * w` chain, w {label}", interleaved(steps, rounds), W1_OPS,
+                     "µs per op (fwd+bwd)"))
     return rows
 
 
 def bench_mlp(rounds, name, label, sizes, batches):
     params = mlp_params(sizes)
     steps, tensors = {}, {}
-    for engine in ("glassgrad", "pytorch"):
-        if engine == "pytorch" and torch is None:
-            continue
+    for engine in _engines():
         steps[engine], tensors[engine] = mlp_setup(engine, params, batches)
     steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
     if torch is not None:      # one step each from the same start: same loss, same new weights
         losses = {e: float(_arr(steps[e]())) for e in steps}
-        for e in ("glassgrad", "numpy"):
+        for e in steps.keys() - {"pytorch"}:
             assert abs(losses[e] - losses["pytorch"]) < 1e-4, (name, losses)
             for a, b in zip(tensors["pytorch"], tensors[e]):
                 check_close(name, a, b if e == "numpy" else b.detach())
@@ -555,14 +602,12 @@ def bench_w4(rounds):
     y = rng.integers(0, 10, 32).astype(np.int64)
     params = cnn_params()
     steps, tensors = {}, {}
-    for engine in ("glassgrad", "pytorch"):
-        if engine == "pytorch" and torch is None:
-            continue
+    for engine in _engines():
         steps[engine], tensors[engine] = cnn_setup(engine, params, x, y)
     steps["numpy"], tensors["numpy"] = cnn_numpy(params, x, y)
     if torch is not None:      # one step each from the same start: same loss, same new weights
         losses = {e: float(_arr(steps[e]())) for e in steps}
-        for e in ("glassgrad", "numpy"):
+        for e in steps.keys() - {"pytorch"}:
             assert abs(losses[e] - losses["pytorch"]) < 1e-4, ("W4", losses)
             for a, b in zip(tensors["pytorch"], tensors[e]):
                 check_close("W4", a, b if e == "numpy" else b.detach())
@@ -576,14 +621,13 @@ def bench_w5(rounds):
     x = rng.standard_normal((8, 64, 64)).astype(np.float32)
     params = attn_params(64)
     steps, tensors = {}, {}
-    for engine in ("glassgrad", "pytorch"):
-        if engine == "pytorch" and torch is None:
-            continue
+    for engine in _engines():
         steps[engine], tensors[engine] = attn_setup(engine, params, x)
-    if torch is not None:
-        steps["glassgrad"](), steps["pytorch"]()
-        for a, b in zip(tensors["pytorch"], tensors["glassgrad"]):
-            check_close("W5", a.grad, b.grad)
+    for e in steps:
+        steps[e]()
+    for e in steps:
+        for a, b in zip(tensors["glassgrad"], tensors[e]):
+            check_close(f"W5 {e}", a.grad, b.grad)
     t = interleaved(steps, rounds)
     return [("W5", "attention block (layernorm by mean/var, softmax), 8x64x64", t, 1,
              "ms per step")]
@@ -594,11 +638,10 @@ def bench_w6(rounds):
     n = 256
     w = (rng.standard_normal((n, n)) / np.sqrt(n)).astype(np.float32)
     x, v = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
-    steps = {"glassgrad": hvp_setup("glassgrad", w, x, v), "numpy": hvp_numpy(w, x, v)}
-    if torch is not None:
-        steps["pytorch"] = hvp_setup("pytorch", w, x, v)
-        check_close("W6", steps["pytorch"](), steps["glassgrad"]())
-    check_close("W6 numpy", steps["glassgrad"](), steps["numpy"]())
+    steps = {e: hvp_setup(e, w, x, v) for e in _engines()}
+    steps["numpy"] = hvp_numpy(w, x, v)
+    for e in steps:
+        check_close(f"W6 {e}", steps["glassgrad"](), steps[e]())
     t = interleaved(steps, rounds)
     return [("W6", "Hessian-vector product, double backward, 256-dim", t, 1, "ms per HVP")]
 
@@ -609,13 +652,18 @@ def _fmt(seconds, per, unit):
 
 
 def table(rows):
-    lines = ["| workload | | unit | glassgrad | PyTorch | NumPy | glassgrad/PyTorch | "
-             "glassgrad/NumPy |", "|---|---|---|---:|---:|---:|---:|---:|"]
+    before = any("before" in t for _, _, t, _, _ in rows)
+    head = ["workload", "", "unit", "glassgrad"] + (["before"] if before else []) + [
+        "PyTorch", "NumPy", "glassgrad/PyTorch", "glassgrad/NumPy"] + (
+        ["glassgrad/before"] if before else [])
+    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "---:|" * (len(head) - 3)]
     for name, label, t, per, unit in rows:
-        g, p, n = t.get("glassgrad"), t.get("pytorch"), t.get("numpy")
-        cells = [name, label, unit, _fmt(g, per, unit),
-                 _fmt(p, per, unit) if p else "–", _fmt(n, per, unit) if n else "–",
-                 f"{g / p:.2f}×" if p else "–", f"{g / n:.2f}×" if n else "–"]
+        g, b, p, n = (t.get(k) for k in ("glassgrad", "before", "pytorch", "numpy"))
+        cells = [name, label, unit, _fmt(g, per, unit)] + (
+            [_fmt(b, per, unit) if b else "–"] if before else []) + [
+            _fmt(p, per, unit) if p else "–", _fmt(n, per, unit) if n else "–",
+            f"{g / p:.2f}×" if p else "–", f"{g / n:.2f}×" if n else "–"] + (
+            [f"{g / b:.2f}×" if b else "–"] if before else [])
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -627,8 +675,13 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    ap.add_argument("--against", metavar="REV", help="also time glassgrad as of this git revision "
+                    "in the same interleaved rounds (the 'before' column)")
     ap.add_argument("--w3-memory", help=argparse.SUPPRESS)     # the child of run_w3_memory
     args = ap.parse_args(argv)
+    global BEFORE
+    if args.against:
+        BEFORE = load_before(args.against)
     if args.w3_memory:
         print(json.dumps({"peak_mb": w3_step_peak_mb(args.w3_memory)}))
         return None

@@ -501,3 +501,47 @@ def test_explained_invalid_gradient_of_a_custom_function(tmp_path):
     assert "The backward of TwiceBackward returned a gradient of shape [3] for its input 0, " \
            "whose shape was [2]" in text
     assert "TwiceBackward was made at prog.py:9: `y = Twice.apply(x)`" in text
+
+
+# -- errors are torch's exactly; the explanation is a note ------------------------------------
+@pytest.mark.parametrize("program", [
+    "x = torch.ones(2, requires_grad=True)\n"
+    "unused = torch.ones(2, requires_grad=True)\n"
+    "y = (x * 2).sum()\n"
+    "torch.autograd.grad(y, [x, unused])\n",
+    "x = torch.ones(3, requires_grad=True)\n"
+    "torch.autograd.grad((x * 3), x)\n",
+])
+def test_grad_errors_print_what_torch_prints(tmp_path, program):
+    text = explained(tmp_path, program)     # str(e) equal to torch's, the note separate
+    assert "glassgrad explains" not in text
+
+
+def test_the_explanation_is_a_note_under_the_message():
+    import traceback
+    x = torch.tensor(3.0, requires_grad=True)
+    y = x + 1
+    z = y ** 2
+    y.detach().zero_()
+    with pytest.raises(RuntimeError) as info:
+        z.backward()
+    e = info.value
+    assert "glassgrad explains" not in str(e)
+    assert torch.explain(e) == torch.glass.errors.explanation(e) and torch.explain(e)
+    shown = "".join(traceback.format_exception_only(e))
+    assert shown.startswith("RuntimeError: " + str(e) + "\nglassgrad explains:\n  PowBackward0")
+
+
+def test_a_freed_graph_is_explained_by_this_threads_backward():
+    import threading
+    x = torch.ones(2, requires_grad=True)
+    y = x.exp()
+    loss = y.sum()
+    loss.backward(); line = _line()
+    busy = threading.Thread(target=lambda: [(torch.ones(1, requires_grad=True) * 2).sum()
+                                            .backward() for _ in range(20)])
+    busy.start()
+    busy.join()
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert f"freed by the backward at {_here()}:{line}" in explain(info.value)

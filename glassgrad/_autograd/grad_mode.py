@@ -13,8 +13,9 @@ class _State(threading.local):
     ``grad_enabled and not inference`` by the two properties' setters.
 
     ``anomaly`` and ``anomaly_check_nan`` are process-wide like torch's, so they are set on the
-    class (``set_anomaly_enabled``); ``tracer`` is the thread's active ``trace_backward``;
-    ``node`` the node the engine is running (the parent of nodes it creates, in anomaly mode)."""
+    class (``set_anomaly_enabled``); ``tracer`` is the thread's active ``trace_backward`` (an
+    observer.Tracer); ``node`` the node the engine is running (the parent of nodes it creates,
+    in anomaly mode)."""
     _grad_enabled = True
     _inference = False
     grad = True

@@ -18,6 +18,7 @@ its cost that way).
 import linecache
 import os
 import sys
+import threading
 import weakref
 
 HISTORY = 8         # version-history entries kept per storage (the newest)
@@ -117,7 +118,14 @@ def bumped(t, op_name):
             del history[0]
 
 
-BACKWARDS = []      # recent backward passes that freed their graph: (site, [weakref(root node)])
+class _Backwards(threading.local):
+    """This thread's recent backward passes that freed their graph: (site, [weakref(root
+    node)]), newest last. Per thread: another thread's backward never explains this one's."""
+    def __init__(self):
+        self.passes = []
+
+
+_backwards = _Backwards()
 
 
 def backward_ran(tensors, retain_graph):
@@ -126,8 +134,14 @@ def backward_ran(tensors, retain_graph):
     if retain_graph or not _enabled:
         return
     tensors = tensors if isinstance(tensors, (list, tuple)) else (tensors,)
-    BACKWARDS.append((site(3), [_ref(t.grad_fn) for t in tensors if t.grad_fn is not None]))
-    del BACKWARDS[:-HISTORY]
+    passes = _backwards.passes
+    passes.append((site(3), [_ref(t.grad_fn) for t in tensors if t.grad_fn is not None]))
+    del passes[:-HISTORY]
+
+
+def recent_backwards():
+    """This thread's recorded graph-freeing backward passes, oldest first."""
+    return list(_backwards.passes)
 
 
 def leaf_created(t):

@@ -282,10 +282,12 @@ def freed(ctx, m):
     if earlier is not None:
         lines.append(f"They were freed by the backward at {describe(earlier)}, which ran "
                      "without retain_graph=True.")
-    elif provenance.BACKWARDS and provenance.BACKWARDS[-1][0] is not None:
-        lines.append("The most recent backward without retain_graph=True ran at "
-                     f"{describe(provenance.BACKWARDS[-1][0])}; a backward frees the saved "
-                     "tensors of every node it runs through.")
+    else:
+        recent = provenance.recent_backwards()
+        if recent and recent[-1][0] is not None:
+            lines.append("The most recent backward without retain_graph=True ran at "
+                         f"{describe(recent[-1][0])}; a backward frees the saved tensors of "
+                         "every node it runs through.")
     lines += [
         "The usual cause: a tensor computed in one iteration is used in the next one with its "
         "history attached (an RNN hidden state, a running total such as `total_loss += loss`, "
@@ -299,7 +301,7 @@ def freed(ctx, m):
 
 def _which_backward(node):
     """The recorded backward (newest first) whose graph contains ``node``."""
-    for site, refs in reversed(provenance.BACKWARDS):
+    for site, refs in reversed(provenance.recent_backwards()):
         starts = [r() for r in refs if r() is not None]
         seen, stack = set(starts), list(starts)
         while stack:

@@ -17,6 +17,7 @@ import os
 from collections import namedtuple
 
 from .._autograd.node import AccumulateGrad
+from .._autograd.observer import Tracer
 from .._autograd.grad_mode import state
 from ..backend import xp
 
@@ -91,8 +92,9 @@ def _grads_text(infos):
     return "; ".join("None" if g is None else str(g) for g in infos)
 
 
-class Trace:
-    """What ``trace_backward`` recorded: ``steps`` (a list of Step), printable as a table."""
+class Trace(Tracer):
+    """What ``trace_backward`` recorded: ``steps`` (a list of Step), printable as a table. The
+    engine calls the tracer protocol's methods (_autograd/observer.py)."""
 
     def __init__(self):
         self.steps = []
