@@ -116,7 +116,7 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
 def normalise(text):
     """Memory addresses differ from run to run (<AddBackward0 object at 0x?>), and glassgrad's
-    explanations after PyTorch's error texts are glassgrad's own (glass/errors.py)."""
+    explanations (notes under PyTorch's error texts) are glassgrad's own (glass/errors.py)."""
     from .glass.errors import strip_explanations
     return _ADDRESS.sub("0x?", strip_explanations(text))
 

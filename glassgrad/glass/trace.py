@@ -11,7 +11,7 @@ engine summed a returned gradient down to its input's shape, or cast it to its d
 (``tensor hook``, ``retain_grad``, ``pre-hook``, ``post-hook``, ``post-accumulate-grad hook``)
 and ``capture`` (autograd.grad took an input's gradient). A trace keeps shapes and norms, never
 the tensors or nodes, so it holds no memory alive. While a trace is active the engine runs every
-node through its hook-aware path (autograd/engine.py ``_call_function``), which records here.
+node through its hook-aware path (_autograd/engine.py ``_call_function``), which records here.
 """
 import os
 from collections import namedtuple
