@@ -16,22 +16,17 @@ import glassgrad
 from glassgrad.glass import explain
 from glassgrad.glass.graph import dot_available, graph
 
-SEED1 = """\
-x = torch.tensor(3.0, requires_grad=True)
-y = x + 1
-z = y**2
-c = y.detach()
-c.zero_()
-"""
 
-SEED2 = """\
-x = torch.tensor(3.0, requires_grad=True)
-y1 = x + 1
-y2 = x**2
-z = 3*y1 + 4*y2
-c = y2.detach()
-c.zero_()
-"""
+
+def _seed_head(stem, n):
+    """The first ``n`` statements of the seed program ``stem`` (after its title comment)."""
+    from glassgrad.seeds import PROGRAMS
+    path = next(p for p in PROGRAMS if p.stem == stem)
+    return "".join(path.read_text().splitlines(True)[1:n + 1])
+
+
+SEED1 = _seed_head("qa1_detach_pow", 5)       # up to c.zero_()
+SEED2 = _seed_head("qa2_detach_linear", 6)    # up to c.zero_()
 
 VIEWS_HOOKS = """\
 w = torch.ones(2, 3, requires_grad=True)

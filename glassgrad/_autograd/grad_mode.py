@@ -87,22 +87,24 @@ class _NoParamMode(_Mode):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamMode):
+class _SetsGradMode(_NoParamMode):
+    """Grad mode set to ``enabled`` inside, restored on exit."""
+    enabled = None
+
     def __enter__(self):
         self.prev = state.grad_enabled
-        state.grad_enabled = False
+        state.grad_enabled = self.enabled
 
     def __exit__(self, *exc):
         state.grad_enabled = self.prev
 
 
-class enable_grad(_NoParamMode):
-    def __enter__(self):
-        self.prev = state.grad_enabled
-        state.grad_enabled = True
+class no_grad(_SetsGradMode):
+    enabled = False
 
-    def __exit__(self, *exc):
-        state.grad_enabled = self.prev
+
+class enable_grad(_SetsGradMode):
+    enabled = True
 
 
 class set_grad_enabled(_Mode):
