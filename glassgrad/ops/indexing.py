@@ -13,6 +13,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..autograd.grad_mode import state
 from ..backend import xp
 from . import shape as _shape
+from . import _formula
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 
@@ -304,9 +305,8 @@ def _gather_forward(self, index, dim, sparse_grad):
 
 
 _gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same", arrays=True,
-                grads={"self": lambda grad, self, dim, index, sparse_grad: scatter_add(
-                    zeros(self.shape, dtype=grad.dtype), dim, index, grad) if state.grad else
-                    _scatter_forward(xp.zeros(self.shape, grad.dtype), index, grad, dim, "sum")})
+                grads={"self": lambda grad, self, dim, index, sparse_grad: _scatter_add.call(
+                    _formula.zeros(grad, self.shape), index, grad, dim=dim)})
 
 
 def _check_gather(self, dim, index, name="gather", src=None):

@@ -9,32 +9,27 @@ from collections import namedtuple
 
 from .. import dtypes
 from .._tensor import _wrap_dim
-from ..autograd.grad_mode import state
 from ..backend import xp
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
-from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
-                    transpose, view)
+from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
+                    contiguous, expand, permute, reshape, transpose, view)
 
-# arrays=True: with grad mode off the formulas get NumPy arrays (the same products, see defop)
+# arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 _mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
-            grads={"self": lambda grad, mat2: grad.mm(mat2.t()) if state.grad else
-                   xp.matmul(grad, mat2.T),
-                   "mat2": lambda grad, self: self.t().mm(grad) if state.grad else
-                   xp.matmul(self.T, grad)})
+            grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
+                   "mat2": lambda grad, self: _mm.call(_t.call(self), grad)})
 _mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same", arrays=True,
-            grads={"self": lambda grad, vec: grad.unsqueeze(1) * vec if state.grad else
-                   xp.multiply(xp.expand_dims(grad, 1), vec),
-                   "vec": lambda grad, self: self.t().mv(grad) if state.grad else
-                   xp.matmul(self.T, grad)})
+            grads={"self": lambda grad, vec: _unsqueeze.call(grad, dim=1) * vec,
+                   "vec": lambda grad, self: _mv.call(_t.call(self), grad)})
 _dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self})
 _bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
-             grads={"self": lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)) if state.grad else
-                    xp.matmul(grad, xp.swapaxes(mat2, 1, 2)),
-                    "mat2": lambda grad, self: self.transpose(1, 2).bmm(grad) if state.grad else
-                    xp.matmul(xp.swapaxes(self, 1, 2), grad)})
+             grads={"self": lambda grad, mat2: _bmm.call(grad, _transpose.call(mat2, dim0=1,
+                                                                               dim1=2)),
+                    "mat2": lambda grad, self: _bmm.call(_transpose.call(self, dim0=1, dim1=2),
+                                                         grad)})
 
 
 def _same_dtype(a, b):

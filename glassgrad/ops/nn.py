@@ -11,11 +11,11 @@ import warnings
 from .. import dtypes
 from .._creation import empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.grad_mode import no_grad, state
+from ..autograd.grad_mode import no_grad
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
-from .pointwise import clamp_, clamp_min, relu_, where
+from .pointwise import _exp, clamp_, clamp_min, relu_, where
 from .random import bernoulli_
 from .registry import _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .shape import expand, reshape
@@ -56,8 +56,8 @@ _softmax = defop("SoftmaxBackward0", lambda self, dim: _softmax_forward(self, di
                  dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
                                                    result * (grad - _sum_keep(grad * result, dim))})
 _log_softmax = defop("LogSoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, True),
-                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim: grad - (
-                         result.exp() if state.grad else xp.exp(result)) * _sum_keep(grad, dim)})
+                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
+                                                       grad - _exp.call(result) * _sum_keep(grad, dim)})
 
 
 def _implicit_dim(name, ndim):

@@ -7,6 +7,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from ..autograd.grad_mode import state
 from ..backend import xp
+from . import _formula
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -55,15 +56,9 @@ def _pow_forward(self, exponent):
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
-    if not state.grad:      # first order, on arrays (the row has arrays=True)
-        if exponent == 0:
-            return xp.zeros_like(grad)
-        # x ** 1 is x exactly: the square's derivative skips the power
-        return xp.multiply(grad, xp.multiply(
-            self if exponent == 2 else _pow_forward(self, exponent - 1), exponent))
     if exponent == 0:
-        return zeros_like(grad)
-    return grad * (exponent * self.pow(exponent - 1))
+        return _formula.zeros(grad)
+    return grad * (exponent * _pow_scalar.call(self, exponent=exponent - 1))
 
 
 def _pow_tensor_self_grad(grad, self, exponent):
@@ -152,7 +147,11 @@ def pow(input, exponent):
 # -- unary math ------------------------------------------------------------------------------
 def _math(node_name, forward, grad, dtype="float", arrays=False):
     """A unary row: (function, in-place method)."""
-    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays)
+    return _unary(defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays))
+
+
+def _unary(op):
+    """A unary row's function and in-place method."""
     return (lambda input: op(input)), _inplace(op)
 
 
@@ -186,32 +185,34 @@ def _sign(a):
 
 sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result, arrays=True)
+_exp = defop("ExpBackward0", xp.exp, dtype="float", arrays=True,
+             grads={"self": lambda grad, result: grad * result})
+exp, exp_ = _unary(_exp)
 log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self, arrays=True)
 sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result),
                     arrays=True)
-sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos()
-                  if state.grad else grad * xp.cos(self), arrays=True)
-cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin()
-                  if state.grad else grad * -xp.sin(self), arrays=True)
+_sin = defop("SinBackward0", xp.sin, dtype="float", arrays=True,
+             grads={"self": lambda grad, self: grad * _cos.call(self)})
+_cos = defop("CosBackward0", xp.cos, dtype="float", arrays=True,
+             grads={"self": lambda grad, self: grad * -_sin.call(self)})
+sin, sin_ = _unary(_sin)
+cos, cos_ = _unary(_cos)
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
 _tanh_backward = defop(
     "TanhBackwardBackward0", lambda grad_output, output: grad_output * (1 - output * output),
     ("grad_output", "output"), grads={
-        "grad_output": lambda grad, output: _tanh_backward(grad, output),
+        "grad_output": lambda grad, output: _tanh_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * (-2 * output * grad_output)})
 _sigmoid_backward = defop(
     "SigmoidBackwardBackward0", lambda grad_output, output: grad_output * (1 - output) * output,
     ("grad_output", "output"), grads={
-        "grad_output": lambda grad, output: _sigmoid_backward(grad, output),
+        "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-# on arrays, the fused backward op's own forward
-tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: _tanh_backward(grad, result)
-                    if state.grad else _tanh_backward.forward(grad, result), arrays=True)
+tanh, tanh_ = _math("TanhBackward0", xp.tanh,
+                    lambda grad, result: _tanh_backward.call(grad, result), arrays=True)
 sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
-                          lambda grad, result: _sigmoid_backward(grad, result) if state.grad
-                          else _sigmoid_backward.forward(grad, result), arrays=True)
+                          lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True)
 reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
                                 lambda grad, result: -grad * (result * result), arrays=True)
 _WORDS = {2: xp.uint16, 4: xp.uint32, 8: xp.uint64}
@@ -233,13 +234,12 @@ def _threshold_backward_forward(grad_output, self, threshold):
 _threshold_backward = defop(
     "ThresholdBackwardBackward0", _threshold_backward_forward,
     ("grad_output", "self"), grads={
-        "grad_output": lambda grad, self, threshold: _threshold_backward(grad, self,
-                                                                         threshold=threshold),
+        "grad_output": lambda grad, self, threshold: _threshold_backward.call(
+            grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
 _relu, relu_ = _math("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
                                                "Boolean inputs not supported for relu"),
-                     lambda grad, result: _threshold_backward(grad, result, threshold=0)
-                     if state.grad else _threshold_backward.forward(grad, result, 0),
+                     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
                      dtype="promote", arrays=True)
 
 

@@ -51,7 +51,12 @@ def _restore(grad, dims, ndim, keepdim=False):
 
 
 def _sum_backward(grad, sizes, dim, keepdim):
-    return _restore(grad, dim, len(sizes), keepdim).expand(sizes)
+    """grad (a tensor, or an array in a formula with grad mode off) with the reduced dims put
+    back, expanded to ``sizes``."""
+    if not keepdim and sizes:
+        for d in sorted(range(len(sizes)) if dim is None else dim):
+            grad = _shape._unsqueeze.call(grad, dim=d)
+    return _shape._expand.call(grad, size=sizes)
 
 
 def _numel(sizes, dims):
@@ -70,40 +75,21 @@ def _result_dtype(values, attrs):
 
 _sum_all = defop("SumBackward0", lambda self, dtype: _sum_forward(self, None, False, dtype),
                  dtype=_result_dtype,
-                 grads={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)
-                        if state.grad else xp.broadcast_to(grad, self_sym_sizes)}, arrays=True)
+                 grads={"self": lambda grad, self_sym_sizes: _sum_backward(
+                     grad, self_sym_sizes, None, True)}, arrays=True)
 _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
-                        _sum_backward(grad, self_sym_sizes, dim, keepdim) if state.grad else
-                        xp.broadcast_to(_unsqueezed(grad, dim, len(self_sym_sizes), keepdim),
-                                        self_sym_sizes)}, arrays=True)
-
-
-def _unsqueezed(grad, dims, ndim, keepdim):
-    """_restore on an array."""
-    if not keepdim and ndim:
-        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
-    return grad
-
-
-# grad mode off: the formulas run on arrays (arrays=True), expand and divide in one expression
-def _mean_all_grad(grad, self_sym_sizes, self_sym_numel):
-    if not state.grad:
-        return xp.true_divide(xp.broadcast_to(grad, self_sym_sizes), self_sym_numel)
-    return grad.expand(self_sym_sizes) / self_sym_numel
+                        _sum_backward(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
 
 def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
-    n = _numel(self_sym_sizes, dim)
-    if not state.grad:
-        return xp.true_divide(xp.broadcast_to(
-            _unsqueezed(grad, dim, len(self_sym_sizes), keepdim), self_sym_sizes), n)
-    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / n
+    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / _numel(self_sym_sizes, dim)
 
 
 _mean_all = defop("MeanBackward0", lambda self, dtype: _mean_forward(self, None, False, dtype),
                   dtype=_result_dtype,
-                  grads={"self": _mean_all_grad}, arrays=True)
+                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel: _sum_backward(
+                      grad, self_sym_sizes, None, True) / self_sym_numel}, arrays=True)
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
@@ -754,6 +740,13 @@ def _var_backward(grad, self, dim, correction, keepdim):
     with xp.errstate(divide="ignore"):
         scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
     return scale * grad * (self - self.mean(dim, keepdim=True))
+
+
+def _unsqueezed(grad, dims, ndim, keepdim):
+    """_restore on an array."""
+    if not keepdim and ndim:
+        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
+    return grad
 
 
 def _var_backward_arrays(grad, self, dim, c, keepdim):

@@ -457,6 +457,14 @@ class OpDef:
         self.attach((r,), values, attrs, needs)
         return r
 
+    def call(self, /, *values, **attrs):
+        """The row as a backward formula calls it, in either of the engine's modes: on NumPy
+        arrays or scalars (OpNode.apply_arrays: grad mode off) its forward alone, on tensors
+        the op."""
+        if isinstance(values[0], Tensor):
+            return self(*values, **attrs)
+        return self.forward(*values, **attrs)
+
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
         """Wrap the output arrays as tensors, recording a node when an input needs grad."""

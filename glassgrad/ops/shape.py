@@ -38,11 +38,11 @@ _clone = defop("CloneBackward0", lambda self: self.copy(), dtype="same",
 _alias = defop("AliasBackward0", lambda self: self.view(), dtype="same", view=True,
                grads={"self": lambda grad: grad})
 _t = defop("TBackward0", lambda self: self.T, dtype="same", view=True, arrays=True,
-           grads={"self": lambda grad: grad.t() if state.grad else grad.T})
+           grads={"self": lambda grad: _t.call(grad)})
 _transpose = defop("TransposeBackward0", lambda self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
                    dtype="same", view=True, arrays=True,
-                   grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)
-                          if state.grad else xp.swapaxes(grad, dim0, dim1)})
+                   grads={"self": lambda grad, dim0, dim1: _transpose.call(grad, dim0=dim0,
+                                                                          dim1=dim1)})
 _permute = defop("PermuteBackward0", lambda self, dims: xp.transpose(self, dims), dtype="same",
                  view=True, grads={"self": lambda grad, dims: grad.permute(
                      tuple(sorted(range(len(dims)), key=dims.__getitem__)))})
