@@ -16,16 +16,20 @@ from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze
                     contiguous, expand, permute, reshape, transpose, view)
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
-_mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
+_mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+            dtype="same", arrays=True,
             grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
                    "mat2": lambda grad, self: _mm.call(_t.call(self), grad)})
-_mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same", arrays=True,
+_mv = defop("MvBackward0", lambda xp, self, vec: xp.matmul(self, vec), ("self", "vec"),
+            dtype="same", arrays=True,
             grads={"self": lambda grad, vec: _unsqueeze.call(grad, dim=1) * vec,
                    "vec": lambda grad, self: _mv.call(_t.call(self), grad)})
-_dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same", arrays=True,
+_dot = defop("DotBackward0", lambda xp, self, tensor: xp.dot(self, tensor), ("self", "tensor"),
+             dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self})
-_bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
+_bmm = defop("BmmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+             dtype="same", arrays=True,
              grads={"self": lambda grad, mat2: _bmm.call(grad, _transpose.call(mat2, dim0=1,
                                                                                dim1=2)),
                     "mat2": lambda grad, self: _bmm.call(_transpose.call(self, dim0=1, dim1=2),
@@ -168,11 +172,12 @@ def _add_scaled(self, prod, beta, alpha):
     return out if beta == 0 else out + (self if beta == 1 else self * beta)
 
 
-_vdot = defop("VdotBackward0", xp.vdot, ("self", "other"), dtype="same",
+_vdot = defop("VdotBackward0", lambda xp, self, other: xp.vdot(self, other), ("self", "other"),
+              dtype="same",
               grads={"self": lambda grad, other: grad * other,
                      "other": lambda grad, self: grad * self})
 _addmm = defop(
-    "AddmmBackward0", lambda self, mat1, mat2, beta, alpha:
+    "AddmmBackward0", lambda xp, self, mat1, mat2, beta, alpha:
     _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha), ("self", "mat1", "mat2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
@@ -181,13 +186,13 @@ _addmm = defop(
            "mat2": lambda grad, mat1, mat2_sym_sizes, alpha: _maybe_scale(mat1.t().mm(grad),
                                                                            alpha)})
 _addmv = defop(
-    "AddmvBackward0", lambda self, mat, vec, beta, alpha:
+    "AddmvBackward0", lambda xp, self, mat, vec, beta, alpha:
     _add_scaled(self, xp.matmul(mat, vec), beta, alpha), ("self", "mat", "vec"), dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat": lambda grad, vec, alpha: _maybe_scale(grad.unsqueeze(1) * vec, alpha),
            "vec": lambda grad, mat, alpha: _maybe_scale(mat.t().mv(grad), alpha)})
 _baddbmm = defop(
-    "BaddbmmBackward0", lambda self, batch1, batch2, beta, alpha:
+    "BaddbmmBackward0", lambda xp, self, batch1, batch2, beta, alpha:
     _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha), ("self", "batch1", "batch2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
@@ -461,7 +466,7 @@ def _align(t, labels, target):
 
 
 # -- diagonals and triangles -----------------------------------------------------------------
-def _diag_view(a, offset, dim1, dim2):
+def _diag_view(xp, a, offset, dim1, dim2):
     """The writable strided view of a's diagonal (moved to the last dim), like torch's."""
     dim1, dim2 = dim1 % a.ndim, dim2 % a.ndim
     if offset > 0:
@@ -478,11 +483,11 @@ def _diag_view(a, offset, dim1, dim2):
 
 def _diag_scatter(grad, sizes, offset, dim1, dim2):
     out = xp.zeros(sizes, grad.dtype)
-    _diag_view(out, offset, dim1, dim2)[...] = grad
+    _diag_view(xp, out, offset, dim1, dim2)[...] = grad
     return out
 
 
-def _diag_embed_forward(self, offset, dim1, dim2):
+def _diag_embed_forward(xp, self, offset, dim1, dim2):
     n = self.shape[-1] + abs(offset)
     shape = list(self.shape[:-1])
     dim1, dim2 = dim1 % (self.ndim + 1), dim2 % (self.ndim + 1)
@@ -492,7 +497,7 @@ def _diag_embed_forward(self, offset, dim1, dim2):
 
 
 _diagonal_backward = defop(
-    "DiagonalBackwardBackward0", lambda grad_output, input_sizes, offset, dim1, dim2:
+    "DiagonalBackwardBackward0", lambda xp, grad_output, input_sizes, offset, dim1, dim2:
     _diag_scatter(grad_output, input_sizes, offset, dim1, dim2), ("grad_output",), dtype="same",
     grads={"grad_output": lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2)})
 
@@ -504,20 +509,20 @@ def _diagonal_grad(grad, self_sym_sizes, offset, dim1, dim2):
 
 _diagonal = defop("DiagonalBackward0", _diag_view, dtype="same", view=True,
                   grads={"self": _diagonal_grad})
-_diagonal_copy = defop("DiagonalBackward0_copy", lambda self, offset, dim1, dim2:
-                       _diag_view(self, offset, dim1, dim2).copy(), dtype="same",
+_diagonal_copy = defop("DiagonalBackward0_copy", lambda xp, self, offset, dim1, dim2:
+                       _diag_view(xp, self, offset, dim1, dim2).copy(), dtype="same",
                        grads={"self": _diagonal_grad})
 _diag_embed = defop("DiagEmbedBackward0", _diag_embed_forward, dtype="same",
                     grads={"self": lambda grad, offset, dim1, dim2:
                            diagonal(grad, offset, dim1, dim2)})
-_trace = defop("TraceBackward0", lambda self: xp.trace(self), dtype=lambda v, a: (
+_trace = defop("TraceBackward0", lambda xp, self: xp.trace(self), dtype=lambda v, a: (
     v[0].dtype if v[0].dtype.is_floating_point else dtypes.int64),
     grads={"self": lambda grad, self_sym_sizes: _diagonal_backward(
         grad.expand(min(self_sym_sizes)), input_sizes=self_sym_sizes, offset=0, dim1=0,
         dim2=1)})
-_tril = defop("TrilBackward0", lambda self, diagonal: xp.tril(self, diagonal), dtype="same",
+_tril = defop("TrilBackward0", lambda xp, self, diagonal: xp.tril(self, diagonal), dtype="same",
               grads={"self": lambda grad, diagonal: tril(grad, diagonal)})
-_triu = defop("TriuBackward0", lambda self, diagonal: xp.triu(self, diagonal), dtype="same",
+_triu = defop("TriuBackward0", lambda xp, self, diagonal: xp.triu(self, diagonal), dtype="same",
               grads={"self": lambda grad, diagonal: triu(grad, diagonal)})
 
 
@@ -573,7 +578,7 @@ def _tri_(op):
 
 
 # -- cross -----------------------------------------------------------------------------------
-_cross = defop("LinalgCrossBackward0", lambda self, other, dim:
+_cross = defop("LinalgCrossBackward0", lambda xp, self, other, dim:
                xp.ascontiguousarray(xp.cross(self, other, axis=dim)),
                ("self", "other"), dtype="same",
                grads={"self": lambda grad, other, dim: _cross(other, grad, dim=dim),
@@ -687,7 +692,7 @@ def _check_singular(fn, A, message):
             _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
 
 
-def _inv_forward(A):
+def _inv_forward(xp, A):
     _check_singular("linalg.inv", A, "The diagonal element {} is zero, the inversion could not "
                     "be completed because the input matrix is singular.")
     return _colmajor(xp.linalg.inv(A)), xp.zeros(A.shape[:-2], xp.int32)
@@ -708,7 +713,7 @@ def _lapack_view(A):
     return xp.swapaxes(A, -1, -2) if A.flags.c_contiguous else A
 
 
-def _det_forward(A):
+def _det_forward(xp, A):
     lu, piv = _lu_factor(_lapack_view(A))
     det = xp.prod(xp.diagonal(lu, 0, -2, -1), -1) * _perm_sign(piv, A.dtype)
     return det, _colmajor(lu), piv
@@ -734,7 +739,7 @@ def det(A):
     return _det(A)[0]
 
 
-def _slogdet_forward(A):
+def _slogdet_forward(xp, A):
     lu, piv = _lu_factor(_lapack_view(A))
     d = xp.diagonal(lu, 0, -2, -1)
     with xp.errstate(divide="ignore"):
@@ -762,7 +767,7 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solve_forward(A, B, left):
+def _solve_forward(xp, A, B, left):
     vector = _vector_rhs(A, B)
     Bm = B[..., None] if vector else B
     _check_singular("torch.linalg.solve", A, "The solver failed because the input matrix is "
@@ -816,7 +821,7 @@ def solve(A, B, *, left=True):
     return _solve(A, B, left=left)[0]
 
 
-def _cholesky_forward(A, upper):
+def _cholesky_forward(xp, A, upper):
     try:
         L = xp.linalg.cholesky(A)
     except xp.linalg.LinAlgError:
@@ -853,7 +858,7 @@ def cholesky(A, *, upper=False):
     return _cholesky(A, upper=upper)[0]
 
 
-def _qr_forward(A, mode):
+def _qr_forward(xp, A, mode):
     Q, R = xp.linalg.qr(A, mode="reduced" if mode == "reduced" else "complete")
     if mode == "r":
         Q = xp.zeros((0,), A.dtype)
@@ -895,7 +900,7 @@ def linalg_qr(A, mode="reduced"):
     return _QR(*_qr(A, mode=mode))
 
 
-def _svd_forward(A, full_matrices, S_sym_argsize_minus_1):
+def _svd_forward(xp, A, full_matrices, S_sym_argsize_minus_1):
     U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
     return _colmajor(U), S, _colmajor(Vh)
 
@@ -938,7 +943,7 @@ def svdvals(A, *, driver=None):
     return linalg_svd(A, full_matrices=False)[1]
 
 
-def _eigh_forward(A, UPLO):
+def _eigh_forward(xp, A, UPLO):
     L, V = xp.linalg.eigh(A, UPLO=UPLO)
     return L, _colmajor(V)
 
@@ -973,7 +978,7 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO)[0]
 
 
-def _pinv_forward(self, atol, rtol, hermitian):
+def _pinv_forward(xp, self, atol, rtol, hermitian):
     U, S, Vh = xp.linalg.svd(self, full_matrices=False)
     smax = S.max(-1, keepdims=True, initial=0)
     if rtol is None:
