@@ -40,7 +40,7 @@ def _full(k, *params):
     return [v * k if len(v) == 1 else v for v in params]
 
 
-def _conv_forward(input, weight, bias, stride, padding, dilation, groups, **_):
+def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, **_):
     o, _cg, *kernel = weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
@@ -98,7 +98,8 @@ def _no_grad(grad):
 
 _BACKWARD = "ConvolutionBackwardBackward0"
 _INPUTS = ("grad_output", "input", "weight")
-_conv_input_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_input_grad(
+_conv_input_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight,
+                             **p: _conv_input_grad(
     grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
     "grad_output": lambda grad, weight, stride, padding, dilation, groups: _convolve(
         grad, weight, None, stride, padding, dilation, groups),
@@ -106,7 +107,8 @@ _conv_input_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: 
     "weight": lambda grad, grad_output, weight, stride, padding, dilation, groups:
         _conv_weight_grad_row(grad_output, grad, weight,
                               **_params(stride, padding, dilation, groups))})
-_conv_weight_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p: _conv_weight_grad(
+_conv_weight_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight,
+                              **p: _conv_weight_grad(
     grad_output, input, weight, **p), _INPUTS, dtype="same", grads={
     "grad_output": lambda grad, input, stride, padding, dilation, groups: _convolve(
         input, grad, None, stride, padding, dilation, groups),
@@ -114,7 +116,7 @@ _conv_weight_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **p:
         _conv_input_grad_row(grad_output, input, grad,
                              **_params(stride, padding, dilation, groups)),
     "weight": _no_grad})
-_conv_bias_grad_row = defop(_BACKWARD, lambda grad_output, input, weight, **_: grad_output.sum(
+_conv_bias_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight, **_: grad_output.sum(
     axis=(0, *range(2, grad_output.ndim))), _INPUTS, dtype="same", grads={
     "grad_output": lambda grad, grad_output_sym_sizes: grad.reshape(
         -1, *(1,) * (len(grad_output_sym_sizes) - 2)).expand(grad_output_sym_sizes),
@@ -291,7 +293,7 @@ def _first_inside(out, s, p, d):
     return start + -(-xp.maximum(-start, 0) // d) * d
 
 
-def _max_pool_forward(self, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
     """The maximum over the kernel offsets, each a strided view (no window copies), then the
     index PyTorch picks: the first position holding the maximum, the last NaN where there is
     one, the first position inside the input where only padding-valued positions exist."""
@@ -338,7 +340,7 @@ def _divide(total, divisor):
     return xp.sign(total) * (xp.abs(total) // divisor)     # C++ integer division truncates
 
 
-def _avg_pool_forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+def _avg_pool_forward(xp, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                       divisor_override):
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
     padded = _padded(self, _pool_pads(self.shape, geometry), 0)
@@ -350,7 +352,7 @@ def _avg_pool_forward(self, kernel_size, stride, padding, ceil_mode, count_inclu
                                        divisor_override))
 
 
-def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
+def _avg_pool_backward(xp, grad_output, self, kernel_size, stride, padding, ceil_mode,
                        count_include_pad, divisor_override):
     """Each window position receives its output's gradient over the divisor."""
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, (1,), ceil_mode)
@@ -365,7 +367,7 @@ def _avg_pool_backward(grad_output, self, kernel_size, stride, padding, ceil_mod
     return out[..., ph:ph + self.shape[-2], pw:pw + self.shape[-1]]
 
 
-def _max_pool_backward(grad_output, self, indices, kernel_size, stride, padding, dilation,
+def _max_pool_backward(xp, grad_output, self, indices, kernel_size, stride, padding, dilation,
                        ceil_mode):
     """Each output's gradient goes to the input position it took; where windows overlap a
     position may take several."""

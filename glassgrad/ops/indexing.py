@@ -13,6 +13,7 @@ from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from ..backend import backend_of, xp
 from . import shape as _shape
+from . import _formula
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 
@@ -112,7 +113,7 @@ def _key(shape, indices):
     return tuple(key)
 
 
-def _index_put_forward(self, values, indices, accumulate):
+def _index_put_forward(xp, self, values, indices, accumulate):
     key = _key(self.shape, indices)
     out = self.copy(order="K")
     target = xp.empty(self.shape, bool)[key].shape
@@ -129,7 +130,7 @@ def _index_put_forward(self, values, indices, accumulate):
 
 
 _index = defop(
-    "IndexBackward0", lambda self, indices: _dense(self[_key(self.shape, indices)]),
+    "IndexBackward0", lambda xp, self, indices: _dense(self[_key(self.shape, indices)]),
     dtype="same", grads={"self": lambda grad, self_sym_sizes, indices: index_put(
         zeros(self_sym_sizes, dtype=grad.dtype), indices, grad, accumulate=True)})
 _index_put = defop(
@@ -294,7 +295,7 @@ def _check_index_dtype(index, name):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
 
 
-def _gather_forward(self, index, dim, sparse_grad):
+def _gather_forward(xp, self, index, dim, sparse_grad):
     dim = _wrap(dim, self)
     if self.ndim == 0:
         return self[()].reshape(index.shape).copy()
@@ -304,9 +305,8 @@ def _gather_forward(self, index, dim, sparse_grad):
 
 
 _gather = defop("GatherBackward0", _gather_forward, ("self", "index"), dtype="same", arrays=True,
-                grads={"self": lambda grad, self, dim, index, sparse_grad: scatter_add(
-                    zeros(self.shape, dtype=grad.dtype), dim, index, grad) if state.grad else
-                    _scatter_forward(xp.zeros(self.shape, grad.dtype), index, grad, dim, "sum")})
+                grads={"self": lambda grad, self, dim, index, sparse_grad: _scatter_add.call(
+                    _formula.zeros(grad, self.shape), index, grad, dim=dim)})
 
 
 def _check_gather(self, dim, index, name="gather", src=None):
@@ -345,7 +345,7 @@ _UFUNCS = {"sum": xp.add, "add": xp.add, "mean": xp.add, "prod": xp.multiply,
            "multiply": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}
 
 
-def _scatter_forward(self, index, src, dim, reduce=None, include_self=True):
+def _scatter_forward(xp, self, index, src, dim, reduce=None, include_self=True):
     dim = _wrap(dim, self)
     out = _dense(self)
     if not index.size:
@@ -380,14 +380,15 @@ _scatter_src = defop("ScatterBackward0", _scatter_forward, ("self", "index", "sr
                      grads={"self": lambda grad, dim, index: scatter(grad, dim, index, 0),
                             "src": lambda grad, dim, index: gather(grad, dim, index)})
 _scatter_value = defop(
-    "ScatterBackward1", lambda self, index, dim, value: _scatter_forward(self, index, value, dim),
+    "ScatterBackward1", lambda xp, self, index, dim, value: _scatter_forward(xp, self, index,
+        value, dim),
     ("self", "index"), dtype="same",
     grads={"self": lambda grad, dim, index: scatter(grad, dim, index, 0)})
 _scatter_reduce_arg = defop(     # scatter(..., reduce=): PyTorch has no derivative for it
     "NotImplemented", _scatter_forward, ("self", "index", "src"), dtype="same",
     grads={"self": _not_implemented, "src": _not_implemented})
 _scatter_add = defop(
-    "ScatterAddBackward0", lambda self, index, src, dim: _scatter_forward(
+    "ScatterAddBackward0", lambda xp, self, index, src, dim: _scatter_forward(xp, 
         self, index, src, dim, "sum"), ("self", "index", "src"), dtype="same",
     grads={"self": lambda grad: grad, "src": lambda grad, dim, index: gather(grad, dim, index)})
 
@@ -524,7 +525,7 @@ def _vector_index(index, name):
     return index._data.reshape(-1).astype(xp.int64)
 
 
-def _index_select_forward(self, index, dim):
+def _index_select_forward(xp, self, index, dim):
     dim = _wrap(dim, self)
     if self.ndim == 0:
         return xp.take(self.reshape(1), index).reshape(index.shape)
@@ -548,7 +549,7 @@ def index_select(input, dim, index):
     return _index_select(input, index, dim=raw)
 
 
-def _index_add_forward(self, index, source, dim, alpha, source_dim):
+def _index_add_forward(xp, self, index, source, dim, alpha, source_dim):
     dim = _wrap(dim, self)
     out = _dense(self)
     xp.add.at(out, _along(dim, index.reshape(-1).astype(xp.int64)),
@@ -556,7 +557,7 @@ def _index_add_forward(self, index, source, dim, alpha, source_dim):
     return out
 
 
-def _index_copy_forward(self, index, source, dim, source_dim):
+def _index_copy_forward(xp, self, index, source, dim, source_dim):
     dim = _wrap(dim, self)
     out = _dense(self)
     out[_along(dim, index.reshape(-1).astype(xp.int64))] = source
@@ -657,12 +658,14 @@ def _index_fill_forward(self, index, value=None, dim=0):
 
 
 _index_fill_scalar = defop(
-    "IndexFillBackward0", lambda self, index, dim, value: _index_fill_forward(self, index, value,
+    "IndexFillBackward0", lambda xp, self, index, dim, value: _index_fill_forward(self, index,
+        value,
                                                                                dim),
     ("self", "index"), dtype="same",
     grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0)})
 _index_fill_tensor = defop(
-    "IndexFillBackward1", lambda self, index, value, dim: _index_fill_forward(self, index, value,
+    "IndexFillBackward1", lambda xp, self, index, value, dim: _index_fill_forward(self, index,
+        value,
                                                                                dim),
     ("self", "index", "value"), dtype="same",
     grads={"self": lambda grad, dim, index: index_fill(grad, dim, index, 0),
@@ -701,7 +704,7 @@ def index_fill_(input, dim, index, value):
 
 
 # -- masked_fill / masked_select / masked_scatter --------------------------------------------
-def _masked_fill_forward(self, mask, value):
+def _masked_fill_forward(xp, self, mask, value):
     return _fresh(xp.where(mask, xp.asarray(value).astype(self.dtype), self))
 
 
@@ -744,7 +747,7 @@ def masked_fill_(input, mask, value):
     return _masked_fill(input, mask, value, True)
 
 
-def _masked_select_forward(self, mask):
+def _masked_select_forward(xp, self, mask):
     shape = xp.broadcast_shapes(self.shape, mask.shape)
     return xp.broadcast_to(self, shape)[xp.broadcast_to(mask, shape)]
 
@@ -767,7 +770,7 @@ def masked_select(input, mask):
     return _masked_select(input, mask)
 
 
-def _masked_scatter_forward(self, mask, source):
+def _masked_scatter_forward(xp, self, mask, source):
     shape = xp.broadcast_shapes(self.shape, mask.shape)
     out = _dense(xp.broadcast_to(self, shape))
     where = xp.broadcast_to(mask, shape)
@@ -824,7 +827,7 @@ def _take_backward(grad, self, index):
         .reshape(self.shape)
 
 
-_take = defop("TakeBackward0", lambda self, index: _dense(self.reshape(-1)[index]),
+_take = defop("TakeBackward0", lambda xp, self, index: _dense(self.reshape(-1)[index]),
               ("self", "index"), dtype="same", grads={"self": _take_backward})
 
 
@@ -868,7 +871,8 @@ __all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index
            "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
 
 METHODS = {
-    "__getitem__": getitem, "__setitem__": setitem, "index_put": index_put, "index_put_": index_put_,
+    "__getitem__": getitem, "__setitem__": setitem, "index_put": index_put,
+        "index_put_": index_put_,
     "gather": gather, "scatter": scatter, "scatter_": scatter_, "scatter_add": scatter_add,
     "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
     "scatter_reduce_": scatter_reduce_, "take_along_dim": take_along_dim,

@@ -10,37 +10,36 @@ from collections import namedtuple
 
 from .. import dtypes
 from .._tensor import _wrap_dim
-from .._autograd.grad_mode import state
+from .._creation import ones, zeros
 from ..backend import backend_of, xp
 from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
-from .shape import (_squeeze_result, _unsafe_view_of, cat, contiguous, expand, permute, reshape,
-                    transpose, view)
-from .._creation import ones, zeros
+from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
+                    contiguous, expand, permute, reshape, transpose, view)
 
-# arrays=True: with grad mode off the formulas get NumPy arrays (the same products, see defop)
-_mm = defop("MmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
-            grads={"self": lambda grad, mat2: grad.mm(mat2.t()) if state.grad else
-                   xp.matmul(grad, mat2.T),
-                   "mat2": lambda grad, self: self.t().mm(grad) if state.grad else
-                   xp.matmul(self.T, grad)},
+# arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
+_mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+            dtype="same", arrays=True,
+            grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
+                   "mat2": lambda grad, self: _mm.call(_t.call(self), grad)},
             explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
-_mv = defop("MvBackward0", xp.matmul, ("self", "vec"), dtype="same", arrays=True,
-            grads={"self": lambda grad, vec: grad.unsqueeze(1) * vec if state.grad else
-                   xp.multiply(xp.expand_dims(grad, 1), vec),
-                   "vec": lambda grad, self: self.t().mv(grad) if state.grad else
-                   xp.matmul(self.T, grad)},
+_mv = defop("MvBackward0", lambda xp, self, vec: xp.matmul(self, vec), ("self", "vec"),
+            dtype="same", arrays=True,
+            grads={"self": lambda grad, vec: _unsqueeze.call(grad, dim=1) * vec,
+                   "vec": lambda grad, self: _mv.call(_t.call(self), grad)},
             explain="d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad")
-_dot = defop("DotBackward0", xp.dot, ("self", "tensor"), dtype="same", arrays=True,
+_dot = defop("DotBackward0", lambda xp, self, tensor: xp.dot(self, tensor), ("self", "tensor"),
+             dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self},
              explain="d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}")
-_bmm = defop("BmmBackward0", xp.matmul, ("self", "mat2"), dtype="same", arrays=True,
-             grads={"self": lambda grad, mat2: grad.bmm(mat2.transpose(1, 2)) if state.grad else
-                    xp.matmul(grad, xp.swapaxes(mat2, 1, 2)),
-                    "mat2": lambda grad, self: self.transpose(1, 2).bmm(grad) if state.grad else
-                    xp.matmul(xp.swapaxes(self, 1, 2), grad)},
+_bmm = defop("BmmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+             dtype="same", arrays=True,
+             grads={"self": lambda grad, mat2: _bmm.call(grad, _transpose.call(mat2, dim0=1,
+                                                                               dim1=2)),
+                    "mat2": lambda grad, self: _bmm.call(_transpose.call(self, dim0=1, dim1=2),
+                                                         grad)},
              explain="d(bmm({self}, {mat2}))/d{self} = grad @ {mat2}.mT, "
                      "d/d{mat2} = {self}.mT @ grad")
 
@@ -181,11 +180,12 @@ def _add_scaled(self, prod, beta, alpha):
     return out if beta == 0 else out + (self if beta == 1 else self * beta)
 
 
-_vdot = defop("VdotBackward0", xp.vdot, ("self", "other"), dtype="same",
+_vdot = defop("VdotBackward0", lambda xp, self, other: xp.vdot(self, other), ("self", "other"),
+              dtype="same",
               grads={"self": lambda grad, other: grad * other,
                      "other": lambda grad, self: grad * self})
 _addmm = defop(
-    "AddmmBackward0", lambda self, mat1, mat2, beta, alpha:
+    "AddmmBackward0", lambda xp, self, mat1, mat2, beta, alpha:
     _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha), ("self", "mat1", "mat2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
@@ -194,13 +194,13 @@ _addmm = defop(
            "mat2": lambda grad, mat1, mat2_sym_sizes, alpha: _maybe_scale(mat1.t().mm(grad),
                                                                            alpha)})
 _addmv = defop(
-    "AddmvBackward0", lambda self, mat, vec, beta, alpha:
+    "AddmvBackward0", lambda xp, self, mat, vec, beta, alpha:
     _add_scaled(self, xp.matmul(mat, vec), beta, alpha), ("self", "mat", "vec"), dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat": lambda grad, vec, alpha: _maybe_scale(grad.unsqueeze(1) * vec, alpha),
            "vec": lambda grad, mat, alpha: _maybe_scale(mat.t().mv(grad), alpha)})
 _baddbmm = defop(
-    "BaddbmmBackward0", lambda self, batch1, batch2, beta, alpha:
+    "BaddbmmBackward0", lambda xp, self, batch1, batch2, beta, alpha:
     _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha), ("self", "batch1", "batch2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
@@ -474,7 +474,7 @@ def _align(t, labels, target):
 
 
 # -- diagonals and triangles -----------------------------------------------------------------
-def _diag_view(a, offset, dim1, dim2):
+def _diag_view(xp, a, offset, dim1, dim2):
     """The writable strided view of a's diagonal (moved to the last dim), like torch's."""
     dim1, dim2 = dim1 % a.ndim, dim2 % a.ndim
     if offset > 0:
@@ -490,11 +490,11 @@ def _diag_view(a, offset, dim1, dim2):
 
 def _diag_scatter(grad, sizes, offset, dim1, dim2):
     out = xp.zeros(sizes, grad.dtype)
-    _diag_view(out, offset, dim1, dim2)[...] = grad
+    _diag_view(xp, out, offset, dim1, dim2)[...] = grad
     return out
 
 
-def _diag_embed_forward(self, offset, dim1, dim2):
+def _diag_embed_forward(xp, self, offset, dim1, dim2):
     n = self.shape[-1] + abs(offset)
     shape = list(self.shape[:-1])
     dim1, dim2 = dim1 % (self.ndim + 1), dim2 % (self.ndim + 1)
@@ -504,7 +504,7 @@ def _diag_embed_forward(self, offset, dim1, dim2):
 
 
 _diagonal_backward = defop(
-    "DiagonalBackwardBackward0", lambda grad_output, input_sizes, offset, dim1, dim2:
+    "DiagonalBackwardBackward0", lambda xp, grad_output, input_sizes, offset, dim1, dim2:
     _diag_scatter(grad_output, input_sizes, offset, dim1, dim2), ("grad_output",), dtype="same",
     grads={"grad_output": lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2)})
 
@@ -516,20 +516,20 @@ def _diagonal_grad(grad, self_sym_sizes, offset, dim1, dim2):
 
 _diagonal = defop("DiagonalBackward0", _diag_view, dtype="same", view=True,
                   grads={"self": _diagonal_grad})
-_diagonal_copy = defop("DiagonalBackward0_copy", lambda self, offset, dim1, dim2:
-                       _diag_view(self, offset, dim1, dim2).copy(), dtype="same",
+_diagonal_copy = defop("DiagonalBackward0_copy", lambda xp, self, offset, dim1, dim2:
+                       _diag_view(xp, self, offset, dim1, dim2).copy(), dtype="same",
                        grads={"self": _diagonal_grad})
 _diag_embed = defop("DiagEmbedBackward0", _diag_embed_forward, dtype="same",
                     grads={"self": lambda grad, offset, dim1, dim2:
                            diagonal(grad, offset, dim1, dim2)})
-_trace = defop("TraceBackward0", lambda self: xp.trace(self), dtype=lambda v, a: (
+_trace = defop("TraceBackward0", lambda xp, self: xp.trace(self), dtype=lambda v, a: (
     v[0].dtype if v[0].dtype.is_floating_point else dtypes.int64),
     grads={"self": lambda grad, self_sym_sizes: _diagonal_backward(
         grad.expand(min(self_sym_sizes)), input_sizes=self_sym_sizes, offset=0, dim1=0,
         dim2=1)})
-_tril = defop("TrilBackward0", lambda self, diagonal: xp.tril(self, diagonal), dtype="same",
+_tril = defop("TrilBackward0", lambda xp, self, diagonal: xp.tril(self, diagonal), dtype="same",
               grads={"self": lambda grad, diagonal: tril(grad, diagonal)})
-_triu = defop("TriuBackward0", lambda self, diagonal: xp.triu(self, diagonal), dtype="same",
+_triu = defop("TriuBackward0", lambda xp, self, diagonal: xp.triu(self, diagonal), dtype="same",
               grads={"self": lambda grad, diagonal: triu(grad, diagonal)})
 
 
@@ -585,7 +585,7 @@ def _tri_(op):
 
 
 # -- cross -----------------------------------------------------------------------------------
-_cross = defop("LinalgCrossBackward0", lambda self, other, dim:
+_cross = defop("LinalgCrossBackward0", lambda xp, self, other, dim:
                xp.ascontiguousarray(xp.cross(self, other, axis=dim)),
                ("self", "other"), dtype="same",
                grads={"self": lambda grad, other, dim: _cross(other, grad, dim=dim),
@@ -669,7 +669,7 @@ def _check_singular(fn, A, message):
             _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
 
 
-def _inv_forward(A):
+def _inv_forward(xp, A):
     _check_singular("linalg.inv", A, "The diagonal element {} is zero, the inversion could not "
                     "be completed because the input matrix is singular.")
     return _colmajor(xp.linalg.inv(A)), xp.zeros(A.shape[:-2], xp.int32)
@@ -685,7 +685,7 @@ def inv(A):
     return _inv(A)[0]
 
 
-def _det_forward(A):
+def _det_forward(xp, A):
     lu, piv = _lu_factor(_lapack_view(A))
     det = xp.prod(xp.diagonal(lu, 0, -2, -1), -1) * _perm_sign(piv, A.dtype)
     return det, _colmajor(lu), piv
@@ -710,7 +710,7 @@ def det(A):
     return _det(A)[0]
 
 
-def _slogdet_forward(A):
+def _slogdet_forward(xp, A):
     lu, piv = _lu_factor(_lapack_view(A))
     d = xp.diagonal(lu, 0, -2, -1)
     with xp.errstate(divide="ignore"):
@@ -738,7 +738,7 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solve_forward(A, B, left):
+def _solve_forward(xp, A, B, left):
     vector = _vector_rhs(A, B)
     Bm = B[..., None] if vector else B
     _check_singular("torch.linalg.solve", A, "The solver failed because the input matrix is "
@@ -792,7 +792,7 @@ def solve(A, B, *, left=True):
     return _solve(A, B, left=left)[0]
 
 
-def _cholesky_forward(A, upper):
+def _cholesky_forward(xp, A, upper):
     try:
         L = xp.linalg.cholesky(A)
     except xp.linalg.LinAlgError:
@@ -829,7 +829,7 @@ def cholesky(A, *, upper=False):
     return _cholesky(A, upper=upper)[0]
 
 
-def _qr_forward(A, mode):
+def _qr_forward(xp, A, mode):
     Q, R = xp.linalg.qr(A, mode="reduced" if mode == "reduced" else "complete")
     if mode == "r":
         Q = xp.zeros((0,), A.dtype)
@@ -870,7 +870,7 @@ def linalg_qr(A, mode="reduced"):
     return _QR(*_qr(A, mode=mode))
 
 
-def _svd_forward(A, full_matrices, S_sym_argsize_minus_1):
+def _svd_forward(xp, A, full_matrices, S_sym_argsize_minus_1):
     U, S, Vh = xp.linalg.svd(A, full_matrices=full_matrices)
     return _colmajor(U), S, _colmajor(Vh)
 
@@ -912,7 +912,7 @@ def svdvals(A, *, driver=None):
     return linalg_svd(A, full_matrices=False)[1]
 
 
-def _eigh_forward(A, UPLO):
+def _eigh_forward(xp, A, UPLO):
     L, V = xp.linalg.eigh(A, UPLO=UPLO)
     return L, _colmajor(V)
 
@@ -946,7 +946,7 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO)[0]
 
 
-def _pinv_forward(self, atol, rtol, hermitian):
+def _pinv_forward(xp, self, atol, rtol, hermitian):
     U, S, Vh = xp.linalg.svd(self, full_matrices=False)
     smax = S.max(-1, keepdims=True, initial=0)
     if rtol is None:

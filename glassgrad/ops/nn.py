@@ -11,11 +11,11 @@ import warnings
 from .. import dtypes
 from .._creation import empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
-from .._autograd.grad_mode import no_grad, state
+from .._autograd.grad_mode import no_grad
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
-from .pointwise import clamp_, clamp_min, relu_, where
+from .pointwise import _exp, clamp_, clamp_min, relu_, where
 from .random import bernoulli_
 from .registry import _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .shape import expand, reshape
@@ -31,7 +31,7 @@ def _sum_keep(t, dim):
         return t
     if isinstance(t, Tensor):
         return t.sum(dim, keepdim=True)
-    return _reduce._sum_forward(t, dim, True, None).astype(t.dtype, copy=False)
+    return _reduce._sum_forward(xp, t, dim, True, None).astype(t.dtype, copy=False)
 
 
 # -- softmax, log_softmax --------------------------------------------------------------------
@@ -52,12 +52,13 @@ def _softmax_forward(self, dim, log):
 
 
 # arrays=True: the formulas also run on NumPy arrays (grad mode off, see defop)
-_softmax = defop("SoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, False),
+_softmax = defop("SoftmaxBackward0", lambda xp, self, dim: _softmax_forward(self, dim, False),
                  dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
                                                    result * (grad - _sum_keep(grad * result, dim))})
-_log_softmax = defop("LogSoftmaxBackward0", lambda self, dim: _softmax_forward(self, dim, True),
-                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim: grad - (
-                         result.exp() if state.grad else xp.exp(result)) * _sum_keep(grad, dim)})
+_log_softmax = defop("LogSoftmaxBackward0", lambda xp, self, dim: _softmax_forward(self, dim, True),
+                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
+                                                       grad - _exp.call(result) * _sum_keep(grad,
+                                                           dim)})
 
 
 def _implicit_dim(name, ndim):
@@ -186,7 +187,7 @@ def _pairs(pad, ndim):
     return [(ndim - 1 - k, pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)]
 
 
-def _constant_pad_forward(self, pad, value):
+def _constant_pad_forward(xp, self, pad, value):
     crop = [builtins.slice(None)] * self.ndim
     widths = [(0, 0)] * self.ndim
     for d, lo, hi in _pairs(pad, self.ndim):
@@ -227,12 +228,13 @@ def _index_pad_backward(grad_output, shape, padding, mode):
 
 
 def _index_pad_rows(mode, name, k):
-    back = defop(f"{name}{k}DBackwardBackward0", lambda grad_output, self, padding:
+    back = defop(f"{name}{k}DBackwardBackward0", lambda xp, grad_output, self, padding:
                  _index_pad_backward(grad_output, self.shape, padding, mode),
                  ("grad_output", "self"), dtype="same",
                  grads={"grad_output": lambda grad, padding: forward(grad, padding=padding),
                         "self": lambda grad: zeros_like(grad)})
-    forward = defop(f"{name}{k}DBackward0", lambda self, padding: _index_pad(self, padding, mode),
+    forward = defop(f"{name}{k}DBackward0", lambda xp, self, padding: _index_pad(self, padding,
+        mode),
                     dtype="same", grads={"self": lambda grad, self, padding:
                                          back(grad, self, padding=padding)})
     return forward
@@ -243,7 +245,7 @@ _INDEX_PADS = {(mode, k): _index_pad_rows(mode, name, k)
                for k in (1, 2, 3)}
 
 
-def _copy_slices_forward(self, src, region):
+def _copy_slices_forward(xp, self, src, region):
     out = self.copy()
     out[region] = src
     return out
@@ -334,7 +336,7 @@ def pad(input, pad, mode="constant", value=None):
 
 
 # -- norms and distances ---------------------------------------------------------------------
-_add_scalar = defop("AddBackward1", lambda self, other: xp.add(self, other),
+_add_scalar = defop("AddBackward1", lambda xp, self, other: xp.add(self, other),
                     dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
                     grads={"self": lambda grad: grad})
 
@@ -381,7 +383,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return _reduce.norm_p(diff, p=builtins.float(p), dim=_norm_dims(diff, dim), keepdim=keepdim)
 
 
-def _cdist_forward(x1, x2, p):
+def _cdist_forward(xp, x1, x2, p):
     diff = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
     if p == 0:
         return (diff != 0).sum(-1).astype(x1.dtype)
@@ -394,7 +396,7 @@ def _cdist_forward(x1, x2, p):
     return (diff ** p).sum(-1) ** (1 / p)
 
 
-def _cdist_backward_forward(grad_output, x1, x2, cdist, p):
+def _cdist_backward_forward(xp, grad_output, x1, x2, cdist, p):
     """The gradient for x1 of sum(grad_output * cdist(x1, x2)), batch dims broadcast."""
     diff = x1[..., :, None, :] - x2[..., None, :, :]
     dist = cdist[..., None]
@@ -444,7 +446,7 @@ _cdist = defop("CdistBackward0", _cdist_forward, ("x1", "x2"), dtype="same", gra
     jvp=_cdist_jvp)
 
 
-def _euclidean_dist_forward(x1, x2):
+def _euclidean_dist_forward(xp, x1, x2):
     """ATen's matrix-product form: |a|^2 - 2 a.b + |b|^2, clamped at 0, square-rooted."""
     n1 = (x1 * x1).sum(-1, keepdims=True)
     n2 = (x2 * x2).sum(-1, keepdims=True)

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
+from . import _formula
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -17,38 +18,39 @@ def _pow_dtype(values, attrs):
     return dtypes.result_type(*values, *attrs.values())
 
 # -- arithmetic ------------------------------------------------------------------------------
-_add = defop("AddBackward0", lambda self, other, alpha: xp.add(self, other) if alpha == 1
+_add = defop("AddBackward0", lambda xp, self, other, alpha: xp.add(self, other) if alpha == 1
              else xp.add(self, xp.multiply(other, alpha)), ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
              arrays=True)
-_sub = defop("SubBackward0", lambda self, other, alpha: xp.subtract(self, other) if alpha == 1
+_sub = defop("SubBackward0", lambda xp, self, other, alpha: xp.subtract(self, other) if alpha == 1
              else xp.subtract(self, xp.multiply(other, alpha)), ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
              arrays=True)
 _rsub_tensor = defop(
-    "RsubBackward0", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
+    "RsubBackward0", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
     else xp.subtract(other, xp.multiply(self, alpha)), ("self", "other"),
     grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
            "other": lambda grad: grad}, arrays=True)
-_rsub = defop("RsubBackward1", lambda self, other, alpha: xp.subtract(other, self) if alpha == 1
+_rsub = defop("RsubBackward1", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
               else xp.subtract(other, xp.multiply(self, alpha)), ("self",),
               dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
               grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
               arrays=True)
-_mul = defop("MulBackward0", xp.multiply, ("self", "other"),
+_mul = defop("MulBackward0", lambda xp, self, other: xp.multiply(self, other), ("self", "other"),
              grads={"self": lambda grad, other: grad * other,
                     "other": lambda grad, self: grad * self}, arrays=True,
              explain="d({self}*{other})/d{self} = {other}, d/d{other} = {self}")
-_div = defop("DivBackward0", xp.true_divide, ("self", "other"), dtype="float",
+_div = defop("DivBackward0", lambda xp, self, other: xp.true_divide(self, other),
+             ("self", "other"), dtype="float",
              grads={"self": lambda grad, other: grad / other,
                     "other": lambda grad, self, other: -grad * ((self / other) / other)},
              arrays=True,
              explain="d({self}/{other})/d{self} = 1/{other}, d/d{other} = -{self}/{other}**2")
 
 
-def _pow_forward(self, exponent):
+def _pow_forward(xp, self, exponent):
     if isinstance(self, xp.ndarray) and self.dtype.kind in "iu" and \
             isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -58,15 +60,9 @@ def _pow_forward(self, exponent):
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
-    if not state.grad:      # first order, on arrays (the row has arrays=True)
-        if exponent == 0:
-            return xp.zeros_like(grad)
-        # x ** 1 is x exactly: the square's derivative skips the power
-        return xp.multiply(grad, xp.multiply(
-            self if exponent == 2 else _pow_forward(self, exponent - 1), exponent))
     if exponent == 0:
-        return zeros_like(grad)
-    return grad * (exponent * self.pow(exponent - 1))
+        return _formula.zeros(grad)
+    return grad * (exponent * _pow_scalar.call(self, exponent=exponent - 1))
 
 
 def _pow_tensor_self_grad(grad, self, exponent):
@@ -84,7 +80,7 @@ def _pow_scalar_base_grad(grad, self, exponent, result):
     return grad * (result * float(xp.log(float(self))))
 
 
-_pow_scalar = defop("PowBackward0", lambda self, exponent: _pow_forward(self, exponent),
+_pow_scalar = defop("PowBackward0", lambda xp, self, exponent: _pow_forward(xp, self, exponent),
                     grads={"self": _pow_scalar_exponent_grad}, dtype=_pow_dtype, arrays=True,
                     fast_attr="exponent",
                     explain="d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)")
@@ -92,7 +88,8 @@ _pow_tensor = defop("PowBackward1", _pow_forward, ("self", "exponent"),
                     grads={"self": _pow_tensor_self_grad, "exponent": _pow_tensor_exponent_grad},
                     explain="d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1), "
                             "d/d{exponent} = {self}**{exponent} * log({self})")
-_pow_scalar_base = defop("PowBackward2", lambda exponent, self: _pow_forward(self, exponent),
+_pow_scalar_base = defop("PowBackward2", lambda xp, exponent, self: _pow_forward(xp, self,
+                         exponent),
                          ("exponent",), grads={"exponent": _pow_scalar_base_grad},
                          dtype=_pow_dtype)
 
@@ -158,8 +155,12 @@ def pow(input, exponent):
 # -- unary math ------------------------------------------------------------------------------
 def _math(node_name, forward, grad, dtype="float", arrays=False, explain=None):
     """A unary row: (function, in-place method)."""
-    op = defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
-               explain=explain)
+    return _unary(defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
+                        explain=explain))
+
+
+def _unary(op):
+    """A unary row's function and in-place method."""
     return (lambda input: op(input)), _inplace(op)
 
 
@@ -169,23 +170,24 @@ def _inplace(op, **fixed):
 
 
 def _no_bool(forward, error, message):
-    def checked(a):
+    def checked(xp, a):
         if a.dtype == xp.bool_:
             raise error(message)
-        return forward(a)
+        return forward(xp, a)
     return checked
 
 
 neg, neg_ = _math("NegBackward0", _no_bool(
-    xp.negative, RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. "
+    lambda xp, a: xp.negative(a), RuntimeError,
+        "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
     lambda grad: -grad, dtype="promote", arrays=True)
-abs, abs_ = _math("AbsBackward0", _no_bool(xp.abs, NotImplementedError,
+abs, abs_ = _math("AbsBackward0", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
                                            '"abs_cpu" not implemented for \'Bool\''),
                   lambda grad, self: grad * self.sign(), dtype="promote")
 
 
-def _sign(a):
+def _sign(xp, a):
     if a.dtype == xp.bool_:
         return a.copy()
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
@@ -193,45 +195,48 @@ def _sign(a):
 
 sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-exp, exp_ = _math("ExpBackward0", xp.exp, lambda grad, result: grad * result, arrays=True,
-                  explain="the derivative of exp is exp itself: the output {result}")
-log, log_ = _math("LogBackward0", xp.log, lambda grad, self: grad / self, arrays=True,
-                  explain="d(log({self}))/d{self} = 1/{self}")
-sqrt, sqrt_ = _math("SqrtBackward0", xp.sqrt, lambda grad, result: grad / (2 * result),
-                    arrays=True, explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
-sin, sin_ = _math("SinBackward0", xp.sin, lambda grad, self: grad * self.cos()
-                  if state.grad else grad * xp.cos(self), arrays=True,
-                  explain="d(sin({self}))/d{self} = cos({self})")
-cos, cos_ = _math("CosBackward0", xp.cos, lambda grad, self: grad * -self.sin()
-                  if state.grad else grad * -xp.sin(self), arrays=True,
-                  explain="d(cos({self}))/d{self} = -sin({self})")
+_exp = defop("ExpBackward0", lambda xp, self: xp.exp(self), dtype="float", arrays=True,
+             grads={"self": lambda grad, result: grad * result},
+             explain="the derivative of exp is exp itself: the output {result}")
+exp, exp_ = _unary(_exp)
+log, log_ = _math("LogBackward0", lambda xp, self: xp.log(self), lambda grad, self: grad / self,
+                  arrays=True, explain="d(log({self}))/d{self} = 1/{self}")
+sqrt, sqrt_ = _math("SqrtBackward0", lambda xp, self: xp.sqrt(self),
+                    lambda grad, result: grad / (2 * result), arrays=True,
+                    explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
+_sin = defop("SinBackward0", lambda xp, self: xp.sin(self), dtype="float", arrays=True,
+             grads={"self": lambda grad, self: grad * _cos.call(self)},
+             explain="d(sin({self}))/d{self} = cos({self})")
+_cos = defop("CosBackward0", lambda xp, self: xp.cos(self), dtype="float", arrays=True,
+             grads={"self": lambda grad, self: grad * -_sin.call(self)},
+             explain="d(cos({self}))/d{self} = -sin({self})")
+sin, sin_ = _unary(_sin)
+cos, cos_ = _unary(_cos)
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
 _tanh_backward = defop(
-    "TanhBackwardBackward0", lambda grad_output, output: grad_output * (1 - output * output),
+    "TanhBackwardBackward0", lambda xp, grad_output, output: grad_output * (1 - output * output),
     ("grad_output", "output"), grads={
-        "grad_output": lambda grad, output: _tanh_backward(grad, output),
+        "grad_output": lambda grad, output: _tanh_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * (-2 * output * grad_output)})
 _sigmoid_backward = defop(
-    "SigmoidBackwardBackward0", lambda grad_output, output: grad_output * (1 - output) * output,
+    "SigmoidBackwardBackward0", lambda xp, grad_output, output: grad_output * (1 - output) * output,
     ("grad_output", "output"), grads={
-        "grad_output": lambda grad, output: _sigmoid_backward(grad, output),
+        "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-# on arrays, the fused backward op's own forward
-tanh, tanh_ = _math("TanhBackward0", xp.tanh, lambda grad, result: _tanh_backward(grad, result)
-                    if state.grad else _tanh_backward.forward(grad, result), arrays=True,
+tanh, tanh_ = _math("TanhBackward0", lambda xp, self: xp.tanh(self),
+                    lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
                     explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
-sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda a: 1 / (1 + xp.exp(-a)),
-                          lambda grad, result: _sigmoid_backward(grad, result) if state.grad
-                          else _sigmoid_backward.forward(grad, result), arrays=True,
+sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda xp, a: 1 / (1 + xp.exp(-a)),
+                          lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True,
                           explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output "
                                   "{result}")
-reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda a: 1 / a,
+reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda xp, a: 1 / a,
                                 lambda grad, result: -grad * (result * result), arrays=True,
                                 explain="d(1/x)/dx = -{result}**2, from the output {result}")
 
 
-def _threshold_backward_forward(grad_output, self, threshold):
+def _threshold_backward_forward(xp, grad_output, self, threshold):
     """``self <= threshold ? 0 : grad_output``. A float gradient keeps or clears each element's
     bits (AND with an all-ones or all-zeros word): where()'s result bit for bit, NaN and inf
     gradients included (a multiply by the mask would turn them into NaN), in about half of
@@ -247,13 +252,12 @@ def _threshold_backward_forward(grad_output, self, threshold):
 _threshold_backward = defop(
     "ThresholdBackwardBackward0", _threshold_backward_forward,
     ("grad_output", "self"), grads={
-        "grad_output": lambda grad, self, threshold: _threshold_backward(grad, self,
-                                                                         threshold=threshold),
+        "grad_output": lambda grad, self, threshold: _threshold_backward.call(
+            grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
-_relu, relu_ = _math("ReluBackward0", _no_bool(lambda a: xp.maximum(a, 0), RuntimeError,
+_relu, relu_ = _math("ReluBackward0", _no_bool(lambda xp, a: xp.maximum(a, 0), RuntimeError,
                                                "Boolean inputs not supported for relu"),
-                     lambda grad, result: _threshold_backward(grad, result, threshold=0)
-                     if state.grad else _threshold_backward.forward(grad, result, 0),
+                     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
                      dtype="promote", arrays=True,
                      explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0")
 
@@ -311,7 +315,7 @@ def _divisor(a, b):
 
 
 # -- division and modulo ---------------------------------------------------------------------
-def _div_trunc(self, other):
+def _div_trunc(xp, self, other):
     other = _divisor(self, other)
     if xp.result_type(self, other).kind == "f":
         with xp.errstate(all="ignore"):
@@ -320,19 +324,19 @@ def _div_trunc(self, other):
     return q + ((xp.remainder(self, other) != 0) & ((self < 0) != (xp.asarray(other) < 0)))
 
 
-def _div_floor(self, other):
+def _div_floor(xp, self, other):
     other = _divisor(self, other)
     with xp.errstate(all="ignore"):
         return xp.floor_divide(self, other)
 
 
-def _remainder_forward(self, other):
+def _remainder_forward(xp, self, other):
     other = _divisor(self, other)
     with xp.errstate(all="ignore"):
         return xp.remainder(self, other)
 
 
-def _fmod_forward(self, other):
+def _fmod_forward(xp, self, other):
     other = _divisor(self, other)
     with xp.errstate(all="ignore"):
         return xp.fmod(self, other)
@@ -340,7 +344,7 @@ def _fmod_forward(self, other):
 
 _ZERO = lambda grad: zeros_like(grad)   # noqa: E731 - the derivative of a step function
 _div_mode = {
-    mode: defop("DivBackward2", lambda self, other, rounding_mode, f=f: f(self, other),
+    mode: defop("DivBackward2", lambda xp, self, other, rounding_mode, f=f: f(xp, self, other),
                 ("self", "other"), dtype=_rule(f"div_{mode}_cpu"),
                 grads={"self": lambda grad, other, rounding_mode: zeros_like(grad),
                        "other": lambda grad, self, other, rounding_mode: zeros_like(grad)})
@@ -457,65 +461,74 @@ def square_(self):
 
 # -- unary math ------------------------------------------------------------------------------
 def _quiet(f):
-    def forward(*arrays, **attrs):
+    def forward(xp, *arrays, **attrs):
         with xp.errstate(all="ignore"):
-            return f(*arrays, **attrs)
+            return f(xp, *arrays, **attrs)
     return forward
 
 
 _SQRT_PI = math.sqrt(math.pi)
-exp2, exp2_ = _math("Exp2Backward0", xp.exp2, lambda grad, result: grad * result * _LN2)
-expm1, expm1_ = _math("Expm1Backward0", xp.expm1, lambda grad, result: grad * (result + 1))
-log2, log2_ = _math("Log2Backward0", _quiet(xp.log2), lambda grad, self: grad / (self * _LN2))
-log10, log10_ = _math("Log10Backward0", _quiet(xp.log10),
+exp2, exp2_ = _math("Exp2Backward0", lambda xp, self: xp.exp2(self),
+                    lambda grad, result: grad * result * _LN2)
+expm1, expm1_ = _math("Expm1Backward0", lambda xp, self: xp.expm1(self),
+                      lambda grad, result: grad * (result + 1))
+log2, log2_ = _math("Log2Backward0", _quiet(lambda xp, a: xp.log2(a)),
+                    lambda grad, self: grad / (self * _LN2))
+log10, log10_ = _math("Log10Backward0", _quiet(lambda xp, a: xp.log10(a)),
                       lambda grad, self: grad / (self * _LN10))
-log1p, log1p_ = _math("Log1PBackward0", _quiet(xp.log1p), lambda grad, self: grad / (self + 1))
-rsqrt, rsqrt_ = _math("RsqrtBackward0", _quiet(lambda a: 1 / xp.sqrt(a)),
+log1p, log1p_ = _math("Log1PBackward0", _quiet(lambda xp, a: xp.log1p(a)),
+                      lambda grad, self: grad / (self + 1))
+rsqrt, rsqrt_ = _math("RsqrtBackward0", _quiet(lambda xp, a: 1 / xp.sqrt(a)),
                       lambda grad, result: -0.5 * grad * result.pow(3))
-tan, tan_ = _math("TanBackward0", xp.tan, lambda grad, result: grad * (1 + result.pow(2)))
-asin, asin_ = _math("AsinBackward0", _quiet(xp.arcsin),
+tan, tan_ = _math("TanBackward0", lambda xp, self: xp.tan(self),
+                  lambda grad, result: grad * (1 + result.pow(2)))
+asin, asin_ = _math("AsinBackward0", _quiet(lambda xp, a: xp.arcsin(a)),
                     lambda grad, self: grad * (-self * self + 1).rsqrt())
-acos, acos_ = _math("AcosBackward0", _quiet(xp.arccos),
+acos, acos_ = _math("AcosBackward0", _quiet(lambda xp, a: xp.arccos(a)),
                     lambda grad, self: grad * -((-self * self + 1).rsqrt()))
-atan, atan_ = _math("AtanBackward0", xp.arctan, lambda grad, self: grad / (self * self + 1))
-sinh, sinh_ = _math("SinhBackward0", xp.sinh, lambda grad, self: grad * self.cosh())
-cosh, cosh_ = _math("CoshBackward0", xp.cosh, lambda grad, self: grad * self.sinh())
-asinh = _math("AsinhBackward0", xp.arcsinh,
+atan, atan_ = _math("AtanBackward0", lambda xp, self: xp.arctan(self),
+                    lambda grad, self: grad / (self * self + 1))
+sinh, sinh_ = _math("SinhBackward0", lambda xp, self: xp.sinh(self),
+                    lambda grad, self: grad * self.cosh())
+cosh, cosh_ = _math("CoshBackward0", lambda xp, self: xp.cosh(self),
+                    lambda grad, self: grad * self.sinh())
+asinh = _math("AsinhBackward0", lambda xp, self: xp.arcsinh(self),
               lambda grad, self: grad * (self.pow(2) + 1).rsqrt())[0]
-acosh = _math("AcoshBackward0", _quiet(xp.arccosh),
+acosh = _math("AcoshBackward0", _quiet(lambda xp, a: xp.arccosh(a)),
               lambda grad, self: grad * (self * self - 1).rsqrt())[0]
-atanh = _math("AtanhBackward0", _quiet(xp.arctanh), lambda grad, self: grad / (1 - self.pow(2)))[0]
+atanh = _math("AtanhBackward0", _quiet(lambda xp, a: xp.arctanh(a)),
+              lambda grad, self: grad / (1 - self.pow(2)))[0]
 # torch has no derivative for these three in place: their nodes refuse backward
 asinh_, acosh_, atanh_ = (
-    _math(f"{name.capitalize()}Backward1", _quiet(f), _not_implemented(
-        NotImplementedError, f"the derivative for 'inplace version of {name}' is not "
-                             "implemented."))[1]
-    for name, f in (("asinh", xp.arcsinh), ("acosh", xp.arccosh), ("atanh", xp.arctanh)))
-erf, erf_ = _math("ErfBackward0", _erf_np,
+    _math(f"{name.capitalize()}Backward1", _quiet(lambda xp, a, f=f: getattr(xp, f)(a)),
+          _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
+                                                f"{name}' is not implemented."))[1]
+    for name, f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")))
+erf, erf_ = _math("ErfBackward0", lambda xp, a: _erf_np(a),
                   lambda grad, self: 2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
-erfc, erfc_ = _math("ErfcBackward0", _erfc_np,
+erfc, erfc_ = _math("ErfcBackward0", lambda xp, a: _erfc_np(a),
                     lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
-erfinv, erfinv_ = _math("ErfinvBackward0", _erfinv_np,
+erfinv, erfinv_ = _math("ErfinvBackward0", lambda xp, a: _erfinv_np(a),
                         lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
-frac, frac_ = _math("FracBackward0", lambda a: a - xp.trunc(a), lambda grad: grad,
+frac, frac_ = _math("FracBackward0", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
                     dtype=_rule("frac_cpu", kinds="f"))
-sgn, sgn_ = _math("SgnBackward0", lambda a: _sign(a),
+sgn, sgn_ = _math("SgnBackward0", lambda xp, a: _sign(xp, a),
                   lambda grad, self, result: zeros_like(grad), dtype="promote")
 
 
 def _rounding(name, forward):
     """floor/ceil/trunc/round: integers pass through as a copy, bool has no kernel."""
-    def f(a):
-        return a.copy() if a.dtype.kind in "iu" else forward(a)
+    def f(xp, a):
+        return a.copy() if a.dtype.kind in "iu" else getattr(xp, forward)(a)
     return _math(f"{name.capitalize()}Backward0", f, _ZERO,
                  dtype=_rule(f"{name}_vml_cpu", kinds="fiu"))
 
 
-floor, floor_ = _rounding("floor", xp.floor)
-ceil, ceil_ = _rounding("ceil", xp.ceil)
-trunc, trunc_ = _rounding("trunc", xp.trunc)
-_round, _round_ = _rounding("round", xp.rint)
-_round_decimals = defop("RoundBackward1", lambda self, decimals: xp.round(self, decimals),
+floor, floor_ = _rounding("floor", "floor")
+ceil, ceil_ = _rounding("ceil", "ceil")
+trunc, trunc_ = _rounding("trunc", "trunc")
+_round, _round_ = _rounding("round", "rint")
+_round_decimals = defop("RoundBackward1", lambda xp, self, decimals: xp.round(self, decimals),
                         grads={"self": _ZERO}, dtype=_rule("round_vml_cpu", kinds="f"))
 
 
@@ -538,7 +551,7 @@ def round_(self, *, decimals=None):
     return apply_inplace(_round_decimals, self, (self,), {"decimals": decimals})
 
 
-def _logit_forward(self, eps):
+def _logit_forward(xp, self, eps):
     if eps is not None:
         self = xp.clip(self, eps, 1 - eps)
     with xp.errstate(all="ignore"):
@@ -562,7 +575,7 @@ def logit_(self, eps=None):
 
 
 _nan_to_num = defop(
-    "NanToNumBackward0", lambda self, nan, posinf, neginf: xp.nan_to_num(
+    "NanToNumBackward0", lambda xp, self, nan, posinf, neginf: xp.nan_to_num(
         self, nan=nan, posinf=posinf, neginf=neginf) if self.dtype.kind == "f" else self.copy(),
     grads={"self": lambda grad, self: grad * isfinite(self)}, dtype="same")
 
@@ -577,7 +590,7 @@ def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 
 def _float_test(f, ints):
-    op = defop(f.__name__, lambda a: f(a) if a.dtype.kind == "f" else xp.full(a.shape, ints),
+    op = defop(f.__name__, lambda xp, a: f(a) if a.dtype.kind == "f" else xp.full(a.shape, ints),
                dtype="bool")
     return lambda input: op(input)
 
@@ -632,22 +645,26 @@ def _fextremum_grads(keeps):
                                                      grad)}
 
 
-def _logaddexp_forward(self, other):
+def _logaddexp_forward(xp, self, other):
     with xp.errstate(all="ignore"):
         return xp.logaddexp(self, other)
 
 
-_atan2 = defop("Atan2Backward0", xp.arctan2, ("self", "other"), dtype="float",
+_atan2 = defop("Atan2Backward0", lambda xp, self, other: xp.arctan2(self, other),
+               ("self", "other"), dtype="float",
                grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
-_maximum = defop("MaximumBackward0", xp.maximum, ("self", "other"),
+_maximum = defop("MaximumBackward0", lambda xp, self, other: xp.maximum(self, other),
+                 ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a > b))
-_minimum = defop("MinimumBackward0", xp.minimum, ("self", "other"),
+_minimum = defop("MinimumBackward0", lambda xp, self, other: xp.minimum(self, other),
+                 ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a < b))
-_fmax = defop("FmaxBackward0", xp.fmax, ("self", "other"),
+_fmax = defop("FmaxBackward0", lambda xp, self, other: xp.fmax(self, other), ("self", "other"),
               grads=_fextremum_grads(lambda a, b: a >= b))
-_fmin = defop("FminBackward0", xp.fmin, ("self", "other"),
+_fmin = defop("FminBackward0", lambda xp, self, other: xp.fmin(self, other), ("self", "other"),
               grads=_fextremum_grads(lambda a, b: a <= b))
-_hypot = defop("HypotBackward0", xp.hypot, ("self", "other"), dtype=_rule("hypot_cpu", "f"),
+_hypot = defop("HypotBackward0", lambda xp, self, other: xp.hypot(self, other), ("self", "other"),
+               dtype=_rule("hypot_cpu", "f"),
                grads={"self": lambda grad, self, result: grad * self / result,
                       "other": lambda grad, other, result: grad * other / result})
 _logaddexp = defop("LogaddexpBackward0", _logaddexp_forward, ("self", "other"),
@@ -666,7 +683,7 @@ atan2_ = _tensor_binary_inplace("atan2", _atan2, to_float=True)
 hypot_ = _tensor_binary_inplace("hypot", _hypot)
 
 
-def _xlogy_forward(self, other):
+def _xlogy_forward(xp, self, other):
     with xp.errstate(all="ignore"):
         out = xp.where(self == 0, 0.0, self * xp.log(other))
     return xp.where(xp.isnan(other), xp.nan, out)
@@ -677,7 +694,7 @@ _xlogy = defop("XlogyBackward0", _xlogy_forward, ("self", "other"), dtype="float
                    (self == 0.0) & (other <= 0.0), 0.0, xlogy(grad, other)),
                       "other": lambda grad, self, other: grad * self / other})
 _xlogy_scalar_self = defop(
-    "XlogyBackward1", lambda other, self: _xlogy_forward(self, other), ("other",),
+    "XlogyBackward1", lambda xp, other, self: _xlogy_forward(xp, self, other), ("other",),
     dtype=_rule("xlogy", to_float=True, attrs=("self",)),
     grads={"other": lambda grad, self, other: grad * self / other})
 _xlogy_scalar_other = defop(
@@ -701,7 +718,7 @@ def xlogy_(self, other):
 
 
 # -- lerp, addcmul, addcdiv ------------------------------------------------------------------
-def _lerp_forward(self, end, weight):
+def _lerp_forward(xp, self, end, weight):
     with xp.errstate(all="ignore"):
         return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
                         end - (end - self) * (1 - weight))
@@ -749,11 +766,11 @@ def lerp_(self, end, weight):
 
 
 def _addc_forward(combine):
-    def forward(self, tensor1, tensor2, value):
+    def forward(xp, self, tensor1, tensor2, value):
         if self.dtype.kind != "f":
             value = builtins.int(value)
         with xp.errstate(all="ignore"):
-            return self + value * combine(tensor1, tensor2)
+            return self + value * getattr(xp, combine)(tensor1, tensor2)
     return forward
 
 
@@ -768,12 +785,12 @@ def _addcdiv_check(tensor1, tensor2):
             "(input + value * tensor1 / tensor2), for all dtypes.")
 
 
-_addcmul = defop("AddcmulBackward0", _addc_forward(xp.multiply),
+_addcmul = defop("AddcmulBackward0", _addc_forward("multiply"),
                  ("self", "tensor1", "tensor2"),
                  grads={"self": lambda grad: grad,
                         "tensor1": lambda grad, tensor2, value: grad * (tensor2 * value),
                         "tensor2": lambda grad, tensor1, value: grad * (tensor1 * value)})
-_addcdiv = defop("AddcdivBackward0", _addc_forward(xp.true_divide),
+_addcdiv = defop("AddcdivBackward0", _addc_forward("true_divide"),
                  ("self", "tensor1", "tensor2"),
                  grads={"self": lambda grad: grad,
                         "tensor1": lambda grad, tensor2, value: grad * (value / tensor2),
@@ -803,19 +820,19 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 # The backward ops of piecewise-linear activations: their own derivative in self is zero, but
 # like torch's they keep self in the graph (so a double backward reaches self and gives zeros).
 _hardtanh_backward = defop(
-    "HardtanhBackwardBackward0", lambda grad_output, self, min_val, max_val: xp.where(
+    "HardtanhBackwardBackward0", lambda xp, grad_output, self, min_val, max_val: xp.where(
         (self <= min_val) | (self >= max_val), 0, grad_output), ("grad_output", "self"),
     grads={"grad_output": lambda grad, self, min_val, max_val: _hardtanh_backward(
         grad, self, min_val=min_val, max_val=max_val), "self": _ZERO})
 _leaky_relu_backward = defop(
-    "LeakyReluBackwardBackward0", lambda grad_output, self, negative_slope: xp.where(
+    "LeakyReluBackwardBackward0", lambda xp, grad_output, self, negative_slope: xp.where(
         self > 0, grad_output, grad_output * negative_slope), ("grad_output", "self"),
     grads={"grad_output": lambda grad, self, negative_slope: _leaky_relu_backward(
         grad, self, negative_slope=negative_slope), "self": _ZERO})
 _ONE_SIXTH = builtins.float(xp.float32(1 / 6))    # torch's kernel uses the float constant
 # torch has no derivative for hardsigmoid's backward: a double backward through it refuses
 _hardsigmoid_backward = defop(
-    "NotImplemented", lambda grad_output, self: xp.where(
+    "NotImplemented", lambda xp, grad_output, self: xp.where(
         (self > -3) & (self < 3), grad_output * _ONE_SIXTH, 0), ("grad_output", "self"),
     grads=dict.fromkeys(("grad_output", "self"), _not_implemented(
         RuntimeError, "derivative for aten::hardsigmoid_backward is not implemented")))
@@ -834,7 +851,7 @@ def _apply(op, input, inplace, **attrs):
     return apply_inplace(op, input, (input,), attrs) if inplace else op(input, **attrs)
 
 
-_hardtanh = defop("HardtanhBackward0", lambda self, min_val, max_val: xp.clip(
+_hardtanh = defop("HardtanhBackward0", lambda xp, self, min_val, max_val: xp.clip(
     self, min_val, max_val), grads={"self": lambda grad, self, min_val, max_val:
                                     _hardtanh_backward(grad, self, min_val=min_val,
                                                        max_val=max_val)},
@@ -858,7 +875,7 @@ def relu6(input, inplace=False):
     return _apply(_hardtanh, input, inplace, min_val=0, max_val=6)
 
 
-_leaky_relu = defop("LeakyReluBackward0", lambda self, negative_slope: xp.where(
+_leaky_relu = defop("LeakyReluBackward0", lambda xp, self, negative_slope: xp.where(
     self > 0, self, self * negative_slope), dtype=_same_dtype("leaky_relu_cpu"),
     grads={"self": lambda grad, self, negative_slope: _leaky_relu_backward(
         grad, self, negative_slope=negative_slope)})
@@ -874,7 +891,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
                   negative_slope=negative_slope)
 
 
-def _elu_forward(self, alpha, scale, input_scale):
+def _elu_forward(xp, self, alpha, scale, input_scale):
     return xp.where(self > 0, self * scale,
                     xp.expm1(xp.minimum(self, 0) * input_scale) * (alpha * scale))
 
@@ -908,7 +925,8 @@ def selu(input, inplace=False):
                   scale=_SELU_SCALE, input_scale=1)
 
 
-_celu = defop("CeluBackward0", _quiet(lambda self, alpha: _elu_forward(self, alpha, 1, 1 / alpha)),
+_celu = defop("CeluBackward0", _quiet(
+    lambda xp, self, alpha: _elu_forward(xp, self, alpha, 1, 1 / alpha)),
               dtype=_same_dtype("elu_cpu"),
               grads={"self": lambda grad, self, alpha: _elu_grad(grad, self, alpha, 1, 1 / alpha)})
 _celu_result = defop("CeluBackward1", _celu.forward, dtype=_same_dtype("elu_cpu"),
@@ -931,7 +949,7 @@ def celu_(input, alpha=1.0):
 _GELU_BETA, _GELU_KAPPA = math.sqrt(2.0) * (2.0 / _SQRT_PI) * 0.5, 0.044715
 
 
-def _gelu_forward(self, approximate):
+def _gelu_forward(xp, self, approximate):
     if approximate == "tanh":
         return 0.5 * self * (1 + xp.tanh(_GELU_BETA * (self + _GELU_KAPPA * self ** 3)))
     return self * 0.5 * (1 + _erf_np(self / math.sqrt(2.0)))
@@ -958,7 +976,7 @@ def gelu(input, approximate="none"):
     return _gelu(input, approximate=approximate)
 
 
-def _softplus_forward(self, beta, threshold):
+def _softplus_forward(xp, self, beta, threshold):
     return xp.where(self * beta > threshold, self, xp.log1p(xp.exp(self * beta)) / beta)
 
 
@@ -977,11 +995,11 @@ def softplus(input, beta=1, threshold=20):
     return _softplus(input, beta=beta, threshold=threshold)
 
 
-def _sigmoid_np(a):
+def _sigmoid_np(xp, a):
     return 1 / (1 + xp.exp(-a))
 
 
-_silu = defop("SiluBackward0", _quiet(lambda self: self * _sigmoid_np(self)),
+_silu = defop("SiluBackward0", _quiet(lambda xp, self: self * _sigmoid_np(xp, self)),
               dtype=_same_dtype("silu_cpu"), grads={"self": lambda grad, self: (
                   lambda s: grad * s * (1.0 + self * (1.0 - s)))(self.sigmoid())})
 
@@ -991,12 +1009,13 @@ def _mish_grad(grad, self):
     return grad * (t + self * s * (1.0 - t * t))
 
 
-_mish = defop("MishBackward0", _quiet(lambda self: self * xp.tanh(_softplus_forward(self, 1, 20))),
+_mish = defop("MishBackward0", _quiet(
+    lambda xp, self: self * xp.tanh(_softplus_forward(xp, self, 1, 20))),
               dtype=_same_dtype("mish_cpu"), grads={"self": _mish_grad})
-_hardsigmoid = defop("HardsigmoidBackward0", lambda self: xp.clip(self + 3, 0, 6) / 6,
+_hardsigmoid = defop("HardsigmoidBackward0", lambda xp, self: xp.clip(self + 3, 0, 6) / 6,
                      dtype=_same_dtype("hardsigmoid_cpu"),
                      grads={"self": lambda grad, self: _hardsigmoid_backward(grad, self)})
-_hardswish = defop("HardswishBackward0", lambda self: self * xp.clip(self + 3, 0, 6) / 6,
+_hardswish = defop("HardswishBackward0", lambda xp, self: self * xp.clip(self + 3, 0, 6) / 6,
                    dtype=_same_dtype("hardswish_cpu"),
                    grads={"self": lambda grad, self: where(
                        self <= -3, 0.0, where(self < 3, grad * (self / 3 + 0.5), grad))})
@@ -1023,26 +1042,29 @@ def _compare(name, forward):
     """A comparison: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and
     records a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
     node = name.capitalize()
-    scalar = defop(f"{node}Backward0", lambda self, other: forward(self, _like(self, other)),
+    scalar = defop(f"{node}Backward0", lambda xp, self, other: getattr(xp, forward)(self,
+        _like(self, other)),
                    dtype="bool",
                    grads={"self": _ZERO})
-    tensor = defop(f"{node}Backward1", forward, ("self", "other"), dtype="bool",
+    tensor = defop(f"{node}Backward1", lambda xp, self, other: getattr(xp, forward)(self, other),
+                   ("self", "other"), dtype="bool",
                    grads={"self": _ZERO, "other": _ZERO})
     return (lambda input, other: tensor(input, other)), _binary_inplace(tensor, scalar)
 
 
-eq, eq_ = _compare("eq", xp.equal)
-ne, ne_ = _compare("ne", xp.not_equal)
-lt, lt_ = _compare("lt", xp.less)
-le, le_ = _compare("le", xp.less_equal)
-gt, gt_ = _compare("gt", xp.greater)
-ge, ge_ = _compare("ge", xp.greater_equal)
+eq, eq_ = _compare("eq", "equal")
+ne, ne_ = _compare("ne", "not_equal")
+lt, lt_ = _compare("lt", "less")
+le, le_ = _compare("le", "less_equal")
+gt, gt_ = _compare("gt", "greater")
+ge, ge_ = _compare("ge", "greater_equal")
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 
 def _logical(name, forward, inputs=("self", "other")):
     """A logical op (tensors only, no gradient); in place it writes 0/1 in self's dtype."""
-    op = defop(name, forward, inputs, dtype="bool")     # no grads: not differentiable
+    op = defop(name, lambda xp, *arrays: getattr(xp, forward)(*arrays), inputs,
+               dtype="bool")     # no grads: not differentiable
     if len(inputs) == 1:
         return (lambda input: op(input)), (lambda self: apply_inplace(op, self, (self,), {}))
 
@@ -1056,10 +1078,10 @@ def _logical(name, forward, inputs=("self", "other")):
     return function, method
 
 
-logical_and, logical_and_ = _logical("logical_and", xp.logical_and)
-logical_or, logical_or_ = _logical("logical_or", xp.logical_or)
-logical_xor, logical_xor_ = _logical("logical_xor", xp.logical_xor)
-logical_not, logical_not_ = _logical("logical_not", xp.logical_not, ("self",))
+logical_and, logical_and_ = _logical("logical_and", "logical_and")
+logical_or, logical_or_ = _logical("logical_or", "logical_or")
+logical_xor, logical_xor_ = _logical("logical_xor", "logical_xor")
+logical_not, logical_not_ = _logical("logical_not", "logical_not", ("self",))
 
 
 def _check_cast(self, *others, to_float=False):
@@ -1073,7 +1095,8 @@ def _check_cast(self, *others, to_float=False):
 
 
 def _bitwise(name, forward, inputs=("self", "other")):
-    op = defop(name, forward, inputs, dtype=_rule(f"{name}_cpu", kinds="biu"))
+    op = defop(name, lambda xp, *arrays: getattr(xp, forward)(*arrays), inputs,
+               dtype=_rule(f"{name}_cpu", kinds="biu"))
     if len(inputs) == 1:
         return (lambda input: op(input)), (lambda self: apply_inplace(op, self, (self,), {}))
 
@@ -1083,10 +1106,10 @@ def _bitwise(name, forward, inputs=("self", "other")):
     return (lambda input, other: op(input, other)), method
 
 
-bitwise_and, bitwise_and_ = _bitwise("bitwise_and", xp.bitwise_and)
-bitwise_or, bitwise_or_ = _bitwise("bitwise_or", xp.bitwise_or)
-bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", xp.bitwise_xor)
-bitwise_not, bitwise_not_ = _bitwise("bitwise_not", xp.invert, ("self",))
+bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")
+bitwise_or, bitwise_or_ = _bitwise("bitwise_or", "bitwise_or")
+bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", "bitwise_xor")
+bitwise_not, bitwise_not_ = _bitwise("bitwise_not", "invert", ("self",))
 
 
 def _invert(self):
@@ -1097,7 +1120,8 @@ def _invert(self):
 
 
 # -- where, clamp ----------------------------------------------------------------------------
-_where = defop("WhereBackward0", xp.where, ("condition", "self", "other"), promote=(1, 2),
+_where = defop("WhereBackward0", lambda xp, condition, self, other: xp.where(condition, self,
+               other), ("condition", "self", "other"), promote=(1, 2),
                grads={"self": lambda grad, condition: where(condition, grad, 0),
                       "other": lambda grad, condition: where(condition, 0, grad)})
 
@@ -1111,7 +1135,7 @@ def where(condition, input=None, other=None):
     return _where(condition, input, other)
 
 
-def _clamp_forward(self, min, max):
+def _clamp_forward(xp, self, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if min is not None:
@@ -1146,7 +1170,7 @@ def _clamp_dtype(values, attrs):
 _clamp = defop("ClampBackward1", _clamp_forward, grads={"self": _clamp_grad}, dtype=_clamp_dtype)
 # min/max tensors may be None: no promotion in the registry, the forward casts to ``dtype``
 _clamp_tensor = defop(
-    "ClampBackward0", lambda self, min, max, dtype: _clamp_forward(self, min, max).astype(
+    "ClampBackward0", lambda xp, self, min, max, dtype: _clamp_forward(xp, self, min, max).astype(
         dtype.np, copy=False), ("self", "min", "max"), dtype="same",
     grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
 
@@ -1204,18 +1228,18 @@ def _bound_dtype(name):
 
 
 # clamp_min / clamp_max: the Scalar overload (...Backward0) and the Tensor one (...Backward1)
-_clamp_min = defop("ClampMinBackward0", lambda self, min: xp.maximum(self, _like(self, min)),
+_clamp_min = defop("ClampMinBackward0", lambda xp, self, min: xp.maximum(self, _like(self, min)),
                    dtype=_bound_dtype("min"),
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
 _clamp_min_tensor = defop(
-    "ClampMinBackward1", xp.maximum, ("self", "min"),
+    "ClampMinBackward1", lambda xp, self, min: xp.maximum(self, min), ("self", "min"),
     grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
            "min": lambda grad, self, min: where(self < min, grad, 0)})
-_clamp_max = defop("ClampMaxBackward0", lambda self, max: xp.minimum(self, _like(self, max)),
+_clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: xp.minimum(self, _like(self, max)),
                    dtype=_bound_dtype("max"),
                    grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
 _clamp_max_tensor = defop(
-    "ClampMaxBackward1", xp.minimum, ("self", "max"),
+    "ClampMaxBackward1", lambda xp, self, max: xp.minimum(self, max), ("self", "max"),
     grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
            "max": lambda grad, self, max: where(self > max, grad, 0)})
 
@@ -1254,13 +1278,14 @@ def clamp_max_(self, max):
     return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
 
 # -- in-place --------------------------------------------------------------------------------
-_zero = defop("ZeroBackward0", xp.zeros_like, dtype="same", grads={"self": _ZERO})
-_fill = defop("FillBackward2", lambda self, value: xp.full_like(self, value), dtype="same",
+_zero = defop("ZeroBackward0", lambda xp, self: xp.zeros_like(self), dtype="same",
+              grads={"self": _ZERO})
+_fill = defop("FillBackward2", lambda xp, self, value: xp.full_like(self, value), dtype="same",
               grads={"self": lambda grad: zeros_like(grad)})
-_fill_tensor = defop("FillBackward3", lambda self, value: xp.full_like(self, value),
+_fill_tensor = defop("FillBackward3", lambda xp, self, value: xp.full_like(self, value),
                      ("self", "value"), dtype="same",
                      grads={"self": _ZERO, "value": lambda grad: grad.sum()})
-_copy = defop("CopyBackwards", lambda self, src: src,     # apply_inplace broadcasts it
+_copy = defop("CopyBackwards", lambda xp, self, src: src,     # apply_inplace broadcasts it
               ("self", "src"), dtype="same",
               grads={"self": lambda grad: zeros_like(grad), "src": lambda grad: grad})
 _copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"   # hand-written in torch
@@ -1307,7 +1332,8 @@ def _r(fn):
 
 def _binary(fn, **attrs):
     """A dunder: NotImplemented for operands that are not tensors or numbers (a NumPy scalar
-    counts as the Python number it holds, a NumPy bool as an int, as in torch). With attrs, ``fn`` is an op row called
+    counts as the Python number it holds, a NumPy bool as an int, as in torch). With attrs,
+        ``fn`` is an op row called
     directly (the function's checks cannot fail for a dunder)."""
 
     def method(self, other):

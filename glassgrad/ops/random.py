@@ -32,7 +32,7 @@ def _zero_grad(grad):
 
 def _draw(kind):
     """A forward that overwrites ``self`` with samples (for an in-place row)."""
-    return lambda self, generator, **kw: kind(_rng(generator), self, **kw).astype(self.dtype)
+    return lambda xp, self, generator, **kw: kind(_rng(generator), self, **kw).astype(self.dtype)
 
 
 # -- in-place samplers -------------------------------------------------------------------------
@@ -54,7 +54,7 @@ _exponential_ = defop("ExponentialBackward0", _draw(
 _bernoulli_scalar_ = defop("BernoulliBackward2", _draw(
     lambda rng, self, p: rng.random(self.shape) < p), dtype="same", grads={"self": _zero_grad})
 _bernoulli_tensor_ = defop(
-    "BernoulliBackward1", lambda self, p, generator: (_rng(generator).random(self.shape) <
+    "BernoulliBackward1", lambda xp, self, p, generator: (_rng(generator).random(self.shape) <
                                                       p).astype(self.dtype), ("self", "p"),
     dtype="same", grads={"self": _zero_grad,
                          "p": lambda grad, p_sym_sizes: zeros(p_sym_sizes, dtype=grad.dtype)})
@@ -120,7 +120,7 @@ def _bernoulli_not_implemented(grad):
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
 
 
-_bernoulli = defop("BernoulliBackward0", lambda self, generator: (
+_bernoulli = defop("BernoulliBackward0", lambda xp, self, generator: (
     _rng(generator).random(self.shape) < self).astype(self.dtype), dtype="same",
     grads={"self": _zero_grad})
 _bernoulli_p = defop("NotImplemented", _draw(lambda rng, self, p: rng.random(self.shape) < p),
@@ -138,7 +138,7 @@ def bernoulli(input, p=None, *, generator=None):
     return _bernoulli(input, generator=generator)
 
 
-def _normal_forward(mean, std, generator):
+def _normal_forward(xp, mean, std, generator):
     shape = xp.broadcast_shapes(xp.shape(mean), xp.shape(std))
     dtype = (mean if isinstance(mean, xp.ndarray) else std).dtype
     return (mean + std * _rng(generator).standard_normal(shape)).astype(dtype)
@@ -151,8 +151,8 @@ def _zeros_of(name):
 
 _normal_mean = defop("NormalBackward1", _normal_forward, ("mean",), dtype="same",
                      grads={"mean": _zeros_of("mean")})
-_normal_std = defop("NormalBackward2", lambda std, mean, generator:
-                    _normal_forward(mean, std, generator), ("std",), dtype="same",
+_normal_std = defop("NormalBackward2", lambda xp, std, mean, generator:
+                    _normal_forward(xp, mean, std, generator), ("std",), dtype="same",
                     grads={"std": _zeros_of("std")})
 _normal_both = defop("NormalBackward3", _normal_forward, ("mean", "std"),
                      dtype=lambda values, attrs: values[0].dtype,

@@ -27,13 +27,13 @@ def _axis(a, dim):
     return None if dim is None or a.ndim == 0 else dim
 
 
-def _sum_forward(self, dim, keepdim, dtype):
+def _sum_forward(xp, self, dim, keepdim, dtype):
     # the ufunc's reduce, which numpy.sum calls after a few microseconds of Python
     return xp.add.reduce(self, axis=_axis(self, dim), keepdims=keepdim,
                          dtype=dtype.np if dtype else _acc(self))
 
 
-def _mean_forward(self, dim, keepdim, dtype):
+def _mean_forward(xp, self, dim, keepdim, dtype):
     # numpy.mean's own steps (the sum, then a division by the count) without its Python layer
     axis = _axis(self, dim)
     total = xp.add.reduce(self, axis=axis, keepdims=keepdim, dtype=_acc(self))
@@ -53,7 +53,12 @@ def _restore(grad, dims, ndim, keepdim=False):
 
 
 def _sum_backward(grad, sizes, dim, keepdim):
-    return _restore(grad, dim, len(sizes), keepdim).expand(sizes)
+    """grad (a tensor, or an array in a formula with grad mode off) with the reduced dims put
+    back, expanded to ``sizes``."""
+    if not keepdim and sizes:
+        for d in sorted(range(len(sizes)) if dim is None else dim):
+            grad = _shape._unsqueeze.call(grad, dim=d)
+    return _shape._expand.call(grad, size=sizes)
 
 
 def _numel(sizes, dims):
@@ -70,42 +75,24 @@ def _result_dtype(values, attrs):
     return d if d.is_floating_point else dtypes.int64
 
 
-_sum_all = defop("SumBackward0", lambda self, dtype: _sum_forward(self, None, False, dtype),
+_sum_all = defop("SumBackward0", lambda xp, self, dtype: _sum_forward(xp, self, None, False, dtype),
                  dtype=_result_dtype,
-                 grads={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)
-                        if state.grad else xp.broadcast_to(grad, self_sym_sizes)}, arrays=True)
+                 grads={"self": lambda grad, self_sym_sizes: _sum_backward(
+                     grad, self_sym_sizes, None, True)}, arrays=True)
 _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
-                        _sum_backward(grad, self_sym_sizes, dim, keepdim) if state.grad else
-                        xp.broadcast_to(_unsqueezed(grad, dim, len(self_sym_sizes), keepdim),
-                                        self_sym_sizes)}, arrays=True)
-
-
-def _unsqueezed(grad, dims, ndim, keepdim):
-    """_restore on an array."""
-    if not keepdim and ndim:
-        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
-    return grad
-
-
-# grad mode off: the formulas run on arrays (arrays=True), expand and divide in one expression
-def _mean_all_grad(grad, self_sym_sizes, self_sym_numel):
-    if not state.grad:
-        return xp.true_divide(xp.broadcast_to(grad, self_sym_sizes), self_sym_numel)
-    return grad.expand(self_sym_sizes) / self_sym_numel
+                        _sum_backward(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
 
 def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
-    n = _numel(self_sym_sizes, dim)
-    if not state.grad:
-        return xp.true_divide(xp.broadcast_to(
-            _unsqueezed(grad, dim, len(self_sym_sizes), keepdim), self_sym_sizes), n)
-    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / n
+    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / _numel(self_sym_sizes, dim)
 
 
-_mean_all = defop("MeanBackward0", lambda self, dtype: _mean_forward(self, None, False, dtype),
+_mean_all = defop("MeanBackward0", lambda xp, self, dtype: _mean_forward(xp, self, None, False,
+                  dtype),
                   dtype=_result_dtype,
-                  grads={"self": _mean_all_grad}, arrays=True)
+                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel: _sum_backward(
+                      grad, self_sym_sizes, None, True) / self_sym_numel}, arrays=True)
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
@@ -270,9 +257,9 @@ def _prod_dim_backward(grad, self, result, dim, keepdim):
     return _prod_safe_zeros_backward(grad, self, dim)
 
 
-_prod_all = defop("ProdBackward0", lambda self, dtype: _prod_forward(self, None, False, dtype),
+_prod_all = defop("ProdBackward0", lambda xp, self, dtype: _prod_forward(self, None, False, dtype),
                   dtype=_result_dtype, grads={"self": _prod_all_backward})
-_prod_dim = defop("ProdBackward1", lambda self, dim, keepdim, dtype: _prod_forward(
+_prod_dim = defop("ProdBackward1", lambda xp, self, dim, keepdim, dtype: _prod_forward(
     self, (dim,), keepdim, dtype), dtype=_result_dtype, grads={"self": _prod_dim_backward})
 
 
@@ -297,7 +284,7 @@ def _first_index(a, dim, keepdim, largest):
 
 
 def _extreme_dim(largest):
-    def forward(self, dim, keepdim):
+    def forward(xp, self, dim, keepdim):
         idx = _first_index(self, dim, keepdim, largest)
         if self.ndim == 0:
             return self.copy(), idx
@@ -307,7 +294,7 @@ def _extreme_dim(largest):
 
 
 def _extreme_all(largest):
-    def forward(self):
+    def forward(xp, self):
         if self.dtype.kind == "f" and xp.isnan(self).any():
             return xp.asarray(xp.nan, self.dtype)
         return xp.max(self) if largest else xp.min(self)
@@ -330,7 +317,7 @@ def _int64(values, attrs):
 
 
 def _amax_forward(largest):
-    def forward(self, dim, keepdim):
+    def forward(xp, self, dim, keepdim):
         f = xp.amax if largest else xp.amin
         return f(self, axis=_axis(self, dim), keepdims=keepdim)
     return forward
@@ -339,9 +326,9 @@ def _amax_forward(largest):
 _AMAX_GRAD = {"self": _reduced_count_backward}
 _amax = defop("AmaxBackward0", _amax_forward(True), dtype="same", grads=_AMAX_GRAD)
 _amin = defop("AminBackward0", _amax_forward(False), dtype="same", grads=_AMAX_GRAD)
-_argmax = defop("argmax", lambda self, dim, keepdim: _arg_forward(self, dim, keepdim, True),
+_argmax = defop("argmax", lambda xp, self, dim, keepdim: _arg_forward(self, dim, keepdim, True),
                 dtype=_int64, promote=())
-_argmin = defop("argmin", lambda self, dim, keepdim: _arg_forward(self, dim, keepdim, False),
+_argmin = defop("argmin", lambda xp, self, dim, keepdim: _arg_forward(self, dim, keepdim, False),
                 dtype=_int64, promote=())
 
 
@@ -458,7 +445,7 @@ def _rows(a, dim, fn, width, rank=None):
 
 def _by_dim(fn, rank=None):
     """A forward over ``dim`` (0-d inputs act as 1-element vectors) with keepdim."""
-    def forward(self, dim, keepdim, **kw):
+    def forward(xp, self, dim, keepdim, **kw):
         a = self.reshape(1) if self.ndim == 0 else self
         vals, idx = _rows(a, dim, lambda row: fn(row, **kw), 1,
                           rank and (lambda n: [rank(n, **kw)]))
@@ -477,7 +464,7 @@ def _fresh(a):
     return out
 
 
-def _median_all_forward(self):
+def _median_all_forward(xp, self):
     flat = self.reshape(-1)
     if flat.size == 0 or (self.dtype.kind == "f" and xp.isnan(flat).any()):
         return xp.asarray(xp.nan, self.dtype)
@@ -495,14 +482,14 @@ _KEEP_GRAD = {"self": lambda grad, dim, indices, self_sym_sizes: _select_backwar
     grad, dim, indices, self_sym_sizes, True)}
 
 
-def _topk_forward(self, dim, k, largest, sorted):
+def _topk_forward(xp, self, dim, k, largest, sorted):
     if self.ndim == 0:
         return self.copy(), xp.zeros((), xp.int64)
     rank = (lambda n: range(n - 1, n - k - 1, -1) if largest else range(k)) if sorted else None
     return _rows(self, dim, lambda row: _topk_row(row, k, largest, sorted), k, rank)
 
 
-def _sort_indices(a, dim, descending, stable):
+def _sort_indices(xp, a, dim, descending, stable):
     if a.ndim == 0:
         return xp.zeros((), xp.int64)
     n = a.shape[dim]
@@ -516,8 +503,8 @@ def _sort_indices(a, dim, descending, stable):
     return n - 1 - rev
 
 
-def _sort_forward(self, dim, descending, stable):
-    idx = _sort_indices(self, dim, descending, stable)
+def _sort_forward(xp, self, dim, descending, stable):
+    idx = _sort_indices(xp, self, dim, descending, stable)
     return (self.copy() if self.ndim == 0 else xp.take_along_axis(self, idx, dim)), idx
 
 
@@ -579,7 +566,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 
 
 # -- var, std, var_mean, std_mean ------------------------------------------------------------
-def _var_forward(self, dim, correction, keepdim):
+def _var_forward(xp, self, dim, correction, keepdim):
     c = 1 if correction is None else correction
     with warnings.catch_warnings(), xp.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -600,6 +587,13 @@ def _var_backward(grad, self, dim, correction, keepdim):
     with xp.errstate(divide="ignore"):
         scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
     return scale * grad * (self - self.mean(dim, keepdim=True))
+
+
+def _unsqueezed(grad, dims, ndim, keepdim):
+    """_restore on an array."""
+    if not keepdim and ndim:
+        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
+    return grad
 
 
 def _var_backward_arrays(grad, self, dim, c, keepdim):
@@ -645,19 +639,19 @@ def _var_mean_backward(grads, self, dim, correction, keepdim, result0=None):
 
 _var = defop("VarBackward0", _var_forward, dtype="same", grads={"self": _var_backward},
              arrays=True)
-_std = defop("StdBackward0", lambda self, dim, correction, keepdim: xp.sqrt(
-    _var_forward(self, dim, correction, keepdim)), dtype="same", grads={"self": _std_backward})
+_std = defop("StdBackward0", lambda xp, self, dim, correction, keepdim: xp.sqrt(
+    _var_forward(xp, self, dim, correction, keepdim)), dtype="same", grads={"self": _std_backward})
 _var_mean = defop(
-    "VarMeanBackward0", lambda self, dim, correction, keepdim: (
-        _var_forward(self, dim, correction, keepdim),
-        _mean_forward(self, _axis(self, dim), keepdim, None)), dtype="same",
+    "VarMeanBackward0", lambda xp, self, dim, correction, keepdim: (
+        _var_forward(xp, self, dim, correction, keepdim),
+        _mean_forward(xp, self, _axis(self, dim), keepdim, None)), dtype="same",
     outputs=("result0", "result1"), diff_outputs=2,
     grads={"self": lambda grads, self, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim)})
 _std_mean = defop(
-    "StdMeanBackward0", lambda self, dim, correction, keepdim: (
-        xp.sqrt(_var_forward(self, dim, correction, keepdim)),
-        _mean_forward(self, _axis(self, dim), keepdim, None)), dtype="same",
+    "StdMeanBackward0", lambda xp, self, dim, correction, keepdim: (
+        xp.sqrt(_var_forward(xp, self, dim, correction, keepdim)),
+        _mean_forward(xp, self, _axis(self, dim), keepdim, None)), dtype="same",
     outputs=("result0", "result1"), diff_outputs=2,
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim, result0)})
@@ -701,7 +695,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # -- norms -----------------------------------------------------------------------------------
-def _vector_norm_forward(self, ord, dim, keepdim, dtype):
+def _vector_norm_forward(xp, self, ord, dim, keepdim, dtype):
     if dtype is not None:
         self = self.astype(dtype.np)
     a, axis = xp.abs(self), _axis(self, dim)
@@ -747,7 +741,7 @@ _vector_norm = defop("LinalgVectorNormBackward0", _vector_norm_forward,
                      grads={"self": _vector_norm_backward})
 # at::norm(self, p, dim, keepdim): the same math under the node ATen's composites record
 # (pairwise_distance)
-norm_p = defop("NormBackward1", lambda self, p, dim, keepdim: _vector_norm_forward(
+norm_p = defop("NormBackward1", lambda xp, self, p, dim, keepdim: _vector_norm_forward(xp, 
     self, p, dim, keepdim, None), dtype="same",
     grads={"self": lambda grad, self, p, result, dim, keepdim: _vector_norm_backward(
         grad, self, p, result, dim, keepdim)})
@@ -851,7 +845,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # -- logsumexp -------------------------------------------------------------------------------
-def _logsumexp_forward(self, dim, keepdim):
+def _logsumexp_forward(xp, self, dim, keepdim):
     axis = _axis(self, dim)
     if self.size == 0:
         return xp.log(xp.sum(xp.exp(self), axis=axis, keepdims=keepdim))
@@ -875,15 +869,16 @@ def logsumexp(input, dim, keepdim=False):
 # -- cumulative ops --------------------------------------------------------------------------
 def _cumulative(fn):
     """torch accumulates floats in double on the CPU, rounding each output."""
-    def forward(self, dim, dtype):
+    def forward(xp, self, dim, dtype):
         out = dtype.np if dtype else self.dtype if self.dtype.kind == "f" else None
         acc = xp.float64 if out is not None and out.kind == "f" else out
-        return fn(self, axis=dim, dtype=acc).astype(out, copy=False).reshape(self.shape)
+        return getattr(xp, fn)(self, axis=dim, dtype=acc).astype(out,
+            copy=False).reshape(self.shape)
     return forward
 
 
-_cumsum_forward = _cumulative(xp.cumsum)
-_cumprod_forward = _cumulative(xp.cumprod)
+_cumsum_forward = _cumulative("cumsum")
+_cumprod_forward = _cumulative("cumprod")
 
 
 def _reversed_cumsum(t, dim):
@@ -924,14 +919,14 @@ def _cum_dtype(values, attrs):
 # self_scalar_type carries it (only when dtype= is given)
 _cumsum = defop("CumsumBackward0", _cumsum_forward, dtype=_cum_dtype,
                 grads={"self": lambda grad, dim: _cumsum_backward(grad, dim)})
-_cumsum_cast = defop("CumsumBackward0", lambda self, dim, dtype, self_scalar_type:
-                     _cumsum_forward(self, dim, dtype), dtype=_cum_dtype,
+_cumsum_cast = defop("CumsumBackward0", lambda xp, self, dim, dtype, self_scalar_type:
+                     _cumsum_forward(xp, self, dim, dtype), dtype=_cum_dtype,
                      grads={"self": lambda grad, dim, self_scalar_type: _cumsum_backward(
                          grad.to(self_scalar_type), dim)})
 _cumprod = defop("CumprodBackward0", _cumprod_forward, dtype=_cum_dtype,
                  grads={"self": _cumprod_backward})
-_cumprod_cast = defop("CumprodBackward0", lambda self, dim, dtype, self_scalar_type:
-                      _cumprod_forward(self, dim, dtype), dtype=_cum_dtype,
+_cumprod_cast = defop("CumprodBackward0", lambda xp, self, dim, dtype, self_scalar_type:
+                      _cumprod_forward(xp, self, dim, dtype), dtype=_cum_dtype,
                       grads={"self": lambda grad, self, dim, result, self_scalar_type:
                              _cumprod_backward(grad.to(self_scalar_type), self, dim, result)})
 
@@ -968,7 +963,7 @@ cumprod_ = _cumulative_(_cumprod)
 
 def _cum_extreme(largest):
     """Running max/min; on ties (and at NaNs) the latest index wins, as in torch."""
-    def forward(self, dim):
+    def forward(xp, self, dim):
         if self.ndim == 0:
             return self.copy(), xp.zeros((), xp.int64)
         a = xp.moveaxis(self, dim, 0)
@@ -1002,9 +997,9 @@ def cummin(input, dim):
 
 
 # -- all, any, count_nonzero, diff -----------------------------------------------------------
-def _logical_reduce(np_fn):
-    def forward(self, dim, keepdim):
-        out = np_fn(self, axis=_axis(self, dim), keepdims=keepdim)
+def _logical_reduce(name):
+    def forward(xp, self, dim, keepdim):
+        out = getattr(xp, name)(self, axis=_axis(self, dim), keepdims=keepdim)
         return out.astype(xp.uint8) if self.dtype == xp.uint8 else out
     return forward
 
@@ -1013,9 +1008,9 @@ def _logical_dtype(values, attrs):
     return dtypes.uint8 if values[0].dtype is dtypes.uint8 else dtypes.bool
 
 
-_all = defop("all", _logical_reduce(xp.all), dtype=_logical_dtype, promote=())
-_any = defop("any", _logical_reduce(xp.any), dtype=_logical_dtype, promote=())
-_count_nonzero = defop("count_nonzero", lambda self, dim: xp.count_nonzero(
+_all = defop("all", _logical_reduce("all"), dtype=_logical_dtype, promote=())
+_any = defop("any", _logical_reduce("any"), dtype=_logical_dtype, promote=())
+_count_nonzero = defop("count_nonzero", lambda xp, self, dim: xp.count_nonzero(
     self, axis=_axis(self, dim)), dtype=_int64, promote=())
 
 

@@ -1,8 +1,9 @@
 """defop(): the one place that runs an op, records its node, saves what its formulas need,
 shares storage for views and rewires history for in-place variants.
 
-An op is one row: a forward on arrays, and for each differentiable input a backward formula
-written with glassgrad ops. A formula's parameter names are its save list:
+An op is one row: a forward on arrays (handed the array namespace first), and for each
+differentiable input a backward formula written with glassgrad ops. A formula's parameter
+names are its save list:
   grad            the incoming gradient
   result          the op's output (saved without its grad_fn: no reference cycle)
   <input name>    an input tensor (a Python number in a tensor slot is kept as is)
@@ -44,6 +45,12 @@ _VersionCounter = VersionCounter
 (_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
  _SAVE_ARGS_TYPES) = range(7)
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
+
+
+def _xp_of(arrays):
+    """The array namespace a row's forward computes with, for these operands (one backend for
+    now: NumPy's; a second one is an addition here)."""
+    return xp
 
 
 class _Scalar:
@@ -342,7 +349,7 @@ class OpDef:
             return state.handler.handle_call(self, values, attrs)
         try:
             arrays, want = self.prepare(values, attrs)
-            out = self.forward(*arrays, **attrs)
+            out = self.forward(_xp_of(arrays), *arrays, **attrs)
         except Exception:
             self._edges_first(values)
             raise
@@ -356,6 +363,14 @@ class OpDef:
                                         out.dtype != want.np):
             out = xp.asarray(out, dtype=None if want is None else want.np)
         return self.record(values, attrs, (out,))[0]
+
+    def call(self, /, *values, **attrs):
+        """The row as a backward formula calls it, in either of the engine's modes: on NumPy
+        arrays or scalars (OpNode.apply_arrays: grad mode off) its forward alone, on tensors
+        the op."""
+        if isinstance(values[0], Tensor):
+            return self(*values, **attrs)
+        return self.forward(_xp_of(values), *values, **attrs)
 
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
@@ -484,13 +499,15 @@ class OpDef:
 def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
           jvp=None, explain=None):
-    """Declare an op row. dtype: 'promote' (torch.result_type), 'float' (promote, then the
-    default float for integers), 'bool' (comparisons), 'same' (no promotion), or a function
-    (values, attrs) -> dtype; promote: the indices of the inputs that take part in promotion
-    (default: all). arrays: the formulas also work on NumPy arrays (grad, saved tensors)
-    whenever grad mode is off (test ``state.grad`` where a formula needs ops on tensors
-    otherwise). fast_attr: a callable dtype depends only on the operands' dtypes and this
-    attr's type (a Python number): decisions are then cached like the named rules'. jvp: the
+    """Declare an op row. forward(xp, *arrays, **attrs): the array namespace (handed by the
+    registry, see _xp_of), then the inputs' arrays. dtype: 'promote' (torch.result_type),
+    'float' (promote, then the default float for integers), 'bool' (comparisons), 'same' (no
+    promotion), or a function (values, attrs) -> dtype; promote: the indices of the inputs that
+    take part in promotion (default: all). arrays: the formulas also work on NumPy arrays
+    (grad, saved tensors) whenever grad mode is off: they use operators and call rows through
+    OpDef.call, never Tensor-only methods. fast_attr: a callable dtype depends only on the
+    operands' dtypes and this attr's type (a Python number): decisions are then cached like
+    the named rules'. jvp: the
     row's own forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
     differentiable input, None where it has none). explain: the derivative in the forward's terms,
@@ -589,7 +606,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    out = op.forward(*arrays, **attrs)
+    out = op.forward(_xp_of(arrays), *arrays, **attrs)
     out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)

@@ -8,13 +8,13 @@ from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
 from ..backend import backend_of, xp
-from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
+from .registry import _SCALAR_NAMES, TABLE, _xp_of, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
 
 
-def _view_forward(self, size):
+def _view_forward(xp, self, size):
     try:
         return xp.reshape(self, size, copy=False)
     except ValueError:
@@ -33,20 +33,20 @@ _reshape_alias = defop("ReshapeAliasBackward0", _view_forward, dtype="same", vie
 # shares the data as view does (and refuses what view refuses), but is no view for autograd
 _unsafe_view = defop("UnsafeViewBackward0", _view_forward, dtype="same", arrays=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
-_clone = defop("CloneBackward0", lambda self: self.copy(), dtype="same",
+_clone = defop("CloneBackward0", lambda xp, self: self.copy(), dtype="same",
                grads={"self": lambda grad: grad}, arrays=True)
-_alias = defop("AliasBackward0", lambda self: self.view(), dtype="same", view=True,
+_alias = defop("AliasBackward0", lambda xp, self: self.view(), dtype="same", view=True,
                grads={"self": lambda grad: grad})
-_t = defop("TBackward0", lambda self: self.T, dtype="same", view=True, arrays=True,
-           grads={"self": lambda grad: grad.t() if state.grad else grad.T})
-_transpose = defop("TransposeBackward0", lambda self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
+_t = defop("TBackward0", lambda xp, self: self.T, dtype="same", view=True, arrays=True,
+           grads={"self": lambda grad: _t.call(grad)})
+_transpose = defop("TransposeBackward0", lambda xp, self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
                    dtype="same", view=True, arrays=True,
-                   grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)
-                          if state.grad else xp.swapaxes(grad, dim0, dim1)})
-_permute = defop("PermuteBackward0", lambda self, dims: xp.transpose(self, dims), dtype="same",
+                   grads={"self": lambda grad, dim0, dim1: _transpose.call(grad, dim0=dim0,
+                                                                          dim1=dim1)})
+_permute = defop("PermuteBackward0", lambda xp, self, dims: xp.transpose(self, dims), dtype="same",
                  view=True, grads={"self": lambda grad, dims: grad.permute(
                      tuple(sorted(range(len(dims)), key=dims.__getitem__)))})
-_unsqueeze = defop("UnsqueezeBackward0", lambda self, dim: xp.expand_dims(self, dim),
+_unsqueeze = defop("UnsqueezeBackward0", lambda xp, self, dim: xp.expand_dims(self, dim),
                    dtype="same", view=True, grads={"self": lambda grad, dim: grad.squeeze(dim)})
 
 
@@ -57,37 +57,39 @@ def _unsqueeze_to(grad, dims, sizes):
     return grad
 
 
-_squeeze_all = defop("SqueezeBackward0", lambda self: xp.squeeze(self), dtype="same", view=True,
+_squeeze_all = defop("SqueezeBackward0", lambda xp, self: xp.squeeze(self), dtype="same", view=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_dim = defop(
-    "SqueezeBackward1", lambda self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
+    "SqueezeBackward1", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
     self.view(), dtype="same", view=True,
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
 _squeeze_dims = defop(
-    "SqueezeBackward2", lambda self, dim: xp.squeeze(
+    "SqueezeBackward2", lambda xp, self, dim: xp.squeeze(
         self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same", view=True,
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
 # the in-place view ops (t_, transpose_, unsqueeze_, squeeze_) record their own nodes; matmul's
 # vector @ matrix squeezes its fresh mm result in place (squeeze_), hence SqueezeBackward4 there
-_t_ = defop("TBackward1", lambda self: self.T, dtype="same", grads={"self": lambda grad: grad.t()})
-_transpose_ = defop("TransposeBackward1", lambda self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
+_t_ = defop("TBackward1", lambda xp, self: self.T, dtype="same",
+            grads={"self": lambda grad: grad.t()})
+_transpose_ = defop("TransposeBackward1", lambda xp, self, dim0, dim1: xp.swapaxes(self, dim0,
+                    dim1),
                     dtype="same",
                     grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
-_unsqueeze_ = defop("UnsqueezeBackward1", lambda self, dim: xp.expand_dims(self, dim),
+_unsqueeze_ = defop("UnsqueezeBackward1", lambda xp, self, dim: xp.expand_dims(self, dim),
                     dtype="same", grads={"self": lambda grad, dim: grad.squeeze(dim)})
-_squeeze_all_ = defop("SqueezeBackward3", lambda self: xp.squeeze(self), dtype="same",
+_squeeze_all_ = defop("SqueezeBackward3", lambda xp, self: xp.squeeze(self), dtype="same",
                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_result = defop(
-    "SqueezeBackward4", lambda self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
+    "SqueezeBackward4", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
     self.view(), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
 _squeeze_dims_ = defop(
-    "SqueezeBackward5", lambda self, dim: xp.squeeze(
+    "SqueezeBackward5", lambda xp, self, dim: xp.squeeze(
         self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
 
 
-def _expand_forward(self, size):
+def _expand_forward(xp, self, size):
     """broadcast_to, but a kept dim keeps its stride (NumPy zeroes it for size-1 dims)."""
     if tuple(size) == self.shape:       # nothing to expand: a plain view (as_strided is slow)
         return self.view()
@@ -100,7 +102,7 @@ def _expand_forward(self, size):
 
 _expand = defop("ExpandBackward0", _expand_forward, dtype="same", view=True, arrays=True,
                 grads={"self": lambda grad, self_sym_sizes: sum_to(grad, self_sym_sizes)})
-_to_copy = defop("ToCopyBackward0", lambda self, dtype: self.astype(dtype.np), dtype="same",
+_to_copy = defop("ToCopyBackward0", lambda xp, self, dtype: self.astype(dtype.np), dtype="same",
                  grads={"self": lambda grad: grad})   # the engine casts back to self's dtype
 
 
@@ -109,13 +111,13 @@ def _index(dim, item):
     return (builtins.slice(None),) * dim + (item, Ellipsis)
 
 
-def _select_backward_forward(grad_output, input_sizes, dim, index):
+def _select_backward_forward(xp, grad_output, input_sizes, dim, index):
     out = xp.zeros(input_sizes, grad_output.dtype)
     out[_index(dim, index)] = grad_output
     return out
 
 
-def _slice_backward_forward(grad_output, input_sizes, dim, start, end, step):
+def _slice_backward_forward(xp, grad_output, input_sizes, dim, start, end, step):
     out = xp.zeros(input_sizes, grad_output.dtype)
     out[_index(dim, builtins.slice(start, end, step))] = grad_output
     return out
@@ -128,11 +130,11 @@ _slice_backward = defop(
     "SliceBackwardBackward0", _slice_backward_forward, ("grad_output",), dtype="same",
     grads={"grad_output": lambda grad, dim, start, end, step: _slice(grad, dim, start, end, step)})
 _select = defop(
-    "SelectBackward0", lambda self, dim, index: self[_index(dim, index)], dtype="same",
+    "SelectBackward0", lambda xp, self, dim, index: self[_index(dim, index)], dtype="same",
     view=True, grads={"self": lambda grad, self_sym_sizes, dim, index: _select_backward(
         grad, input_sizes=self_sym_sizes, dim=dim, index=index)})
 _slice_op = defop(
-    "SliceBackward0", lambda self, dim, start, end, step:
+    "SliceBackward0", lambda xp, self, dim, start, end, step:
     self[_index(dim, builtins.slice(start, end, step))], dtype="same", view=True,
     grads={"self": lambda grad, self_sym_sizes, dim, start, end, step: _slice_backward(
         grad, input_sizes=self_sym_sizes, dim=dim, start=start, end=end, step=step)})
@@ -163,12 +165,12 @@ def _strided(buf, start, shape, strides):
     return backend_of(buf).as_strided(buf[start:], shape, tuple(st * it for st in strides))
 
 
-def _gather_forward(self, geom):
+def _gather_forward(xp, self, geom):
     buf, at = _geom_buffer(geom, self.dtype, self)
     return _strided(buf, at + geom[4], geom[2], geom[3]).copy()
 
 
-def _scatter_forward(self, geom):
+def _scatter_forward(xp, self, geom):
     buf, at = _geom_buffer(geom, self.dtype)
     shape, strides = geom[2], geom[3]
     if any(st == 0 and n > 1 for n, st in zip(shape, strides)):     # overlapping: accumulate
@@ -179,7 +181,7 @@ def _scatter_forward(self, geom):
     return _strided(buf, at, geom[0], geom[1]).copy()
 
 
-def _zero_forward(self, geom):
+def _zero_forward(xp, self, geom):
     buf, at = _geom_buffer(geom, self.dtype, self)
     _strided(buf, at + geom[4], geom[2], geom[3])[...] = 0
     return _strided(buf, at, geom[0], geom[1]).copy()
@@ -293,7 +295,7 @@ def _view_inplace(op, self, **attrs):
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    new = op.forward(self._data, **attrs)
+    new = op.forward(_xp_of((self._data,)), self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
         shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
@@ -372,14 +374,14 @@ def select(input, dim, index):
     return _select(input, dim=dim, index=index % size)
 
 
-_unbind = defop("UnbindBackward0", lambda self, dim: [self[_index(dim, i)]
+_unbind = defop("UnbindBackward0", lambda xp, self, dim: [self[_index(dim, i)]
                                                      for i in range(self.shape[dim])],
                 dtype="same", view=True, outputs=None,
                 grads={"self": lambda grads, dim: stack(grads, dim)})
-_stack = defop("StackBackward0", lambda *tensors, dim: xp.stack(tensors, dim),
+_stack = defop("StackBackward0", lambda xp, *tensors, dim: xp.stack(tensors, dim),
                inputs=("*tensors",),
                grads={"tensors": lambda grad, dim, tensors_args_scalartypes: grad.unbind(dim)})
-_cat = defop("CatBackward0", lambda *tensors, dim: xp.concatenate(tensors, dim),
+_cat = defop("CatBackward0", lambda xp, *tensors, dim: xp.concatenate(tensors, dim),
              inputs=("*tensors",),
              grads={"tensors": lambda grad, dim, tensors_args_sizes: _split_sizes(
                  grad, [s[dim] for s in tensors_args_sizes], dim)})
@@ -505,12 +507,12 @@ def _split_counts(size, split_size):
 
 # the registry hands zeros for outputs that got no gradient; self_sym_sizes is saved as in torch
 _split = defop(
-    "SplitBackward0", lambda self, dim, split_size: _split_forward(
+    "SplitBackward0", lambda xp, self, dim, split_size: _split_forward(
         self, dim, _split_counts(self.shape[dim], split_size)),
     dtype="same", view=True, outputs=None,
     grads={"self": lambda grads, dim, self_sym_sizes, split_size: _cat(*grads, dim=dim)})
 _split_with_sizes = defop(
-    "SplitWithSizesBackward0", lambda self, dim, split_sizes: _split_forward(
+    "SplitWithSizesBackward0", lambda xp, self, dim, split_sizes: _split_forward(
         self, dim, split_sizes),
     dtype="same", view=True, outputs=None,
     grads={"self": lambda grads, dim, self_sym_sizes, split_sizes: _cat(*grads, dim=dim)})
@@ -521,11 +523,11 @@ def _axes(dims, ndim):
     return tuple(d % ndim for d in dims) if ndim else ()
 
 
-_flip = defop("FlipBackward0", lambda self, dims: xp.flip(self, _axes(dims, self.ndim)).copy(),
+_flip = defop("FlipBackward0", lambda xp, self, dims: xp.flip(self, _axes(dims, self.ndim)).copy(),
               dtype="same", grads={"self": lambda grad, dims: _flip(grad, dims=dims)})
 
 
-def _roll_forward(self, shifts, dims):
+def _roll_forward(xp, self, shifts, dims):
     if not dims:        # no dims: roll the flattened tensor
         return xp.roll(self.reshape(-1), shifts[0]).reshape(self.shape)
     return xp.roll(self, shifts, _axes(dims, self.ndim))
@@ -536,7 +538,7 @@ _roll = defop("RollBackward0", _roll_forward, dtype="same",
                   grad, shifts=tuple(-s for s in shifts), dims=dims)})
 
 
-def _rot90_forward(self, k, dims):
+def _rot90_forward(xp, self, k, dims):
     """torch's own recipe (flip, then swap the axes), so the strides come out as torch's."""
     d0, d1 = _axes(dims, self.ndim)
     k %= 4
@@ -560,7 +562,7 @@ def _repeat_backward(grad, repeats, sizes):
     return grad.reshape(split).sum(tuple(range(0, len(split), 2))).reshape(sizes)
 
 
-_repeat = defop("RepeatBackward0", lambda self, repeats: xp.tile(self, repeats), dtype="same",
+_repeat = defop("RepeatBackward0", lambda xp, self, repeats: xp.tile(self, repeats), dtype="same",
                 grads={"self": lambda grad, repeats, self_sym_sizes: _repeat_backward(
                     grad, repeats, self_sym_sizes)})
 
