@@ -35,6 +35,16 @@ def backend_of(array):
     raise TypeError(f"no glassgrad backend holds arrays of type {type(array).__name__}")
 
 
+def xp_of(arrays):
+    """The array namespace to compute on ``arrays`` with: the backend of the first one whose
+    type a backend holds (Python numbers are skipped); the default backend's for none."""
+    for a in arrays:
+        b = _BY_TYPE.get(type(a))
+        if b is not None:
+            return b.xp
+    return xp
+
+
 def backend_for(device):
     """The backend of a device (a str such as 'cpu' or 'cpu:0', a device object, or None for
     the default); unknown devices raise as Tensor.to does."""
@@ -61,5 +71,5 @@ def may_share_memory(a, b):
     return backend_of(a).may_share_memory(a, b)
 
 
-__all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "to_host", "data_ptr",
-           "may_share_memory"]
+__all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "xp_of", "to_host",
+           "data_ptr", "may_share_memory"]

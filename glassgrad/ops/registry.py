@@ -28,7 +28,7 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import data_ptr, may_share_memory, ndarray, xp
+from ..backend import data_ptr, may_share_memory, ndarray, xp, xp_of as _xp_of
 from .dispatch import DtypeCache
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
@@ -45,12 +45,6 @@ _VersionCounter = VersionCounter
 (_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
  _SAVE_ARGS_TYPES) = range(7)
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
-
-
-def _xp_of(arrays):
-    """The array namespace a row's forward computes with, for these operands (one backend for
-    now: NumPy's; a second one is an addition here)."""
-    return xp
 
 
 class _Scalar:

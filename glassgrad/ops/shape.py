@@ -7,8 +7,8 @@ from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
-from ..backend import backend_of, xp
-from .registry import _SCALAR_NAMES, TABLE, _xp_of, broadcast_shapes, check_inplace, defop
+from ..backend import backend_of, xp, xp_of
+from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
@@ -295,7 +295,7 @@ def _view_inplace(op, self, **attrs):
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    new = op.forward(_xp_of((self._data,)), self._data, **attrs)
+    new = op.forward(xp_of((self._data,)), self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
         shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
