@@ -8,13 +8,17 @@ was modified in place after the forward (the saved-tensor version check); a floa
 central-difference check; double backward (with the upstream gradient constant and requiring
 grad), None-vs-tensor included. A row's ``inplace=`` program (the op's in-place variant) gets
 the whole check too, and must give the out-of-place row's values. torch computes every
-expectation. Test modules parametrize over their rows and DTYPES.
+expectation. Test modules parametrize over their rows and DTYPES. Values and errors are
+compared the one way differential.py does (its normaliser, comparator and Raised), with the
+per-dtype tolerances TOL.
 """
 import numpy as np
 import pytest
 import torch
 
 import glassgrad as gg
+from differential import Raised, norm
+from differential import assert_same as assert_same_normalised
 
 DTYPES = ("float32", "float64")
 TOL = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
@@ -79,22 +83,20 @@ def npy(t):
 
 
 def outcome(f):
-    """(value, None) or (None, (exception type, first line of its message))."""
+    """(value, None) or (None, Raised(the exception))."""
     try:
         return f(), None
     except Exception as e:  # noqa: BLE001 - we compare whatever both libraries raise
-        return None, (type(e).__name__, (str(e).splitlines() or [""])[0])
+        return None, Raised(e)
 
 
 def assert_same(ref, got, what="value"):
-    """ref (torch) and got (glassgrad): both None, or equal dtype, shape and values."""
+    """ref (torch) and got (glassgrad): both None, or equal dtype, shape and values (within the
+    dtype's TOL), compared as differential.py compares."""
     if ref is None or got is None:
         assert ref is None and got is None, f"{what}: torch {ref!r}, glassgrad {got!r}"
         return
-    assert str(got.dtype) == str(ref.dtype), f"{what}: dtype"
-    assert tuple(got.shape) == tuple(ref.shape), f"{what}: shape"
-    rtol, atol = TOL.get(str(ref.dtype).removeprefix("torch."), (0, 0))
-    np.testing.assert_allclose(npy(got), npy(ref), rtol=rtol, atol=atol, err_msg=what)
+    assert_same_normalised(norm(ref.detach()), norm(got.detach()), what, TOL)
 
 
 def base_of(out, ins):
