@@ -1,8 +1,6 @@
 """Forward-mode AD (autograd.forward_ad) against torch's: the API and its errors, the tangent of
-every op-table row (the rows of the test_ops* modules), in-place ops and views, and forward
+every case of the op database (opinfo.py), in-place ops and views, and forward
 JVPs against reverse-mode VJPs."""
-import importlib
-
 import numpy as np
 import pytest
 import torch
@@ -11,38 +9,31 @@ import torch.autograd.forward_ad as tfw
 import glassgrad as gg
 import glassgrad.autograd.forward_ad as gfw
 from differential import Raised, catch, same
+from opinfo import case_id, cases
 from optable import as_tuple, assert_same, grad_flags, make_inputs, npy, outcome
 
 FW = {torch: tfw, gg: gfw}
-MODULES = ("test_ops", "test_ops_pointwise", "test_ops_reduce", "test_ops_shape",
-           "test_ops_indexing", "test_ops_linalg", "test_ops_nn")
 
 
 def _rows():
-    """Every op-table row (and in-place variant) the test_ops* modules check, once."""
-    rows = {}
-    for name in MODULES:
-        module = importlib.import_module(name)
-        for fn in vars(module).values():
-            for mark in getattr(fn, "pytestmark", ()):
-                if mark.name != "parametrize" or mark.args[0] != "fn,shapes,kw":
-                    continue
-                for p in mark.args[1]:
-                    fn_, shapes, kw = p.values
-                    rows.setdefault(f"{name}::{p.id}", (fn_, shapes, kw))
-                    if kw.get("inplace"):
-                        rows.setdefault(f"{name}::{p.id}-inplace", (kw["inplace"], shapes, kw))
-    return [pytest.param(*v, id=k) for k, v in rows.items()]
+    """Every case (and in-place variant) of the op database, by case id; conv's excluded."""
+    rows = []
+    for e, c in cases():
+        if e.forward_ad:
+            rows.append(pytest.param(c.fn, c.shapes, c.kw, id=case_id(e, c)))
+            if c.inplace:
+                rows.append(pytest.param(c.inplace, c.shapes, c.kw, id=case_id(e, c) + "-inplace"))
+    return rows
 
 
 # rows whose tangent differs from torch's, by decision:
 KNOWN = {
     # J·t at a singular point: ours is what the backward formulas (torch's) give there
-    "test_ops_reduce::median-empty": "empty median: nan tangent (torch's forward formula: 0)",
-    "test_ops_reduce::torch.median-empty": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
+    "reduce.median-empty": "empty median: nan tangent (torch's forward formula: 0)",
+    "reduce.torch.median-empty": "empty median: nan tangent (torch: 0)",
+    "reduce.median-empty-2d": "empty median: nan tangent (torch: 0)",
+    "reduce.torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
+    "reduce.std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
 }
 
 
