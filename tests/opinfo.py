@@ -14,6 +14,8 @@ An entry (OpInfo) holds what is checked of one op:
 - ``third``: torch.<name>'s third derivative (create_graph at each order);
 - ``xfail``: known version-check mismatches, case name -> reason (a strict xfail that only a
   VersionCheckMismatch satisfies);
+- ``tangent_xfail``: cases whose forward-AD tangent differs from torch's by decision, case name
+  -> reason (strict xfails in tests/test_forward_ad.py);
 - ``warns``: its cases warn (deprecations, padding='same' with an even kernel) and run with
   warnings ignored.
 
@@ -50,7 +52,7 @@ class OpInfo:
     """One entry: an op's cases and the op-level facts (see the module docstring)."""
 
     def __init__(self, name, cases=(), *, dtypes=DTYPES, sweeps=(), special=False, third=False,
-                 xfail=None, forward_ad=True, warns=False):
+                 xfail=None, forward_ad=True, tangent_xfail=None, warns=False):
         assert set(sweeps) <= set(SWEEPS), sweeps
         self.name = name
         self.cases = list(cases)
@@ -61,6 +63,7 @@ class OpInfo:
         self.xfail = dict(xfail or {})
         assert self.xfail.keys() <= {c.name for c in self.cases}, self.xfail
         self.forward_ad = forward_ad    # its cases' tangents are checked (tests/test_forward_ad)
+        self.tangent_xfail = dict(tangent_xfail or {})
         self.warns = warns
         self.group = None               # the section it is listed in (set by _section)
 
@@ -68,7 +71,8 @@ class OpInfo:
         return f"OpInfo({self.group}.{self.name}, {len(self.cases)} cases)"
 
 
-_FACTS = ("dtypes", "sweeps", "special", "third", "xfail", "forward_ad", "warns")
+_FACTS = ("dtypes", "sweeps", "special", "third", "xfail", "forward_ad", "tangent_xfail",
+          "warns")
 
 
 def row(name, fn, *shapes, **kw):
@@ -76,7 +80,7 @@ def row(name, fn, *shapes, **kw):
     nz: values away from 0; ints: small integer values; fd=False: no finite differences, the
     path is not smooth in float64; inplace: ``fn(lib, *inputs)`` running the op's in-place
     variant on a non-leaf, e.g. ``lambda t, x: (x * 1).exp_()``), and the entry's facts
-    (sweeps, special, third, xfail, dtypes, warns)."""
+    (sweeps, special, third, xfail, dtypes, forward_ad, tangent_xfail, warns)."""
     facts = {k: kw.pop(k) for k in _FACTS if k in kw}
     if isinstance(facts.get("xfail"), str):
         facts["xfail"] = {name: facts["xfail"]}
@@ -99,6 +103,16 @@ def with_inplace(entries, programs):
     assert programs.keys() <= names, f"no such cases: {programs.keys() - names}"
     for c in (c for e in entries for c in e.cases if c.name in programs):
         c.kw = dict(c.kw, inplace=programs[c.name])
+    return entries
+
+
+def known_tangents(entries, reasons):
+    """``entries`` with the cases named in ``reasons`` (case name -> reason) marked as tangents
+    that differ from torch's by decision."""
+    names = {c.name for e in entries for c in e.cases}
+    assert reasons.keys() <= names, f"no such cases: {reasons.keys() - names}"
+    for e in entries:
+        e.tangent_xfail.update({c.name: reasons[c.name] for c in e.cases if c.name in reasons})
     return entries
 
 
@@ -931,8 +945,15 @@ NAN = [row(f"nan-{name}", fn, (3, 5), fd=False) for name, fn in [
     ("logsumexp", lambda t, x: _nan(t, x, -0.5).logsumexp(1)),
 ]]
 
-REDUCTIONS = (SUM_MEAN_PROD + MAX_MIN + MEDIAN + SORT + VAR + NORM + CUMULATIVE + DIFF + INTEGER +
-              NAN)
+# J·t at a singular point: ours is what the backward formulas (torch's) give there
+REDUCTIONS = known_tangents(
+    SUM_MEAN_PROD + MAX_MIN + MEDIAN + SORT + VAR + NORM + CUMULATIVE + DIFF + INTEGER + NAN, {
+        "median-empty": "empty median: nan tangent (torch's forward formula: 0)",
+        "torch.median-empty": "empty median: nan tangent (torch: 0)",
+        "median-empty-2d": "empty median: nan tangent (torch: 0)",
+        "torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
+        "std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
+    })
 
 
 # == shape ops (was test_ops_shape) =========================================================

@@ -15,35 +15,21 @@ from optable import as_tuple, assert_same, grad_flags, make_inputs, npy, outcome
 FW = {torch: tfw, gg: gfw}
 
 
-def _rows():
-    """Every case (and in-place variant) of the op database, by case id; conv's excluded."""
+def _rows(known=False):
+    """Every case (and in-place variant) of the op database, by case id; conv's excluded.
+    known: the cases whose tangent differs from torch's by decision (the entry's tangent_xfail)
+    marked as strict xfails."""
     rows = []
     for e, c in cases():
-        if e.forward_ad:
-            rows.append(pytest.param(c.fn, c.shapes, c.kw, id=case_id(e, c)))
-            if c.inplace:
-                rows.append(pytest.param(c.inplace, c.shapes, c.kw, id=case_id(e, c) + "-inplace"))
+        if not e.forward_ad:
+            continue
+        reason = e.tangent_xfail.get(c.name)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if known and reason else []
+        for fn, suffix in ((c.fn, ""), (c.inplace, "-inplace")):
+            if fn:
+                rows.append(pytest.param(fn, c.shapes, c.kw, id=case_id(e, c) + suffix,
+                                         marks=marks))
     return rows
-
-
-# rows whose tangent differs from torch's, by decision:
-KNOWN = {
-    # J·t at a singular point: ours is what the backward formulas (torch's) give there
-    "reduce.median-empty": "empty median: nan tangent (torch's forward formula: 0)",
-    "reduce.torch.median-empty": "empty median: nan tangent (torch: 0)",
-    "reduce.median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "reduce.torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "reduce.std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
-}
-
-
-def _known(rows):
-    out = []
-    for p in rows:
-        reason = KNOWN.get(p.id.removesuffix("-inplace"))
-        out.append(pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(
-            strict=True, reason=reason)) if reason else p)
-    return out
 
 
 ROWS = _rows()
@@ -81,7 +67,7 @@ def _inputs(shapes, kw):
 
 
 @pytest.mark.parametrize("requires_grad", [False, True])
-@pytest.mark.parametrize("fn,shapes,kw", _known(ROWS))
+@pytest.mark.parametrize("fn,shapes,kw", _rows(known=True))
 def test_row_tangent(fn, shapes, kw, requires_grad):
     """The tangent of every output equals torch's; where torch has no forward AD for the op
     (it raises), it equals central finite differences along the tangent."""
