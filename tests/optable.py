@@ -1,20 +1,23 @@
-"""The op-table harness: one row per case (tinygrad's helper_test_op style), checked against torch.
+"""The op-table harness: ``check_op`` runs one case of the op database (tests/opinfo.py) in
+torch and glassgrad and compares everything observable.
 
-``row(name, fn, *shapes, **kw)`` declares a case: ``fn(lib, *inputs)`` runs with lib torch or
-glassgrad on the same random inputs. ``check_op(fn, shapes, kw, dtype)`` compares values,
-dtype, shape, grad_fn name, requires_grad, _version and saved tensors of the outputs; .grad of
-every input after a random upstream backward; what backward does when an input or an output
-was modified in place after the forward (the saved-tensor version check); a float64
-central-difference check; double backward (with the upstream gradient constant and requiring
-grad), None-vs-tensor included. A row's ``inplace=`` program (the op's in-place variant) gets
-the whole check too, and must give the out-of-place row's values. torch computes every
-expectation. Test modules parametrize over their rows and DTYPES.
+``check_op(fn, shapes, kw, dtype)`` runs ``fn(lib, *inputs)`` with lib torch or glassgrad on the
+same random inputs and compares values, dtype, shape, grad_fn name, requires_grad, _version and
+saved tensors of the outputs; .grad of every input after a random upstream backward; what
+backward does when an input or an output was modified in place after the forward (the
+saved-tensor version check); a float64 central-difference check; double backward (with the
+upstream gradient constant and requiring grad), None-vs-tensor included. A case's ``inplace=``
+program (the op's in-place variant) gets the whole check too, and must give the out-of-place
+program's values. Values and errors are compared the one way differential.py does (its
+normaliser, comparator and Raised), with the per-dtype tolerances TOL. torch computes every
+expectation.
 """
 import numpy as np
-import pytest
 import torch
 
 import glassgrad as gg
+from differential import Raised, norm
+from differential import assert_same as assert_same_normalised
 
 DTYPES = ("float32", "float64")
 TOL = {"float16": (1e-3, 1e-3), "float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
@@ -29,14 +32,6 @@ class Mask:
         self.shape = shape
 
 
-def row(name, fn, *shapes, **kw):
-    """fn(mod, *inputs) with mod torch or glassgrad. kw: grad (which inputs need grad), lo/hi
-    (value range), nz (values away from 0), ints (small integer values), fd=False (no finite
-    differences: the path is not smooth in float64), inplace (``fn(lib, *inputs)`` running the
-    op's in-place variant on a non-leaf, e.g. ``lambda t, x: (x * 1).exp_()``)."""
-    return pytest.param(fn, shapes, kw, id=name)
-
-
 def ip(name, *args, pre=None, **kwargs):
     """An ``inplace=`` program: ``pre(lib, x).name(*other inputs, *args, **kwargs)``, with pre
     making the non-leaf written into (default ``x * 1``)."""
@@ -44,29 +39,6 @@ def ip(name, *args, pre=None, **kwargs):
         target = x * 1 if pre is None else pre(lib, x)
         return getattr(target, name)(*others, *args, **kwargs)
     return program
-
-
-# Known version-check mismatches whose cause lies outside glassgrad/ops go in a test module's
-# KNOWN dict (id -> reason); none are left since views rebase history like PyTorch's
-
-
-def known(rows, reasons):
-    """``rows`` with the ones named in ``reasons`` (id -> reason) marked as known version-check
-    mismatches: strict xfails that only a VersionCheckMismatch satisfies, raised after every
-    other check of the row passed."""
-    ids = {p.id for p in rows}
-    assert reasons.keys() <= ids, f"no such rows: {reasons.keys() - ids}"
-    return [pytest.param(*p.values, id=p.id, marks=[*p.marks, pytest.mark.xfail(
-        strict=True, raises=VersionCheckMismatch, reason=reasons[p.id])])
-        if p.id in reasons else p for p in rows]
-
-
-def with_inplace(rows, programs):
-    """``rows`` with ``inplace=programs[id]`` added to the rows named in ``programs``."""
-    ids = {p.id for p in rows}
-    assert programs.keys() <= ids, f"no such rows: {programs.keys() - ids}"
-    return [pytest.param(p.values[0], p.values[1], dict(p.values[2], inplace=programs[p.id]),
-                         id=p.id, marks=p.marks) if p.id in programs else p for p in rows]
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -79,22 +51,32 @@ def npy(t):
 
 
 def outcome(f):
-    """(value, None) or (None, (exception type, first line of its message))."""
+    """(value, None) or (None, Raised(the exception))."""
     try:
         return f(), None
     except Exception as e:  # noqa: BLE001 - we compare whatever both libraries raise
-        return None, (type(e).__name__, (str(e).splitlines() or [""])[0])
+        return None, Raised(e)
 
 
 def assert_same(ref, got, what="value"):
-    """ref (torch) and got (glassgrad): both None, or equal dtype, shape and values."""
+    """ref (torch) and got (glassgrad): both None, or equal dtype, shape and values (within the
+    dtype's TOL)."""
     if ref is None or got is None:
         assert ref is None and got is None, f"{what}: torch {ref!r}, glassgrad {got!r}"
         return
-    assert str(got.dtype) == str(ref.dtype), f"{what}: dtype"
-    assert tuple(got.shape) == tuple(ref.shape), f"{what}: shape"
-    rtol, atol = TOL.get(str(ref.dtype).removeprefix("torch."), (0, 0))
-    np.testing.assert_allclose(npy(got), npy(ref), rtol=rtol, atol=atol, err_msg=what)
+    assert_same_normalised(norm(ref.detach()), norm(got.detach()), what, TOL)
+
+
+def compare_values(f):
+    """``f(lib)`` gives the same tensor (or tuple of tensors) in both libraries, requires_grad
+    included, or raises the same error."""
+    ref, ref_err = outcome(lambda: f(torch))
+    got, got_err = outcome(lambda: f(gg))
+    assert got_err == ref_err
+    if ref_err is None:
+        for r, g in zip(ref, got) if isinstance(ref, tuple) else [(ref, got)]:
+            assert_same(r, g)
+            assert g.requires_grad == r.requires_grad
 
 
 def base_of(out, ins):

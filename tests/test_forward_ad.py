@@ -1,8 +1,6 @@
 """Forward-mode AD (autograd.forward_ad) against torch's: the API and its errors, the tangent of
-every op-table row (the rows of the test_ops* modules), in-place ops and views, and forward
+every case of the op database (opinfo.py), in-place ops and views, and forward
 JVPs against reverse-mode VJPs."""
-import importlib
-
 import numpy as np
 import pytest
 import torch
@@ -11,48 +9,27 @@ import torch.autograd.forward_ad as tfw
 import glassgrad as gg
 import glassgrad.autograd.forward_ad as gfw
 from differential import Raised, catch, same
+from opinfo import case_id, cases
 from optable import as_tuple, assert_same, grad_flags, make_inputs, npy, outcome
 
 FW = {torch: tfw, gg: gfw}
-MODULES = ("test_ops", "test_ops_pointwise", "test_ops_reduce", "test_ops_shape",
-           "test_ops_indexing", "test_ops_linalg", "test_ops_nn")
 
 
-def _rows():
-    """Every op-table row (and in-place variant) the test_ops* modules check, once."""
-    rows = {}
-    for name in MODULES:
-        module = importlib.import_module(name)
-        for fn in vars(module).values():
-            for mark in getattr(fn, "pytestmark", ()):
-                if mark.name != "parametrize" or mark.args[0] != "fn,shapes,kw":
-                    continue
-                for p in mark.args[1]:
-                    fn_, shapes, kw = p.values
-                    rows.setdefault(f"{name}::{p.id}", (fn_, shapes, kw))
-                    if kw.get("inplace"):
-                        rows.setdefault(f"{name}::{p.id}-inplace", (kw["inplace"], shapes, kw))
-    return [pytest.param(*v, id=k) for k, v in rows.items()]
-
-
-# rows whose tangent differs from torch's, by decision:
-KNOWN = {
-    # J·t at a singular point: ours is what the backward formulas (torch's) give there
-    "test_ops_reduce::median-empty": "empty median: nan tangent (torch's forward formula: 0)",
-    "test_ops_reduce::torch.median-empty": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::torch.median-empty-2d": "empty median: nan tangent (torch: 0)",
-    "test_ops_reduce::std-constant": "std of a constant: nan tangent as in backward (torch: 0)",
-}
-
-
-def _known(rows):
-    out = []
-    for p in rows:
-        reason = KNOWN.get(p.id.removesuffix("-inplace"))
-        out.append(pytest.param(*p.values, id=p.id, marks=pytest.mark.xfail(
-            strict=True, reason=reason)) if reason else p)
-    return out
+def _rows(known=False):
+    """Every case (and in-place variant) of the op database, by case id; conv's excluded.
+    known: the cases whose tangent differs from torch's by decision (the entry's tangent_xfail)
+    marked as strict xfails."""
+    rows = []
+    for e, c in cases():
+        if not e.forward_ad:
+            continue
+        reason = e.tangent_xfail.get(c.name)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if known and reason else []
+        for fn, suffix in ((c.fn, ""), (c.inplace, "-inplace")):
+            if fn:
+                rows.append(pytest.param(fn, c.shapes, c.kw, id=case_id(e, c) + suffix,
+                                         marks=marks))
+    return rows
 
 
 ROWS = _rows()
@@ -90,7 +67,7 @@ def _inputs(shapes, kw):
 
 
 @pytest.mark.parametrize("requires_grad", [False, True])
-@pytest.mark.parametrize("fn,shapes,kw", _known(ROWS))
+@pytest.mark.parametrize("fn,shapes,kw", _rows(known=True))
 def test_row_tangent(fn, shapes, kw, requires_grad):
     """The tangent of every output equals torch's; where torch has no forward AD for the op
     (it raises), it equals central finite differences along the tangent."""
@@ -99,8 +76,9 @@ def test_row_tangent(fn, shapes, kw, requires_grad):
         pytest.skip("no differentiable input")
     ref, ref_err = run_dual(torch, fn, arrays, tangents, flags, requires_grad)
     got, got_err = run_dual(gg, fn, arrays, tangents, flags, requires_grad)
-    torch_lacks = ref_err and (ref_err[0] == "NotImplementedError" or "forward" in ref_err[1]
-                               or "undefined Tensor" in ref_err[1]) \
+    torch_lacks = ref_err and (ref_err.type == "NotImplementedError" or
+                               "forward" in ref_err.first_line or
+                               "undefined Tensor" in ref_err.first_line) \
         or not ref_err and not got_err and any(
             rt is None and gt is not None for (_, rt), (_, gt) in zip(ref, got))
     if torch_lacks:
@@ -159,7 +137,7 @@ def test_explicit_rules_agree_with_generic(fn, shapes, kw, monkeypatch):
     got, err = run_dual(gg, fn, arrays, tangents, flags, False)
     monkeypatch.setattr(gfw, "_rule", lambda op: gfw.generic)
     ref, ref_err = run_dual(gg, fn, arrays, tangents, flags, False)
-    if ref_err and "derivative for" in ref_err[1] and not err:
+    if ref_err and "derivative for" in ref_err.first_line and not err:
         pytest.skip("the generic rule needs differentiable backward formulas; this row's "
                     "(as torch's) are not")
     assert err == ref_err

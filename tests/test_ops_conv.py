@@ -1,7 +1,6 @@
-"""Convolution and pooling (glassgrad/ops/conv.py) run on the same inputs in torch and glassgrad:
-conv1d/conv2d/conv3d with stride, padding (ints, tuples, 'same', 'valid'), dilation, groups,
-bias; max_pool2d with kernel, stride, padding, dilation, ceil_mode and indices. torch computes
-every expectation."""
+"""Convolution and pooling (glassgrad/ops/conv.py) beyond their op-table cases (opinfo.py, run
+by test_op_table.py): every saved attribute, the 'same'-padding warning, the namespaces, values
+without gradients and errors, against torch. torch computes every expectation."""
 import subprocess
 import sys
 import warnings
@@ -11,109 +10,10 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import DTYPES, assert_same, check_error, check_op, known, outcome, row
+from opinfo import B, F, W
+from optable import assert_same, check_error, outcome
 
-
-def F(t):
-    return t.nn.functional
-
-
-X, W, B = (2, 3, 6, 5), (4, 3, 3, 2), (4,)
-
-CONV = [row(f"conv-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in [
-    ("2d", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B], {}),
-    ("2d-nobias", lambda t, x, w: F(t).conv2d(x, w), [X, W], {}),
-    ("2d-top", lambda t, x, w, b: t.conv2d(x, w, b, 1, 1), [X, W, B], {}),
-    ("2d-stride", lambda t, x, w, b: F(t).conv2d(x, w, b, stride=2), [(2, 3, 7, 6), W, B], {}),
-    ("2d-stride-tuple", lambda t, x, w: F(t).conv2d(x, w, stride=(2, 1), padding=(1, 0)),
-     [(2, 3, 7, 6), W], {}),
-    ("2d-stride-list1", lambda t, x, w: F(t).conv2d(x, w, stride=[2], padding=[1]),
-     [(2, 3, 7, 6), W], {}),
-    ("2d-padding", lambda t, x, w, b: F(t).conv2d(x, w, b, padding=2), [X, W, B], {}),
-    ("2d-dilation", lambda t, x, w, b: F(t).conv2d(x, w, b, dilation=(2, 1), padding=1),
-     [(1, 3, 7, 6), W, B], {}),
-    ("2d-stride-dilation", lambda t, x, w: F(t).conv2d(x, w, stride=3, dilation=2, padding=2),
-     [(1, 3, 8, 7), W], {}),
-    ("2d-groups", lambda t, x, w, b: F(t).conv2d(x, w, b, groups=2), [(2, 4, 5, 5), (6, 2, 3, 3),
-                                                                       (6,)], {}),
-    ("2d-depthwise", lambda t, x, w: F(t).conv2d(x, w, groups=3, padding=1),
-     [(1, 3, 4, 5), (3, 1, 3, 3)], {}),
-    ("2d-same", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="same"),
-     [X, (4, 3, 3, 3), B], {}),
-    ("2d-same-even", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="same"), [X, W, B], {}),
-    ("2d-same-dilation", lambda t, x, w: F(t).conv2d(x, w, padding="same", dilation=(2, 1)),
-     [X, W], {}),
-    ("2d-valid", lambda t, x, w, b: F(t).conv2d(x, w, b, padding="valid"), [X, W, B], {}),
-    ("2d-unbatched", lambda t, x, w, b: F(t).conv2d(x, w, b), [(3, 6, 5), W, B], {}),
-    ("2d-1x1", lambda t, x, w: F(t).conv2d(x, w), [(2, 3, 3, 3), (2, 3, 1, 1)], {}),
-    ("2d-full-kernel", lambda t, x, w: F(t).conv2d(x, w), [(2, 3, 3, 2), W], {}),
-    ("2d-x-only", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B],
-     {"grad": (True, False, False)}),
-    ("2d-w-only", lambda t, x, w, b: F(t).conv2d(x, w, b, stride=2), [X, W, B],
-     {"grad": (False, True, False)}),
-    ("2d-b-only", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B],
-     {"grad": (False, False, True)}),
-    ("2d-xb", lambda t, x, w, b: F(t).conv2d(x, w, b), [X, W, B], {"grad": (True, False, True)}),
-    ("1d", lambda t, x, w, b: F(t).conv1d(x, w, b), [(2, 3, 7), (4, 3, 3), B], {}),
-    ("1d-stride-pad", lambda t, x, w: F(t).conv1d(x, w, stride=2, padding=2, dilation=2),
-     [(2, 3, 7), (4, 3, 3)], {}),
-    ("1d-same-even", lambda t, x, w: F(t).conv1d(x, w, padding="same"), [(2, 3, 7), (4, 3, 2)],
-     {}),
-    ("1d-unbatched", lambda t, x, w, b: t.conv1d(x, w, b), [(3, 7), (4, 3, 3), B], {}),
-    ("1d-groups", lambda t, x, w: F(t).conv1d(x, w, groups=3), [(2, 3, 5), (6, 1, 2)], {}),
-    ("3d", lambda t, x, w, b: F(t).conv3d(x, w, b, stride=(1, 2, 1), padding=(0, 1, 0)),
-     [(1, 2, 4, 3, 3), (2, 2, 2, 3, 2), (2,)], {}),
-]]
-
-POOL = [row(f"max_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
-    ("2", lambda t, x: F(t).max_pool2d(x, 2), (2, 3, 6, 5), {}),
-    ("top", lambda t, x: t.max_pool2d(x, 2), (2, 3, 6, 5), {}),
-    ("indices", lambda t, x: F(t).max_pool2d(x, 2, return_indices=True), (2, 3, 6, 5), {}),
-    ("with_indices", lambda t, x: F(t).max_pool2d_with_indices(x, (2, 3)), (2, 3, 6, 5), {}),
-    ("overlap", lambda t, x: F(t).max_pool2d(x, 3, stride=1), (2, 2, 5, 5), {}),
-    ("stride-tuple", lambda t, x: F(t).max_pool2d(x, (3, 2), stride=(2, 1)), (2, 2, 7, 5), {}),
-    ("padding", lambda t, x: F(t).max_pool2d(x, 3, stride=2, padding=1), (2, 2, 6, 5), {}),
-    ("padding-neg", lambda t, x: F(t).max_pool2d(x - 2, 3, 2, 1), (2, 2, 6, 5), {}),
-    ("dilation", lambda t, x: F(t).max_pool2d(x, 2, stride=1, dilation=2,
-                                              return_indices=True), (1, 2, 6, 5), {}),
-    ("ceil", lambda t, x: F(t).max_pool2d(x, 2, ceil_mode=True, return_indices=True),
-     (2, 2, 5, 5), {}),
-    ("ceil-padding", lambda t, x: F(t).max_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 6),
-     {}),
-    ("unbatched", lambda t, x: F(t).max_pool2d(x, 2, return_indices=True), (3, 4, 5), {}),
-    ("ties", lambda t, x: F(t).max_pool2d(x, 2, 1, return_indices=True), (2, 2, 4, 4),
-     {"ints": True, "fd": False}),
-    ("of-conv", lambda t, x: F(t).max_pool2d(F(t).conv2d(x, x[:2, :, :3, :3]), 2),
-     (2, 2, 6, 5), {}),
-]] + [row("conv-relu-pool-conv", lambda t, x, w1, w2: F(t).conv2d(F(t).max_pool2d(
-    F(t).relu(F(t).conv2d(x, w1, padding=1)), 2), w2), (2, 1, 6, 6), (3, 1, 3, 3), (2, 3, 2, 2))]
-
-AVG_POOL = [row(f"avg_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
-    ("2", lambda t, x: F(t).avg_pool2d(x, 2), (2, 3, 6, 5), {}),
-    ("overlap", lambda t, x: F(t).avg_pool2d(x, 3, stride=1), (2, 2, 5, 5), {}),
-    ("stride-tuple", lambda t, x: F(t).avg_pool2d(x, (3, 2), stride=(2, 1)), (2, 2, 7, 5), {}),
-    ("padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1), (2, 2, 6, 5), {}),
-    ("padding-exclude", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, count_include_pad=False),
-     (2, 2, 6, 5), {}),
-    ("ceil", lambda t, x: F(t).avg_pool2d(x, 2, ceil_mode=True), (2, 2, 5, 5), {}),
-    ("ceil-padding", lambda t, x: F(t).avg_pool2d(x, 3, 2, 1, ceil_mode=True), (1, 2, 6, 6),
-     {}),
-    ("ceil-padding-exclude", lambda t, x: F(t).avg_pool2d(x, (3, 2), 2, (1, 0), True, False),
-     (1, 2, 6, 5), {}),
-    ("divisor", lambda t, x: F(t).avg_pool2d(x, 2, divisor_override=3), (2, 3, 6, 5), {}),
-    ("unbatched", lambda t, x: F(t).avg_pool2d(x, (2, 1), padding=(1, 0)), (3, 4, 5), {}),
-]]
-
-# version-check mismatches whose cause lies outside glassgrad/ops (reasons: optable.py)
-KNOWN = {}
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("fn,shapes,kw", known(CONV + POOL + AVG_POOL, KNOWN))
-def test_op(fn, shapes, kw, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # padding='same' with an even kernel warns
-        check_op(fn, shapes, kw, dtype)
+# (the op-table cases are in opinfo.py; test_op_table.py runs them)
 
 
 # -- everything the nodes save -----------------------------------------------------------------
