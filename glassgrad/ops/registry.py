@@ -523,8 +523,9 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     Python number): decisions are then cached like the named rules'. jvp: the row's own
     forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
-    differentiable input, None where it has none). explain: the derivative in the forward's terms, for explanations of a saved
-    tensor (names in braces are the row's inputs, attrs and outputs:
+    differentiable input, None where it has none). explain: the derivative in the forward's
+    terms, for explanations of a saved tensor (names in braces are the row's inputs, attrs and
+    outputs:
     ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``)."""
     if variants:
         return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
