@@ -38,7 +38,7 @@ def backend_of(array):
 def xp_of(arrays):
     """The array namespace to compute on ``arrays`` with: the backend of the first one whose
     type a backend holds (Python numbers are skipped); the default backend's for none."""
-    for a in arrays:
+    for a in arrays:    # (the first operand is an array almost always: one lookup)
         b = _BY_TYPE.get(type(a))
         if b is not None:
             return b.xp

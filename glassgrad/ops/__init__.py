@@ -1,10 +1,57 @@
-"""The op table, grouped by kind. Each module lists its public functions in ``__all__`` (the
-``glassgrad.*`` namespace), its Tensor methods in ``METHODS`` and, where it has any, its
-``glassgrad.linalg`` functions in ``LINALG``; the merges below check that no name is defined
-twice."""
+"""The op table, grouped by kind. A row that declares ``variants`` (defop) is published by name
+into its module's namespace: ``publish(globals())`` at the bottom of each ops module makes its
+function (listed in the module's ``__all__``, the ``glassgrad.*`` namespace), Tensor method
+and in-place method (in ``METHODS``), and its aliases. Public functions with their own argument
+checks, composites, ``glassgrad.linalg`` functions (``LINALG``) and dunders are still listed by
+hand in each module; the merges below check that no name is defined twice."""
 from .. import dtypes
 from .._tensor import Tensor
-from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape
+from . import registry as _registry
+
+_PUBLISHED = set()      # the rows publish() has named
+
+
+def _function(op, name):
+    def function(input):
+        return op(input)
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _inplace(op, name):
+    def method(self):
+        return _registry.apply_inplace(op, self, (self,), {})
+    method.__name__ = method.__qualname__ = name + "_"
+    return method
+
+
+def publish(namespace):
+    """Name every row defined since the last call by its declared variants (defop), in
+    ``namespace``: an ops module's globals, its ``__all__`` and ``METHODS`` made here if not
+    yet there. Rows with variants take one tensor, ``self``, and no attrs."""
+    for op in _registry.TABLE:
+        if not op.variants or op in _PUBLISHED:
+            continue
+        assert op.inputs == ("self",), op.public
+        _PUBLISHED.add(op)
+        names, methods = namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {})
+        function, inplace = _function(op, op.public), _inplace(op, op.public)
+        for name in (op.public, *op.aliases):
+            if "function" in op.variants:
+                namespace[name] = function
+                names.append(name)
+            if "method" in op.variants:
+                methods[name] = function
+            if "inplace" in op.variants:
+                methods[name + "_"] = inplace
+                if name == op.public:
+                    namespace.setdefault(name + "_", inplace)
+            if "inplace_function" in op.variants:
+                namespace[name + "_"] = inplace
+                names.append(name + "_")
+
+
+from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random)
 

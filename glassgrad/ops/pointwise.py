@@ -9,6 +9,7 @@ from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from . import _formula
+from . import publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -153,10 +154,15 @@ def pow(input, exponent):
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _math(node_name, forward, grad, dtype="float", arrays=False, explain=None):
-    """A unary row: (function, in-place method)."""
-    return _unary(defop(node_name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
-                        explain=explain))
+_FMI = ("function", "method", "inplace")    # defop's variants: glassgrad.x, Tensor.x, .x_
+_FMII = _FMI + ("inplace_function",)        # and glassgrad.x_
+
+
+def _math(name, forward, grad, dtype="float", arrays=False, explain=None, variants=_FMI,
+          aliases=()):
+    """A unary math row: the op ``name`` (by default function, method and in-place method)."""
+    return defop(name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
+                 explain=explain, variants=variants, aliases=aliases)
 
 
 def _unary(op):
@@ -177,14 +183,14 @@ def _no_bool(forward, error, message):
     return checked
 
 
-neg, neg_ = _math("NegBackward0", _no_bool(
+_math("neg", _no_bool(
     lambda xp, a: xp.negative(a), RuntimeError,
-        "Negation, the `-` operator, on a bool tensor is not supported. "
+    "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-    lambda grad: -grad, dtype="promote", arrays=True)
-abs, abs_ = _math("AbsBackward0", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
-                                           '"abs_cpu" not implemented for \'Bool\''),
-                  lambda grad, self: grad * self.sign(), dtype="promote")
+    lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII)
+_math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
+                      '"abs_cpu" not implemented for \'Bool\''),
+      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII)
 
 
 def _sign(xp, a):
@@ -193,25 +199,20 @@ def _sign(xp, a):
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
 
 
-sign, sign_ = _math("SignBackward0", _sign, lambda grad: zeros_like(grad), dtype="promote")
+_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote")
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-_exp = defop("ExpBackward0", lambda xp, self: xp.exp(self), dtype="float", arrays=True,
-             grads={"self": lambda grad, result: grad * result},
+_exp = _math("exp", lambda xp, self: xp.exp(self), lambda grad, result: grad * result,
+             arrays=True, variants=_FMII,
              explain="the derivative of exp is exp itself: the output {result}")
-exp, exp_ = _unary(_exp)
-log, log_ = _math("LogBackward0", lambda xp, self: xp.log(self), lambda grad, self: grad / self,
-                  arrays=True, explain="d(log({self}))/d{self} = 1/{self}")
-sqrt, sqrt_ = _math("SqrtBackward0", lambda xp, self: xp.sqrt(self),
-                    lambda grad, result: grad / (2 * result), arrays=True,
-                    explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
-_sin = defop("SinBackward0", lambda xp, self: xp.sin(self), dtype="float", arrays=True,
-             grads={"self": lambda grad, self: grad * _cos.call(self)},
-             explain="d(sin({self}))/d{self} = cos({self})")
-_cos = defop("CosBackward0", lambda xp, self: xp.cos(self), dtype="float", arrays=True,
-             grads={"self": lambda grad, self: grad * -_sin.call(self)},
-             explain="d(cos({self}))/d{self} = -sin({self})")
-sin, sin_ = _unary(_sin)
-cos, cos_ = _unary(_cos)
+_math("log", lambda xp, self: xp.log(self), lambda grad, self: grad / self, arrays=True,
+      variants=_FMII, explain="d(log({self}))/d{self} = 1/{self}")
+_math("sqrt", lambda xp, self: xp.sqrt(self), lambda grad, result: grad / (2 * result),
+      arrays=True, variants=_FMII,
+      explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
+_sin = _math("sin", lambda xp, self: xp.sin(self), lambda grad, self: grad * _cos.call(self),
+             arrays=True, variants=_FMII, explain="d(sin({self}))/d{self} = cos({self})")
+_cos = _math("cos", lambda xp, self: xp.cos(self), lambda grad, self: grad * -_sin.call(self),
+             arrays=True, variants=_FMII, explain="d(cos({self}))/d{self} = -sin({self})")
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
 _tanh_backward = defop(
@@ -224,16 +225,15 @@ _sigmoid_backward = defop(
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-tanh, tanh_ = _math("TanhBackward0", lambda xp, self: xp.tanh(self),
-                    lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
-                    explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
-sigmoid, sigmoid_ = _math("SigmoidBackward0", lambda xp, a: 1 / (1 + xp.exp(-a)),
-                          lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True,
-                          explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output "
-                                  "{result}")
-reciprocal, reciprocal_ = _math("ReciprocalBackward0", lambda xp, a: 1 / a,
-                                lambda grad, result: -grad * (result * result), arrays=True,
-                                explain="d(1/x)/dx = -{result}**2, from the output {result}")
+_math("tanh", lambda xp, self: xp.tanh(self),
+      lambda grad, result: _tanh_backward.call(grad, result), arrays=True, variants=_FMII,
+      explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
+_math("sigmoid", lambda xp, a: 1 / (1 + xp.exp(-a)),
+      lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True, variants=_FMII,
+      explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output {result}")
+_math("reciprocal", lambda xp, a: 1 / a, lambda grad, result: -grad * (result * result),
+      arrays=True, variants=_FMII,
+      explain="d(1/x)/dx = -{result}**2, from the output {result}")
 
 
 def _threshold_backward_forward(xp, grad_output, self, threshold):
@@ -255,11 +255,12 @@ _threshold_backward = defop(
         "grad_output": lambda grad, self, threshold: _threshold_backward.call(
             grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
-_relu, relu_ = _math("ReluBackward0", _no_bool(lambda xp, a: xp.maximum(a, 0), RuntimeError,
-                                               "Boolean inputs not supported for relu"),
-                     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
-                     dtype="promote", arrays=True,
-                     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0")
+_relu, relu_ = _unary(_math(
+    "ReluBackward0", _no_bool(lambda xp, a: xp.maximum(a, 0), RuntimeError,
+                              "Boolean inputs not supported for relu"),
+    lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
+    dtype="promote", arrays=True, variants=(),
+    explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
 
 
 def relu(input, inplace=False):
@@ -468,66 +469,62 @@ def _quiet(f):
 
 
 _SQRT_PI = math.sqrt(math.pi)
-exp2, exp2_ = _math("Exp2Backward0", lambda xp, self: xp.exp2(self),
-                    lambda grad, result: grad * result * _LN2)
-expm1, expm1_ = _math("Expm1Backward0", lambda xp, self: xp.expm1(self),
-                      lambda grad, result: grad * (result + 1))
-log2, log2_ = _math("Log2Backward0", _quiet(lambda xp, a: xp.log2(a)),
-                    lambda grad, self: grad / (self * _LN2))
-log10, log10_ = _math("Log10Backward0", _quiet(lambda xp, a: xp.log10(a)),
-                      lambda grad, self: grad / (self * _LN10))
-log1p, log1p_ = _math("Log1PBackward0", _quiet(lambda xp, a: xp.log1p(a)),
-                      lambda grad, self: grad / (self + 1))
-rsqrt, rsqrt_ = _math("RsqrtBackward0", _quiet(lambda xp, a: 1 / xp.sqrt(a)),
-                      lambda grad, result: -0.5 * grad * result.pow(3))
-tan, tan_ = _math("TanBackward0", lambda xp, self: xp.tan(self),
-                  lambda grad, result: grad * (1 + result.pow(2)))
-asin, asin_ = _math("AsinBackward0", _quiet(lambda xp, a: xp.arcsin(a)),
-                    lambda grad, self: grad * (-self * self + 1).rsqrt())
-acos, acos_ = _math("AcosBackward0", _quiet(lambda xp, a: xp.arccos(a)),
-                    lambda grad, self: grad * -((-self * self + 1).rsqrt()))
-atan, atan_ = _math("AtanBackward0", lambda xp, self: xp.arctan(self),
-                    lambda grad, self: grad / (self * self + 1))
-sinh, sinh_ = _math("SinhBackward0", lambda xp, self: xp.sinh(self),
-                    lambda grad, self: grad * self.cosh())
-cosh, cosh_ = _math("CoshBackward0", lambda xp, self: xp.cosh(self),
-                    lambda grad, self: grad * self.sinh())
-asinh = _math("AsinhBackward0", lambda xp, self: xp.arcsinh(self),
-              lambda grad, self: grad * (self.pow(2) + 1).rsqrt())[0]
-acosh = _math("AcoshBackward0", _quiet(lambda xp, a: xp.arccosh(a)),
-              lambda grad, self: grad * (self * self - 1).rsqrt())[0]
-atanh = _math("AtanhBackward0", _quiet(lambda xp, a: xp.arctanh(a)),
-              lambda grad, self: grad / (1 - self.pow(2)))[0]
-# torch has no derivative for these three in place: their nodes refuse backward
+_math("exp2", lambda xp, self: xp.exp2(self), lambda grad, result: grad * result * _LN2)
+_math("expm1", lambda xp, self: xp.expm1(self), lambda grad, result: grad * (result + 1))
+_math("log2", _quiet(lambda xp, a: xp.log2(a)), lambda grad, self: grad / (self * _LN2))
+_math("log10", _quiet(lambda xp, a: xp.log10(a)), lambda grad, self: grad / (self * _LN10))
+_math("log1p", _quiet(lambda xp, a: xp.log1p(a)), lambda grad, self: grad / (self + 1))
+_math("rsqrt", _quiet(lambda xp, a: 1 / xp.sqrt(a)),
+      lambda grad, result: -0.5 * grad * result.pow(3))
+_math("tan", lambda xp, self: xp.tan(self), lambda grad, result: grad * (1 + result.pow(2)))
+_math("asin", _quiet(lambda xp, a: xp.arcsin(a)),
+      lambda grad, self: grad * (-self * self + 1).rsqrt(), aliases=("arcsin",))
+_math("acos", _quiet(lambda xp, a: xp.arccos(a)),
+      lambda grad, self: grad * -((-self * self + 1).rsqrt()), aliases=("arccos",))
+_math("atan", lambda xp, self: xp.arctan(self), lambda grad, self: grad / (self * self + 1),
+      aliases=("arctan",))
+_math("sinh", lambda xp, self: xp.sinh(self), lambda grad, self: grad * self.cosh())
+_math("cosh", lambda xp, self: xp.cosh(self), lambda grad, self: grad * self.sinh())
+# torch has no derivative for these three in place: their in-place nodes (Backward1) refuse
+# backward
+_FM = ("function", "method")
+_math("asinh", lambda xp, self: xp.arcsinh(self),
+      lambda grad, self: grad * (self.pow(2) + 1).rsqrt(), variants=_FM, aliases=("arcsinh",))
+_math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
+      lambda grad, self: grad * (self * self - 1).rsqrt(), variants=_FM, aliases=("arccosh",))
+_math("atanh", _quiet(lambda xp, a: xp.arctanh(a)), lambda grad, self: grad / (1 - self.pow(2)),
+      variants=_FM, aliases=("arctanh",))
 asinh_, acosh_, atanh_ = (
-    _math(f"{name.capitalize()}Backward1", _quiet(lambda xp, a, f=f: getattr(xp, f)(a)),
-          _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
-                                                f"{name}' is not implemented."))[1]
+    _unary(_math(f"{name.capitalize()}Backward1", _quiet(lambda xp, a, f=f: getattr(xp, f)(a)),
+                 _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
+                                                       f"{name}' is not implemented."),
+                 variants=()))[1]
     for name, f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")))
-erf, erf_ = _math("ErfBackward0", lambda xp, a: _erf_np(a),
-                  lambda grad, self: 2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
-erfc, erfc_ = _math("ErfcBackward0", lambda xp, a: _erfc_np(a),
-                    lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
-erfinv, erfinv_ = _math("ErfinvBackward0", lambda xp, a: _erfinv_np(a),
-                        lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
-frac, frac_ = _math("FracBackward0", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
-                    dtype=_rule("frac_cpu", kinds="f"))
-sgn, sgn_ = _math("SgnBackward0", lambda xp, a: _sign(xp, a),
-                  lambda grad, self, result: zeros_like(grad), dtype="promote")
+_math("erf", lambda xp, a: _erf_np(a),
+      lambda grad, self: 2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
+_math("erfc", lambda xp, a: _erfc_np(a),
+      lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
+_math("erfinv", lambda xp, a: _erfinv_np(a),
+      lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
+_math("frac", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
+      dtype=_rule("frac_cpu", kinds="f"))
+_math("sgn", lambda xp, a: _sign(xp, a), lambda grad, self, result: zeros_like(grad),
+      dtype="promote")
 
 
-def _rounding(name, forward):
+def _rounding(name, forward, variants=_FMI, aliases=()):
     """floor/ceil/trunc/round: integers pass through as a copy, bool has no kernel."""
     def f(xp, a):
         return a.copy() if a.dtype.kind in "iu" else getattr(xp, forward)(a)
-    return _math(f"{name.capitalize()}Backward0", f, _ZERO,
-                 dtype=_rule(f"{name}_vml_cpu", kinds="fiu"))
+    return _math(name if variants else f"{name.capitalize()}Backward0", f, _ZERO,
+                 dtype=_rule(f"{name}_vml_cpu", kinds="fiu"), variants=variants,
+                 aliases=aliases)
 
 
-floor, floor_ = _rounding("floor", "floor")
-ceil, ceil_ = _rounding("ceil", "ceil")
-trunc, trunc_ = _rounding("trunc", "trunc")
-_round, _round_ = _rounding("round", "rint")
+_rounding("floor", "floor")
+_rounding("ceil", "ceil")
+_rounding("trunc", "trunc", aliases=("fix",))
+_round, _round_ = _unary(_rounding("round", "rint", variants=()))
 _round_decimals = defop("RoundBackward1", lambda xp, self, decimals: xp.round(self, decimals),
                         grads={"self": _ZERO}, dtype=_rule("round_vml_cpu", kinds="f"))
 
@@ -1354,27 +1351,22 @@ def _rdiv(self, other):
     return self.reciprocal() * other
 
 
-__all__ = [
-    "abs", "acos", "acosh", "add", "addcdiv", "addcmul", "asin", "asinh", "atan", "atan2",
-    "atanh", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "celu", "celu_",
-    "clamp", "clamp_max", "clamp_max_", "clamp_min", "clamp_min_", "cos", "cosh", "div", "eq",
-    "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
-    "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "ge", "greater",
-    "greater_equal", "gt", "hypot", "isfinite", "isinf", "isnan", "le", "lerp", "less",
-    "less_equal", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne",
-    "neg", "not_equal", "pow", "reciprocal", "relu", "relu_", "remainder", "round", "rsqrt", "rsub",
-    "selu", "selu_", "sgn", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan",
-    "tanh", "true_divide", "trunc", "where", "xlogy",
-    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "fix", "neg_",
-    "abs_", "exp_", "log_", "sqrt_", "sin_", "cos_", "tanh_", "sigmoid_", "reciprocal_"]
-arcsin, arccos, arctan, arctan2 = asin, acos, atan, atan2
-arcsinh, arccosh, arctanh, fix = asinh, acosh, atanh, trunc
+# the rows that declare variants (exp, log1p, ...) name themselves: glassgrad.ops.publish
+publish(globals())
+__all__ += [
+    "add", "addcdiv", "addcmul", "atan2", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "celu", "celu_", "clamp", "clamp_max", "clamp_max_", "clamp_min",
+    "clamp_min_", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge",
+    "greater", "greater_equal", "gt", "hypot", "isfinite", "isinf", "isnan", "le", "lerp",
+    "less", "less_equal", "logaddexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne", "not_equal",
+    "pow", "relu", "relu_", "remainder", "round", "rsub", "selu", "selu_", "square", "sub",
+    "true_divide", "where", "xlogy", "arctan2"]
+arctan2 = atan2
 
-METHODS = {
-    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "abs": abs,
-    "sign": sign, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
-    "sigmoid": sigmoid, "relu": _relu, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
+METHODS.update({
+    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "relu": _relu, "relu_": relu_,
+    "clamp": clamp, "clip": clamp,
     "clamp_min": clamp_min, "clamp_max": clamp_max,
     "true_divide": true_divide, "floor_divide": floor_divide, "remainder": remainder,
     "fmod": fmod, "float_power": float_power, "square": square, "logit": logit, "lerp": lerp,
@@ -1418,14 +1410,8 @@ METHODS = {
     "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
     "__ifloordiv__": floor_divide_, "__imod__": remainder_, "__iand__": bitwise_and_,
     "__ior__": bitwise_or_, "__ixor__": bitwise_xor_, "__ipow__": pow_,
-}
-# unary math: method and in-place method under the function's name
-for _name in ("neg abs sign exp log sqrt sin cos tanh sigmoid reciprocal relu "
-              "exp2 expm1 log2 log10 log1p rsqrt tan asin acos atan sinh cosh asinh acosh atanh "
-              "erf erfc erfinv floor ceil trunc fix frac sgn arcsin arccos arctan arcsinh "
-              "arccosh arctanh").split():
-    METHODS.setdefault(_name, globals()[_name])
-    METHODS[_name + "_"] = globals()[{"arcsin": "asin", "arccos": "acos", "arctan": "atan",
-                                      "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
-                                      "fix": "trunc"}.get(_name, _name) + "_"]
+})
+# torch has no derivative for these in place: in-place methods of their own rows
+for _name in ("asinh", "acosh", "atanh"):
+    METHODS[_name + "_"] = METHODS["arc" + _name[1:] + "_"] = globals()[_name + "_"]
 del _name

@@ -19,6 +19,7 @@ arrived) instead of ``grad``. A variadic op takes ``inputs=("*tensors",)``: its 
 returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 """
 import inspect
+import re
 
 from .. import dtypes
 from .._tensor import Tensor, VersionCounter
@@ -222,9 +223,13 @@ class OpDef:
     """One row of the op table."""
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
-                 diff_outputs, arrays, fast_attr, jvp=None, explain=None):
+                 diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
+                 variants=(), aliases=()):
         self.name = node_name
         self.explain = explain    # the derivative in words, for the glass box (see defop)
+        self.public = public        # the op's public name, where the row declares variants
+        self.variants = variants    # where glassgrad.ops.publish puts it (see defop)
+        self.aliases = aliases
         self.jvp = jvp
         self.promote = promote
         self.forward = forward
@@ -490,25 +495,41 @@ class OpDef:
         return node
 
 
-def defop(node_name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
+def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
-          jvp=None, explain=None):
-    """Declare an op row. forward(xp, *arrays, **attrs): the array namespace (handed by the
-    registry, see _xp_of), then the inputs' arrays. dtype: 'promote' (torch.result_type),
-    'float' (promote, then the default float for integers), 'bool' (comparisons), 'same' (no
-    promotion), or a function (values, attrs) -> dtype; promote: the indices of the inputs that
-    take part in promotion (default: all). arrays: the formulas also work on NumPy arrays
-    (grad, saved tensors) whenever grad mode is off: they use operators and call rows through
-    OpDef.call, never Tensor-only methods. fast_attr: a callable dtype depends only on the
-    operands' dtypes and this attr's type (a Python number): decisions are then cached like
-    the named rules'. jvp: the
-    row's own forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
+          jvp=None, explain=None, node=None, variants=(), aliases=()):
+    """Declare an op row. name: the op's public name where it declares ``variants`` (then its
+    node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
+    node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
+    (Tensor.<name>), "inplace" (Tensor.<name>_), "inplace_function" (glassgrad.<name>_);
+    aliases: other names with the same variants (arcsin for asin). forward(xp, *arrays,
+    **attrs): the array namespace (handed by the registry, see _xp_of), then the inputs' arrays.
+    dtype: 'promote' (torch.result_type), 'float' (promote, then the default float for
+    integers), 'bool' (comparisons), 'same' (no promotion), or a function (values, attrs) ->
+    dtype; promote: the indices of the inputs that take part in promotion (default: all).
+    arrays: the formulas also work on NumPy arrays (grad, saved tensors) whenever grad mode is
+    off: they use operators and call rows through OpDef.call, never Tensor-only methods.
+    fast_attr: a callable dtype depends only on the operands' dtypes and this attr's type (a
+    Python number): decisions are then cached like the named rules'. jvp: the row's own
+    forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
-    differentiable input, None where it has none). explain: the derivative in the forward's terms,
-    for explanations of a saved tensor (names in braces are the row's inputs, attrs and outputs:
+    differentiable input, None where it has none). explain: the derivative in the forward's
+    terms, for explanations of a saved tensor (names in braces are the row's inputs, attrs and
+    outputs:
     ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``)."""
-    return OpDef(node_name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
+    if variants:
+        return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
+                     outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
+                     aliases)
+    return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
                  arrays, fast_attr, jvp, explain)
+
+
+def _node_name(public):
+    """PyTorch's backward node name for a regular op: CamelCase (a letter after a digit
+    upper-cased, as in Log1P), then Backward0."""
+    camel = "".join(part[:1].upper() + part[1:] for part in public.split("_"))
+    return re.sub(r"(?<=[0-9])[a-z]", lambda m: m.group(0).upper(), camel) + "Backward0"
 
 
 _SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
