@@ -34,8 +34,9 @@ docs: $(VENV)/.installed graphviz
 	$(BIN)/python tools/ops_table.py > docs/ops.md
 	$(BIN)/python tools/glass_docs.py docs
 
+# BENCH_ARGS="--against REV" also times glassgrad as of a commit, in the same interleaved rounds
 bench: $(VENV)/.installed-bench
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
 
 # Graphviz's `dot` renders graph pictures; installed where the machine allows (root + apt-get),
 # otherwise the tests that need it skip and say why.

@@ -187,11 +187,6 @@ def _wrap(grads):
     return [None if g is None else make(xp.asarray(g)) for g in grads]
 
 
-def _has_hooks(node):
-    return (node._pre_hooks is not None or node._hooks is not None
-            or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None)
-
-
 def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accumulate=True):
     """Propagate ``root_grads`` from ``roots`` ((node, nr) pairs).
 
@@ -258,9 +253,9 @@ class GraphTask:
         self.tick += 1
 
     def run(self):
-        """Pop a ready node, evaluate it, route its gradients; the node ``route`` hands back
-        (the only one ready, or a chain link's next) runs without a queue round trip."""
-        heap, buffers, heappop = self.heap, self.buffers, heapq.heappop
+        """Pop a ready node, evaluate it, hand its gradients on. A chain link's next node, or
+        the only node made ready, runs without a queue round trip."""
+        heap, buffers, deps, heappop = self.heap, self.buffers, self.deps, heapq.heappop
         node = grads = None
         while True:
             if node is None:
@@ -273,7 +268,26 @@ class GraphTask:
             grads = None    # only the node held them: an AccumulateGrad may have taken one
             if not self.keep_graph:
                 node.release()
-            node, grads = self.route(node, out)
+            if out is None:     # a node no target needs
+                node = None
+                continue
+            edges = node.next_functions
+            # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the next
+            # node runs now, without a buffer
+            if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
+                nxt, nr = edges[0]
+                if (nxt is not None and out[0] is not None and deps[nxt] == 1
+                        and nxt not in buffers):
+                    deps[nxt] = 0
+                    grads = [None] * len(nxt._input_metadata)
+                    grads[nr] = out[0]
+                    node = nxt
+                    out = None      # only grads holds the gradient: an AccumulateGrad may take it
+                    continue
+            node = self.route(edges, out)
+            out = None
+            if node is not None:
+                grads = buffers.pop(node)
 
     def evaluate(self, node, grads):
         """Run ``node`` on ``grads`` (with its hooks, when it has any): its gradients, one per
@@ -287,7 +301,8 @@ class GraphTask:
             self.capture(node, grads)
         if self.needed is not None and node not in self.needed:
             return None
-        if self.slow or hooks_done or _has_hooks(node):
+        if (self.slow or hooks_done or node._pre_hooks is not None or node._hooks is not None
+                or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None):
             if not arrays:
                 return _call_function(node, grads, hooks_done)
             if not hooks_done:
@@ -314,21 +329,11 @@ class GraphTask:
             if tr is not None:
                 tr.capture(node, i, nr, grads[nr])
 
-    def route(self, node, out):
-        """Add ``out`` into the input buffers of ``node``'s next functions; returns (the node to
-        run next without the queue, its gradients) or (None, None)."""
-        if out is None:         # a node no target needs
-            return None, None
-        edges, deps, buffers = node.next_functions, self.deps, self.buffers
-        # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the next
-        # node runs now, no buffer
-        if not self.heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
-            nxt, nr = edges[0]
-            if nxt is not None and out[0] is not None and deps[nxt] == 1 and nxt not in buffers:
-                deps[nxt] = 0
-                grads = [None] * len(nxt._input_metadata)
-                grads[nr] = out[0]
-                return nxt, grads
+    def route(self, edges, out):
+        """Add ``out`` into the input buffers of the next functions ``edges``; returns the only
+        node this made ready when nothing else is queued (it runs next), else queues the ready
+        ones by sequence number and returns None."""
+        deps, buffers = self.deps, self.buffers
         ready = []
         for (nxt, nr), g in zip(edges, out):
             if nxt is None:
@@ -342,8 +347,8 @@ class GraphTask:
             deps[nxt] = left
             if left == 0 and nxt in buffers:
                 ready.append(nxt)
-        if len(ready) == 1 and not self.heap:   # the only ready node: no queue round trip
-            return ready[0], buffers.pop(ready[0])
-        for nxt in ready:     # ordered by sequence number among everything ready
+        if len(ready) == 1 and not self.heap:
+            return ready[0]
+        for nxt in ready:
             self.push(nxt)
-        return None, None
+        return None

@@ -35,10 +35,14 @@ def backend_of(array):
     raise TypeError(f"no glassgrad backend holds arrays of type {type(array).__name__}")
 
 
+NAMESPACE_OF = {NUMPY.ndarray: NUMPY.xp}     # array type -> its backend's namespace
+
+
 def xp_of(arrays):
     """The array namespace to compute on ``arrays`` with: the backend of the first one whose
-    type a backend holds (Python numbers are skipped); the default backend's for none."""
-    for a in arrays:    # (the first operand is an array almost always: one lookup)
+    type a backend holds (Python numbers are skipped); the default backend's for none. (The
+    registry's hot path reads NAMESPACE_OF for the first operand, and calls this for others.)"""
+    for a in arrays:
         b = _BY_TYPE.get(type(a))
         if b is not None:
             return b.xp

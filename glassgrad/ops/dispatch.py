@@ -5,8 +5,9 @@ a Python number has (``dtypes.operand_key``); a row's dtype rule ('promote', 'fl
 a callable that depends only on the operands' dtypes and the type of one attr, ``fast_attr``)
 adds nothing else. So an op decides once per such key and keeps the decision:
 (computation NumPy dtype, result dtype, whether Python ints are cast like torch casts them).
-``DtypeCache.prepare`` is the fast path; ``slow_prepare`` in the registry is the reference rule
-it must agree with (tests/test_dispatch.py checks them against each other on random operands).
+``DtypeCache.prepare`` is the fast path (an OpDef's ``prepare``); the row's ``slow_prepare`` is
+the reference rule it must agree with (tests/test_dispatch.py checks them against each other on
+random operands), and what it falls back to for operands without a key.
 Any Tensor subclass takes the fast path like a Tensor (dtypes.TENSOR_TYPES).
 """
 from .. import dtypes
@@ -18,10 +19,11 @@ _operand_key = dtypes.operand_key
 
 class DtypeCache:
     """One op's decisions, keyed by its operands' kinds (see the module docstring)."""
-    __slots__ = ("rule", "attr", "table", "broadcast")
+    __slots__ = ("op", "rule", "attr", "table", "broadcast")
 
-    def __init__(self, rule, attr, broadcast):
-        self.rule = rule            # the row's dtype rule
+    def __init__(self, op, attr, broadcast):
+        self.op = op                # the row (its slow_prepare decides operands without a key)
+        self.rule = op.dtype_rule
         self.attr = attr            # fast_attr: the attr whose type the rule depends on
         self.broadcast = broadcast  # broadcast_shapes: refuses operands that do not broadcast
         self.table = {}
@@ -38,8 +40,8 @@ class DtypeCache:
         return hit
 
     def prepare(self, values, attrs):
-        """(arrays for the forward, result dtype), or None when the operands have no key (an
-        argument that is neither a tensor nor a Python number: the slow path decides)."""
+        """(arrays for the forward, result dtype); operands without a key (an argument that is
+        neither a tensor nor a Python number) go to the row's slow_prepare."""
         v = values[0]
         if len(values) == 1 and type(v) in _TENSOR_TYPES:     # one tensor: keyed by its dtype
             a = v._data
@@ -48,12 +50,28 @@ class DtypeCache:
             npd = hit[0]
             return [a if a.dtype is npd else a.astype(npd)], hit[1]
         if len(values) == 2 and self.attr is None and type(v) in _TENSOR_TYPES:
-            out = self._tensor_and_other(v, values[1], values, attrs)
-            if out is not None:
-                return out
+            w = values[1]       # a tensor and a Python number: keyed by dtype and type
+            tw = type(w)
+            a = v._data
+            if tw is float or tw is int:
+                key = (a.dtype, tw)
+                hit = self.table.get(key) or self.decide(key, values, attrs)
+                npd = hit[0]
+                if hit[2] and tw is int:
+                    w = xp.asarray(w).astype(npd)
+                return [a if a.dtype is npd else a.astype(npd), w], hit[1]
+            if tw in _TENSOR_TYPES and w._data.dtype is a.dtype:
+                b = w._data     # two tensors of one dtype: one tensor's decision
+                hit = self.table.get(a.dtype) or self.decide(a.dtype, values, attrs)
+                npd = hit[0]
+                if a.dtype is not npd:
+                    a, b = a.astype(npd), b.astype(npd)
+                if a.shape != b.shape:     # pointwise operands broadcast
+                    self.broadcast(a.shape, b.shape)
+                return [a, b], hit[1]
         key = _operand_key(values)
         if key is None:
-            return None
+            return self.op.slow_prepare(values, attrs)
         if self.attr is not None:
             key = (*key, type(attrs[self.attr]))
         npd, result, cast_ints = self.table.get(key) or self.decide(key, values, attrs)
@@ -76,26 +94,3 @@ class DtypeCache:
         if mismatch:     # pointwise operands broadcast
             self.broadcast(*[a.shape for a in arrays if isinstance(a, xp.ndarray)])
         return arrays, result
-
-    def _tensor_and_other(self, v, w, values, attrs):
-        """A tensor and a Python number (keyed by dtype and type), or two tensors of one dtype
-        (one tensor's decision); None for other pairs."""
-        tw = type(w)
-        a = v._data
-        if tw is float or tw is int:
-            key = (a.dtype, tw)
-            hit = self.table.get(key) or self.decide(key, values, attrs)
-            npd = hit[0]
-            if hit[2] and tw is int:
-                w = xp.asarray(w).astype(npd)
-            return [a if a.dtype is npd else a.astype(npd), w], hit[1]
-        if tw in _TENSOR_TYPES and w._data.dtype is a.dtype:
-            b = w._data
-            hit = self.table.get(a.dtype) or self.decide(a.dtype, values, attrs)
-            npd = hit[0]
-            if a.dtype is not npd:
-                a, b = a.astype(npd), b.astype(npd)
-            if a.shape != b.shape:     # pointwise operands broadcast
-                self.broadcast(a.shape, b.shape)
-            return [a, b], hit[1]
-        return None

@@ -29,7 +29,8 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import data_ptr, may_share_memory, ndarray, xp, xp_of as _xp_of
+from ..backend import NAMESPACE_OF as _NAMESPACE_OF, data_ptr, may_share_memory, ndarray, xp, \
+    xp_of as _xp_of
 from .dispatch import DtypeCache
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
@@ -260,9 +261,11 @@ class OpDef:
         # the fast path: dtype decisions cached per operand kinds (ops/dispatch.py); fast_attr:
         # a callable dtype rule that depends only on the operands' dtypes and the type of this
         # attr, a Python number (pow's exponent)
-        self._dtype_cache = (DtypeCache(dtype_rule, fast_attr, broadcast_shapes) if (
+        self._dtype_cache = (DtypeCache(self, fast_attr, broadcast_shapes) if (
             not self.variadic and promote is None and (
                 fast_attr is not None or dtype_rule in ("promote", "float", "bool"))) else None)
+        self.prepare = (self.slow_prepare if self._dtype_cache is None else
+                        self._dtype_cache.prepare)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         # the node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
@@ -313,19 +316,14 @@ class OpDef:
         return None, None      # only ever an attr of the call (a KeyError-like miss otherwise)
 
     # -- forward -----------------------------------------------------------------------------
-    def prepare(self, values, attrs):
-        """Arrays (or Python numbers) for the forward, and the result dtype."""
-        if self.dtype_rule == "same":
-            return [v._data if isinstance(v, Tensor) else v for v in values], None
-        if self._dtype_cache is not None:
-            out = self._dtype_cache.prepare(values, attrs)
-            if out is not None:
-                return out
-        return self.slow_prepare(values, attrs)
+    # prepare(values, attrs): arrays (or Python numbers) for the forward, and the result dtype;
+    # the row's DtypeCache.prepare (set in __init__), or slow_prepare for rows without one
 
     def slow_prepare(self, values, attrs):
         """prepare() by the dtype rule itself, every call: the reference the cache agrees with."""
         rule = self.dtype_rule
+        if rule == "same":
+            return [v._data if isinstance(v, Tensor) else v for v in values], None
         _check_operands(self.name, values)
         if callable(rule):
             want = rule(values, attrs)
@@ -348,7 +346,8 @@ class OpDef:
             return state.handler.handle_call(self, values, attrs)
         try:
             arrays, want = self.prepare(values, attrs)
-            out = self.forward(_xp_of(arrays), *arrays, **attrs)
+            ns = _NAMESPACE_OF.get(type(arrays[0])) if arrays else None
+            out = self.forward(ns or _xp_of(arrays), *arrays, **attrs)
         except Exception:
             self._edges_first(values)
             raise
@@ -357,7 +356,7 @@ class OpDef:
             outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
                          for i, o in enumerate(out))
             results = self.record(values, attrs, outs)
-            return results if self.outputs is not None else list(results)
+            return tuple(results) if self.outputs is not None else results
         if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
                                         out.dtype != want.np):
             out = xp.asarray(out, dtype=None if want is None else want.np)
@@ -374,7 +373,8 @@ class OpDef:
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
         """Wrap the output arrays as tensors (a view's share its source's storage and version
-        counter), recording a node when an input needs grad. Every op call comes here."""
+        counter), recording a node when an input needs grad; returns them as a list. Every op
+        call comes here."""
         src = values[0] if self.view else None
         inference = state._inference
         results = []
@@ -400,7 +400,7 @@ class OpDef:
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
-        return tuple(results)
+        return results
 
     def _edges_first(self, values):
         """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
@@ -412,13 +412,22 @@ class OpDef:
                 self.edges(values, needs)
 
     def needs(self, values):
-        """For each differentiable input: does it require grad? None when none does."""
+        """For each differentiable input: does it require grad? None when none does. (Tensor.
+        requires_grad, read from the slots: a leaf that requires grad, history, or a
+        differentiable view of a tensor that requires grad.)"""
         i = self._single_diff
-        if i is not None:
-            return (True,) if _requires_grad(values[i]) else None
-        needs = [_requires_grad(v) for v in (
-            values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
-        return needs if True in needs else None
+        if i is not None:       # the common case, without building a list
+            values = (values[i],)
+        elif not (self.variadic or self._diff_all):
+            values = [values[i] for i in self.diff]
+        needs = None
+        for k, v in enumerate(values):
+            if isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
+                    v._view is not None and v._base.requires_grad)):
+                if needs is None:
+                    needs = [False] * len(values)
+                needs[k] = True
+        return needs
 
     def edges(self, values, needs):
         """The node's next_functions: each needed input's gradient edge."""
@@ -693,13 +702,6 @@ def _rebase_view(self, node, old_fn, old_nr):
     self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
-
-
-def _requires_grad(v):
-    """Tensor.requires_grad, read from the slots (a leaf that requires grad, history, or a
-    differentiable view of a tensor that requires grad); False for a non-tensor."""
-    return isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
-        v._view is not None and v._base.requires_grad))
 
 
 def _edge(v):
