@@ -412,22 +412,13 @@ class OpDef:
                 self.edges(values, needs)
 
     def needs(self, values):
-        """For each differentiable input: does it require grad? None when none does. (Tensor.
-        requires_grad, read from the slots: a leaf that requires grad, history, or a
-        differentiable view of a tensor that requires grad.)"""
+        """For each differentiable input: does it require grad? None when none does."""
         i = self._single_diff
-        if i is not None:       # the common case, without building a list
-            values = (values[i],)
-        elif not (self.variadic or self._diff_all):
-            values = [values[i] for i in self.diff]
-        needs = None
-        for k, v in enumerate(values):
-            if isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
-                    v._view is not None and v._base.requires_grad)):
-                if needs is None:
-                    needs = [False] * len(values)
-                needs[k] = True
-        return needs
+        if i is not None:       # the common case, without a list
+            return _ONE_NEEDED if _requires_grad(values[i]) else None
+        needs = [_requires_grad(v) for v in (
+            values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
+        return needs if True in needs else None
 
     def edges(self, values, needs):
         """The node's next_functions: each needed input's gradient edge."""
@@ -702,6 +693,16 @@ def _rebase_view(self, node, old_fn, old_nr):
     self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
+
+
+_ONE_NEEDED = (True,)
+
+
+def _requires_grad(v):
+    """Tensor.requires_grad, read from the slots (a leaf that requires grad, history, or a
+    differentiable view of a tensor that requires grad); False for a non-tensor."""
+    return isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
+        v._view is not None and v._base.requires_grad))
 
 
 def _edge(v):
