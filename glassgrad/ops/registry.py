@@ -366,6 +366,9 @@ class OpDef:
         """The row as a backward formula calls it, in either of the engine's modes: on NumPy
         arrays or scalars (OpNode.apply_arrays: grad mode off) its forward alone, on tensors
         the op."""
+        ns = _NAMESPACE_OF.get(type(values[0]))
+        if ns is not None:
+            return self.forward(ns, *values, **attrs)
         if isinstance(values[0], Tensor):
             return self(*values, **attrs)
         return self.forward(_xp_of(values), *values, **attrs)
