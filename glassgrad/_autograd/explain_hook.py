@@ -39,10 +39,10 @@ def explain(exc, kind, **context):
     """Let the registered explainer explain ``exc`` (raised where user code called ``kind``:
     "backward", "inplace"...) once; ``context`` adds what the entry point knows. Returns exc."""
     if _explainer is not None:
-        known = attach(exc, **context).__dict__[_FACTS]
+        known = attach(exc).__dict__[_FACTS]
         if not known.get("explained"):
             known["explained"] = True
-            _explainer(exc, kind, known)
+            _explainer(exc, kind, {**known, **context})   # the call's context is not kept
     return exc
 
 
