@@ -1,7 +1,8 @@
 """Every generic op test, derived from the op database (tests/opinfo.py): the optable harness
 over every case and dtype, the dtype sweeps, special values and third derivatives by each op's
-facts, and a check that every row of the op table (glassgrad.ops.registry.TABLE) has a case.
-torch computes every expectation."""
+facts, a check that every row of the op table (glassgrad.ops.registry.TABLE) has a case, and
+that every arrays=True row's formulas give on arrays what they give on tensors. torch computes
+every expectation of the harness."""
 import itertools
 import warnings
 
@@ -205,3 +206,72 @@ def test_every_table_row_has_a_case():
     assert not missing, f"op-table rows no database case reaches: {missing}"
     stale = sorted(UNREACHED.keys() - unreached)
     assert not stale, f"UNREACHED rows a case now reaches (remove them there): {stale}"
+
+
+# -- arrays=True rows: their formulas give on arrays what they give on tensors ----------------
+def _gradients(fn, shapes, kw, create_graph):
+    """The gradients of the case's outputs (upstream ones), float64, in the engine's array mode
+    (create_graph=False: arrays=True rows run their formulas on NumPy arrays) or on tensors."""
+    arrays = make_inputs(shapes, kw, "float64", np.random.default_rng(1))
+    flags = grad_flags(shapes, kw)
+    ins = [gg.tensor(a, requires_grad=f) for a, f in zip(arrays, flags)]
+    outs = [o for o in as_tuple(fn(gg, *ins)) if o.requires_grad]
+    diff = [x for x, f in zip(ins, flags) if f]
+    if not outs or not diff:
+        return None
+    grads = gg.autograd.grad(outs, diff, [gg.ones_like(o) for o in outs],
+                             create_graph=create_graph, allow_unused=True)
+    return [None if g is None else g.detach().numpy() for g in grads]
+
+
+def _array_rows(fn, shapes, kw):
+    """The arrays=True rows whose formulas run on arrays in the case's backward."""
+    ran = set()
+    originals = {op: op.node_cls.apply_arrays for op in TABLE if op.arrays}
+
+    def recording(op, apply_arrays):
+        def run(self, *args, **kwargs):
+            ran.add(op)
+            return apply_arrays(self, *args, **kwargs)
+        return run
+    try:
+        for op, apply_arrays in originals.items():
+            op.node_cls.apply_arrays = recording(op, apply_arrays)
+        _gradients(fn, shapes, kw, False)
+    except Exception:   # noqa: BLE001 - a case that raises runs no formula to compare
+        return set()
+    finally:
+        for op, apply_arrays in originals.items():
+            op.node_cls.apply_arrays = apply_arrays
+    return ran
+
+
+def _array_cases():
+    out = []
+    for e, c in cases():
+        if c.kw.get("grad") is not False and _array_rows(c.fn, c.shapes, c.kw):
+            out.append(pytest.param(c.fn, c.shapes, c.kw, id=case_id(e, c)))
+    return out
+
+
+@pytest.mark.parametrize("fn,shapes,kw", _array_cases())
+def test_array_formulas_match_tensor_formulas(fn, shapes, kw):
+    """A row declared arrays=True promises its formulas run on NumPy arrays when grad mode is
+    off: the engine's array mode must give the gradients the same formulas give on tensors."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_arrays = _gradients(fn, shapes, kw, False)
+        on_tensors = _gradients(fn, shapes, kw, True)
+    for a, t in zip(on_arrays, on_tensors):
+        assert (a is None) == (t is None)
+        if a is not None:
+            assert a.dtype == t.dtype and a.shape == t.shape
+            np.testing.assert_allclose(a, t, rtol=1e-13, atol=1e-15, equal_nan=True)
+
+
+def test_every_arrays_row_runs_on_arrays_in_some_case():
+    ran = set()
+    for e, c in cases():
+        ran |= _array_rows(c.fn, c.shapes, c.kw)
+    missing = sorted(op.node_cls.__name__ for op in TABLE if op.arrays and op not in ran)
+    assert not missing, f"arrays=True rows no case runs on arrays: {missing}"
