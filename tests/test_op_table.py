@@ -120,14 +120,20 @@ def test_third_derivative(name):
 UNREACHED = {}
 
 
-def _run_case(fn, shapes, kw):
-    """The case once in glassgrad, float64: forward, backward with create_graph, and a second
-    backward through that (what the harness's double backward reaches)."""
-    arrays = make_inputs(shapes, kw, "float64", np.random.default_rng(0))
+def _forward(fn, shapes, kw, seed):
+    """The case's forward once in glassgrad, float64: (its outputs that require grad, its
+    inputs that do)."""
+    arrays = make_inputs(shapes, kw, "float64", np.random.default_rng(seed))
     flags = grad_flags(shapes, kw)
     ins = [gg.tensor(a, requires_grad=f) for a, f in zip(arrays, flags)]
     outs = [o for o in as_tuple(fn(gg, *ins)) if o.requires_grad]
-    diff = [x for x, f in zip(ins, flags) if f]
+    return outs, [x for x, f in zip(ins, flags) if f]
+
+
+def _run_case(fn, shapes, kw):
+    """The case once in glassgrad, float64: forward, backward with create_graph, and a second
+    backward through that (what the harness's double backward reaches)."""
+    outs, diff = _forward(fn, shapes, kw, 0)
     if not outs or not diff:
         return
     grads = gg.autograd.grad(outs, diff, [gg.ones_like(o) for o in outs], create_graph=True,
@@ -212,11 +218,7 @@ def test_every_table_row_has_a_case():
 def _gradients(fn, shapes, kw, create_graph):
     """The gradients of the case's outputs (upstream ones), float64, in the engine's array mode
     (create_graph=False: arrays=True rows run their formulas on NumPy arrays) or on tensors."""
-    arrays = make_inputs(shapes, kw, "float64", np.random.default_rng(1))
-    flags = grad_flags(shapes, kw)
-    ins = [gg.tensor(a, requires_grad=f) for a, f in zip(arrays, flags)]
-    outs = [o for o in as_tuple(fn(gg, *ins)) if o.requires_grad]
-    diff = [x for x, f in zip(ins, flags) if f]
+    outs, diff = _forward(fn, shapes, kw, 1)
     if not outs or not diff:
         return None
     grads = gg.autograd.grad(outs, diff, [gg.ones_like(o) for o in outs],
