@@ -28,7 +28,7 @@ from .._autograd.grad_mode import enable_grad, state
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
 from ..backend import backend_of, may_share_memory, xp
-from ..ops import registry as r
+from ..ops import registry
 from ..ops.reduce import sum_to
 from ..ops.registry import apply_inplace
 from ..ops.shape import _alias, _view
@@ -485,12 +485,12 @@ def _saved(op, names, values, attrs, results):
             args.append(attrs[name])
             continue
         kind, i = op._save_kind(name)
-        args.append(_primal(results[i], True) if kind == r._SAVE_OUTPUT else
-                    values[i]._data.shape if kind == r._SAVE_SIZES else
-                    values[i]._data.size if kind == r._SAVE_NUMEL else
-                    values[i] if kind == r._SAVE_INPUT else
-                    tuple(values) if kind == r._SAVE_ALL_INPUTS else
-                    tuple(v._data.shape for v in values) if kind == r._SAVE_ARGS_SIZES else
-                    tuple(v.dtype for v in values) if kind == r._SAVE_ARGS_TYPES else
+        args.append(_primal(results[i], True) if kind == registry._SAVE_OUTPUT else
+                    values[i]._data.shape if kind == registry._SAVE_SIZES else
+                    values[i]._data.size if kind == registry._SAVE_NUMEL else
+                    values[i] if kind == registry._SAVE_INPUT else
+                    tuple(values) if kind == registry._SAVE_ALL_INPUTS else
+                    tuple(v._data.shape for v in values) if kind == registry._SAVE_ARGS_SIZES else
+                    tuple(v.dtype for v in values) if kind == registry._SAVE_ARGS_TYPES else
                     attrs[name])
     return args

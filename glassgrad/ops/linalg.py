@@ -16,7 +16,7 @@ from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
-                    contiguous, expand, permute, reshape, transpose, view)
+                    contiguous, expand, permute, reshape, view)
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 _mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),

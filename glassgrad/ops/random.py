@@ -4,7 +4,6 @@ The stream is NumPy's, not PyTorch's: the same seed gives the same numbers here 
 the numbers torch draws. Sampling is not differentiable: the nodes pass zero gradients back, as
 PyTorch's do.
 """
-import builtins
 
 from .. import dtypes
 from .._creation import _dtype, _new, _rng, _size, zeros, zeros_like

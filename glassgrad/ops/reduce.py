@@ -8,7 +8,6 @@ from .. import dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim
-from .._autograd.grad_mode import state
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily

@@ -150,9 +150,6 @@ class CopySlices(Node):
         self._geom = geom
         self.fn = fn
 
-    def name(self):
-        return "torch::autograd::CopySlices"
-
     def apply(self, grads):
         g = grads[0]
         if g is None:
