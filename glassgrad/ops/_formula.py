@@ -4,6 +4,14 @@ from .._tensor import Tensor
 from ..backend import xp
 
 
+def where(condition, input, other):
+    """torch.where on tensors; NumPy's where on arrays."""
+    if isinstance(condition, Tensor):
+        from .pointwise import where as _where
+        return _where(condition, input, other)
+    return xp.where(condition, input, other)
+
+
 def zeros(like, shape=None):
     """Zeros of ``like``'s dtype (and shape, or ``shape``), never recorded."""
     if isinstance(like, Tensor):

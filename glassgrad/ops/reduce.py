@@ -10,7 +10,7 @@ from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
-from . import shape as _shape       # partially imported here (shape imports sum_to): use lazily
+from . import _formula, shape as _shape  # (shape is partial here: it imports sum_to; use lazily)
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
 
 _INF = math.inf
@@ -44,10 +44,11 @@ def _mean_forward(xp, self, dim, keepdim, dtype):
 
 
 def _restore(grad, dims, ndim, keepdim=False):
-    """Put back the dims a reduction removed (a no-op with keepdim or a 0-d input)."""
+    """Put back the dims a reduction removed (a no-op with keepdim or a 0-d input); grad a
+    tensor, or an array in a formula with grad mode off."""
     if not keepdim and ndim:
         for d in sorted(range(ndim) if dims is None else dims):
-            grad = grad.unsqueeze(d)
+            grad = _shape._unsqueeze.call(grad, dim=d)
     return grad
 
 
@@ -573,40 +574,20 @@ def _var_forward(xp, self, dim, correction, keepdim):
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
+    """On tensors, or on arrays (the var row has arrays=True): the same steps."""
     c = 1 if correction is None else correction
-    if not isinstance(self, Tensor):      # on arrays (the var row has arrays=True)
-        return _var_backward_arrays(grad, self, dim, c, keepdim)
-    if self.dim() == 0 or dim is None:
-        dof = self.numel() - c
+    shape = tuple(self.shape)
+    if not shape or dim is None:
+        dof = _numel(shape, None) - c
+        mean = _mean_all.call(self, dtype=None)
         if dof <= 0:
-            return grad * _pw().where(self == self.mean(), math.nan, _INF)
-        return (2.0 / dof) * grad * (self - self.mean())
-    if not keepdim and self.dim() > 1:
-        grad = _restore(grad, dim, self.dim())
+            return grad * _formula.where(self == mean, math.nan, _INF)
+        return (2.0 / dof) * grad * (self - mean)
+    if not keepdim and len(shape) > 1:
+        grad = _restore(grad, dim, len(shape))
     with xp.errstate(divide="ignore"):
-        scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
-    return scale * grad * (self - self.mean(dim, keepdim=True))
-
-
-def _unsqueezed(grad, dims, ndim, keepdim):
-    """_restore on an array."""
-    if not keepdim and ndim:
-        grad = xp.expand_dims(grad, tuple(range(ndim)) if dims is None else tuple(dims))
-    return grad
-
-
-def _var_backward_arrays(grad, self, dim, c, keepdim):
-    """_var_backward's first order on arrays, the same steps."""
-    if self.ndim == 0 or dim is None:
-        dof = self.size - c
-        if dof <= 0:
-            return grad * xp.where(self == xp.mean(self), math.nan, _INF)
-        return (2.0 / dof) * grad * (self - xp.mean(self))
-    if not keepdim and self.ndim > 1:
-        grad = _unsqueezed(grad, dim, self.ndim, False)
-    with xp.errstate(divide="ignore"):
-        scale = float(xp.float64(2.0) / (_numel(self.shape, dim) - c))   # inf when dof is 0
-    return scale * grad * (self - xp.mean(self, axis=dim, keepdims=True))
+        scale = float(xp.float64(2.0) / (_numel(shape, dim) - c))   # inf when dof is 0
+    return scale * grad * (self - _mean_dim.call(self, dim=dim, keepdim=True, dtype=None))
 
 
 def _std_backward(grad, self, result, dim, correction, keepdim):
