@@ -31,7 +31,6 @@ for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op
     setattr(Tensor, _name, _fn)
 del _name, _fn
 
-clip = clamp
 divide = div
 multiply = mul
 subtract = sub

@@ -1,14 +1,40 @@
-"""The op table, grouped by kind. A row that declares ``variants`` (defop) is published by name
-into its module's namespace: ``publish(globals())`` at the bottom of each ops module makes its
-function (listed in the module's ``__all__``, the ``glassgrad.*`` namespace), Tensor method
-and in-place method (in ``METHODS``), and its aliases. Public functions with their own argument
-checks, composites, ``glassgrad.linalg`` functions (``LINALG``) and dunders are still listed by
-hand in each module; the merges below check that no name is defined twice."""
+"""The op table, grouped by kind. A public name is declared once, where the thing is defined,
+in one vocabulary of *variants*:
+
+- "function": ``glassgrad.<name>`` (listed in the module's ``__all__``)
+- "method": ``Tensor.<name>``
+- "inplace" (rows only): ``Tensor.<name>_``; "inplace_function" (rows only): ``glassgrad.<name>_``
+- "linalg": ``glassgrad.linalg.<name>`` (the module's ``LINALG``)
+- "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
+- a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
+
+A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
+wrapper with torch's argument checks, a composite, a dunder) with ``@public(*variants,
+name=None, aliases=())``. aliases are further names for the function, method, linalg and
+functional variants. ``publish(globals())`` at the bottom of each ops module names them all in
+that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``; the merges
+below check that no name is defined twice."""
+import sys
+
 from .. import dtypes
 from .._tensor import Tensor
 from . import registry as _registry
 
 _PUBLISHED = set()      # the rows publish() has named
+_DECLARED = []          # (module name, object, name, variants, aliases) from @public
+
+
+def public(*variants, name=None, aliases=()):
+    """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
+    given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
+    or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
+    no call layer is added."""
+    module = sys._getframe(1).f_globals["__name__"]
+
+    def declare(obj):
+        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases))
+        return obj
+    return declare
 
 
 def _function(op, name):
@@ -25,16 +51,22 @@ def _inplace(op, name):
     return method
 
 
+def _tables(namespace):
+    return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
+            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}))
+
+
 def publish(namespace):
-    """Name every row defined since the last call by its declared variants (defop), in
-    ``namespace``: an ops module's globals, its ``__all__`` and ``METHODS`` made here if not
-    yet there. Rows with variants take one tensor, ``self``, and no attrs."""
+    """Name every row and every @public object of this module declared since the last call by
+    its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
+    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take one
+    tensor, ``self``, and no attrs."""
+    names, methods, linalg, functional = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
         assert op.inputs == ("self",), op.public
         _PUBLISHED.add(op)
-        names, methods = namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {})
         function, inplace = _function(op, op.public), _inplace(op, op.public)
         for name in (op.public, *op.aliases):
             if "function" in op.variants:
@@ -49,6 +81,28 @@ def publish(namespace):
             if "inplace_function" in op.variants:
                 namespace[name + "_"] = inplace
                 names.append(name + "_")
+        for dunder in (v for v in op.variants if v.startswith("__")):
+            methods[dunder] = function
+    module = namespace["__name__"]
+    for entry in [e for e in _DECLARED if e[0] == module]:
+        _DECLARED.remove(entry)
+        _, obj, name, variants, aliases = entry
+        for variant in variants:
+            if variant.startswith("__"):
+                methods[variant] = obj
+                continue
+            for alias in (name, *aliases):
+                if variant == "function":
+                    namespace[alias] = obj
+                    names.append(alias)
+                elif variant == "method":
+                    methods[alias] = obj
+                elif variant == "linalg":
+                    linalg[alias] = obj
+                elif variant == "functional":
+                    functional[alias] = obj
+                else:
+                    raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
 from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
