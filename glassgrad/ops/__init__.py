@@ -16,8 +16,6 @@ that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``
 below check that no name is defined twice."""
 import sys
 
-from .. import dtypes
-from .._tensor import Tensor
 from . import registry as _registry
 
 _PUBLISHED = set()      # the rows publish() has named
@@ -74,6 +72,8 @@ def publish(namespace):
                 names.append(name)
             if "method" in op.variants:
                 methods[name] = function
+            if "functional" in op.variants:
+                functional[name] = function
             if "inplace" in op.variants:
                 methods[name + "_"] = inplace
                 if name == op.public:
@@ -122,31 +122,14 @@ def _merged(attr):
 
 def methods():
     """name -> function (or property) for the Tensor class."""
-    out = _merged("METHODS")
-    out.update(to=_to, type_as=lambda self, other: _to(self, other.dtype), cpu=lambda self: self)
-    for name, d in (("float", dtypes.float32), ("double", dtypes.float64),
-                    ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
-                    ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
-                    ("bool", dtypes.bool)):
-        out[name] = lambda self, _d=d: shape.to_dtype(self, _d)
-    return out
-
-
-def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a not in ("cpu", None) and str(a) != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
-    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
-        return self.clone()
-    return self if dtype is None else shape.to_dtype(self, dtype)
+    return _merged("METHODS")
 
 
 def linalg_functions():
     """name -> function for the glassgrad.linalg namespace."""
     return _merged("LINALG")
+
+
+def functional_functions():
+    """name -> function for the glassgrad.nn.functional namespace."""
+    return _merged("FUNCTIONAL")

@@ -231,10 +231,12 @@ _sigmoid_backward = defop(
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
 _math("tanh", lambda xp, self: xp.tanh(self),
-      lambda grad, result: _tanh_backward.call(grad, result), arrays=True, variants=_FMII,
+      lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
+      variants=_FMII + ("functional",),
       explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
 _math("sigmoid", lambda xp, a: 1 / (1 + xp.exp(-a)),
-      lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True, variants=_FMII,
+      lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True,
+      variants=_FMII + ("functional",),
       explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output {result}")
 _math("reciprocal", lambda xp, a: 1 / a, lambda grad, result: -grad * (result * result),
       arrays=True, variants=_FMII,
@@ -268,10 +270,10 @@ _relu, relu_ = _unary(_math(
     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
 
 public("method", name="relu")(_relu)
-public("function", "method", name="relu_")(relu_)
+public("function", "method", "functional", name="relu_")(relu_)
 
 
-@public("function")
+@public("function", "functional")
 def relu(input, inplace=False):
     """torch.relu, and F.relu's signature (inplace: relu_)."""
     return relu_(input) if inplace else _relu(input)
@@ -914,11 +916,13 @@ def _check_hardtanh(input, min_val, max_val):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
 
 
+@public("functional")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _check_hardtanh(input, min_val, max_val)
     return _apply(_hardtanh, input, inplace, min_val=min_val, max_val=max_val)
 
 
+@public("functional")
 def relu6(input, inplace=False):
     _check_hardtanh(input, 0, 6)
     return _apply(_hardtanh, input, inplace, min_val=0, max_val=6)
@@ -935,6 +939,7 @@ _leaky_relu_result = defop("LeakyReluBackward1", _leaky_relu.forward,
                                                        negative_slope=negative_slope)})
 
 
+@public("functional")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _apply(_leaky_relu_result if inplace else _leaky_relu, input, inplace,
                   negative_slope=negative_slope)
@@ -964,12 +969,13 @@ _elu_result = defop("EluBackward1", _quiet(_elu_forward), dtype=_same_dtype("elu
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
+@public("functional")
 def elu(input, alpha=1.0, inplace=False):
     return _apply(_elu_result if inplace else _elu, input, inplace, alpha=alpha, scale=1,
                   input_scale=1)
 
 
-@public("function")
+@public("function", "functional")
 def selu(input, inplace=False):
     return _apply(_elu_result if inplace else _elu, input, inplace, alpha=_SELU_ALPHA,
                   scale=_SELU_SCALE, input_scale=1)
@@ -984,7 +990,7 @@ _celu_result = defop("CeluBackward1", _celu.forward, dtype=_same_dtype("elu_cpu"
                          grad, result, alpha, 1, 1 / alpha)})
 
 
-@public("function")
+@public("function", "functional")
 def celu(input, alpha=1.0, inplace=False):
     return _apply(_celu_result if inplace else _celu, input, inplace, alpha=alpha)
 
@@ -1023,6 +1029,7 @@ _gelu = defop("GeluBackward0", _gelu_forward, dtype=_same_dtype("GeluKernelImpl"
               grads={"self": _gelu_grad})
 
 
+@public("functional")
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -1044,6 +1051,7 @@ _softplus = defop("SoftplusBackward0", _quiet(_softplus_forward),
                   dtype=_same_dtype("softplus_cpu"), grads={"self": _softplus_grad})
 
 
+@public("functional")
 def softplus(input, beta=1, threshold=20):
     return _softplus(input, beta=beta, threshold=threshold)
 
@@ -1074,18 +1082,22 @@ _hardswish = defop("HardswishBackward0", lambda xp, self: self * xp.clip(self + 
                        self <= -3, 0.0, where(self < 3, grad * (self / 3 + 0.5), grad))})
 
 
+@public("functional")
 def silu(input, inplace=False):
     return _apply(_silu, input, inplace)
 
 
+@public("functional")
 def mish(input, inplace=False):
     return _apply(_mish, input, inplace)
 
 
+@public("functional")
 def hardsigmoid(input, inplace=False):
     return _apply(_hardsigmoid, input, inplace)
 
 
+@public("functional")
 def hardswish(input, inplace=False):
     return _apply(_hardswish, input, inplace)
 

@@ -3,6 +3,7 @@ import builtins
 import itertools
 import warnings
 
+from .. import dtypes
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
@@ -380,6 +381,32 @@ def expand_as(input, other):
 
 def to_dtype(input, dtype):
     return input if input.dtype is dtype else _to_copy(input, dtype=dtype)
+
+
+@public("method", name="to")
+def _to(self, *args, **kwargs):
+    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a not in ("cpu", None) and str(a) != "cpu":
+            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
+    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
+        return self.clone()
+    return self if dtype is None else to_dtype(self, dtype)
+
+
+public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
+public("method", name="cpu")(lambda self: self)
+for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
+                  ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                  ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
+                  ("bool", dtypes.bool)):
+    public("method", name=_name)(lambda self, _d=_d: to_dtype(self, _d))
+del _name, _d
 
 
 @public("function", "method")
