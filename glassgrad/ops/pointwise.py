@@ -127,6 +127,7 @@ def add(input, other, *, alpha=1):
 
 
 @public("function", "method")
+@public("function", name="subtract")
 def sub(input, other, *, alpha=1):
     _check_sub(input, other)
     _check_alpha(input, other, alpha)
@@ -143,6 +144,7 @@ def rsub(input, other, *, alpha=1):
 
 
 @public("function", "method")
+@public("function", name="multiply")
 def mul(input, other):
     return _mul(input, other)
 
@@ -391,6 +393,7 @@ def _check_rounding_mode(rounding_mode):
 
 
 @public("function", "method")
+@public("function", name="divide")
 def div(input, other, *, rounding_mode=None):
     _check_rounding_mode(rounding_mode)
     if rounding_mode is None:
