@@ -31,10 +31,8 @@ for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op
     setattr(Tensor, _name, _fn)
 del _name, _fn
 
-clip = clamp
-divide = div
-multiply = mul
-subtract = sub
+# function-only aliases of rows (a row's aliases name every variant, and glassgrad has no
+# Tensor.negative/absolute yet, which torch has)
 negative = neg
 absolute = abs
 

@@ -1,14 +1,38 @@
-"""The op table, grouped by kind. A row that declares ``variants`` (defop) is published by name
-into its module's namespace: ``publish(globals())`` at the bottom of each ops module makes its
-function (listed in the module's ``__all__``, the ``glassgrad.*`` namespace), Tensor method
-and in-place method (in ``METHODS``), and its aliases. Public functions with their own argument
-checks, composites, ``glassgrad.linalg`` functions (``LINALG``) and dunders are still listed by
-hand in each module; the merges below check that no name is defined twice."""
-from .. import dtypes
-from .._tensor import Tensor
+"""The op table, grouped by kind. A public name is declared once, where the thing is defined,
+in one vocabulary of *variants*:
+
+- "function": ``glassgrad.<name>`` (listed in the module's ``__all__``)
+- "method": ``Tensor.<name>``
+- "inplace" (rows only): ``Tensor.<name>_``; "inplace_function" (rows only): ``glassgrad.<name>_``
+- "linalg": ``glassgrad.linalg.<name>`` (the module's ``LINALG``)
+- "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
+- a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
+
+A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
+wrapper with torch's argument checks, a composite, a dunder) with ``@public(*variants,
+name=None, aliases=())``. aliases are further names for the function, method, linalg and
+functional variants. ``publish(globals())`` at the bottom of each ops module names them all in
+that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``; the merges
+below check that no name is defined twice."""
+import sys
+
 from . import registry as _registry
 
 _PUBLISHED = set()      # the rows publish() has named
+_DECLARED = []          # (module name, object, name, variants, aliases) from @public
+
+
+def public(*variants, name=None, aliases=()):
+    """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
+    given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
+    or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
+    no call layer is added."""
+    module = sys._getframe(1).f_globals["__name__"]
+
+    def declare(obj):
+        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases))
+        return obj
+    return declare
 
 
 def _function(op, name):
@@ -25,16 +49,22 @@ def _inplace(op, name):
     return method
 
 
+def _tables(namespace):
+    return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
+            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}))
+
+
 def publish(namespace):
-    """Name every row defined since the last call by its declared variants (defop), in
-    ``namespace``: an ops module's globals, its ``__all__`` and ``METHODS`` made here if not
-    yet there. Rows with variants take one tensor, ``self``, and no attrs."""
+    """Name every row and every @public object of this module declared since the last call by
+    its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
+    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take one
+    tensor, ``self``, and no attrs."""
+    names, methods, linalg, functional = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
         assert op.inputs == ("self",), op.public
         _PUBLISHED.add(op)
-        names, methods = namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {})
         function, inplace = _function(op, op.public), _inplace(op, op.public)
         for name in (op.public, *op.aliases):
             if "function" in op.variants:
@@ -42,6 +72,8 @@ def publish(namespace):
                 names.append(name)
             if "method" in op.variants:
                 methods[name] = function
+            if "functional" in op.variants:
+                functional[name] = function
             if "inplace" in op.variants:
                 methods[name + "_"] = inplace
                 if name == op.public:
@@ -49,6 +81,28 @@ def publish(namespace):
             if "inplace_function" in op.variants:
                 namespace[name + "_"] = inplace
                 names.append(name + "_")
+        for dunder in (v for v in op.variants if v.startswith("__")):
+            methods[dunder] = function
+    module = namespace["__name__"]
+    for entry in [e for e in _DECLARED if e[0] == module]:
+        _DECLARED.remove(entry)
+        _, obj, name, variants, aliases = entry
+        for variant in variants:
+            if variant.startswith("__"):
+                methods[variant] = obj
+                continue
+            for alias in (name, *aliases):
+                if variant == "function":
+                    namespace[alias] = obj
+                    names.append(alias)
+                elif variant == "method":
+                    methods[alias] = obj
+                elif variant == "linalg":
+                    linalg[alias] = obj
+                elif variant == "functional":
+                    functional[alias] = obj
+                else:
+                    raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
 from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
@@ -68,31 +122,14 @@ def _merged(attr):
 
 def methods():
     """name -> function (or property) for the Tensor class."""
-    out = _merged("METHODS")
-    out.update(to=_to, type_as=lambda self, other: _to(self, other.dtype), cpu=lambda self: self)
-    for name, d in (("float", dtypes.float32), ("double", dtypes.float64),
-                    ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
-                    ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
-                    ("bool", dtypes.bool)):
-        out[name] = lambda self, _d=d: shape.to_dtype(self, _d)
-    return out
-
-
-def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a not in ("cpu", None) and str(a) != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
-    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
-        return self.clone()
-    return self if dtype is None else shape.to_dtype(self, dtype)
+    return _merged("METHODS")
 
 
 def linalg_functions():
     """name -> function for the glassgrad.linalg namespace."""
     return _merged("LINALG")
+
+
+def functional_functions():
+    """name -> function for the glassgrad.nn.functional namespace."""
+    return _merged("FUNCTIONAL")

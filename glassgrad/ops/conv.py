@@ -26,6 +26,7 @@ from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import xp
 from ..backend.kernels.im2col import _columns, _padded
+from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
 
@@ -239,14 +240,17 @@ def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
     return out if batched else out.squeeze(0)
 
 
+@public("function", "functional")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@public("function", "functional")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@public("function", "functional")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
 
@@ -453,6 +457,7 @@ def _check_pool(input, geometry_args, ceil_mode):
                            f"too small")
 
 
+@public("functional")
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     op = "max_pool2d"
@@ -466,6 +471,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                      dilation=dilation, ceil_mode=ceil_mode)
 
 
+@public("functional", name="max_pool2d")
 def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
                            ceil_mode=False, return_indices=False):
     out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
@@ -473,6 +479,7 @@ def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=
     return (out, indices) if return_indices else out
 
 
+@public("function")
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
@@ -500,6 +507,7 @@ _avg_pool = defop(
                                             count_include_pad, divisor_override))})
 
 
+@public("functional")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     op = "avg_pool2d"
@@ -514,8 +522,5 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                              count_include_pad, divisor_override))
 
 
-__all__ = ["conv1d", "conv2d", "conv3d", "max_pool2d"]
-
-# names only in glassgrad.nn.functional
-FUNCTIONAL = {"max_pool2d": _functional_max_pool2d,
-              "max_pool2d_with_indices": max_pool2d_with_indices, "avg_pool2d": avg_pool2d}
+# @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

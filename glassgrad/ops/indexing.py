@@ -14,6 +14,7 @@ from .._autograd.grad_mode import state
 from ..backend import backend_of, xp
 from . import shape as _shape
 from . import _formula
+from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 
@@ -164,11 +165,13 @@ def _put_args(self, indices, values, name):
     return indices
 
 
+@public("function", "method")
 def index_put(input, indices, values, accumulate=False):
     indices = _put_args(input, indices, values, "index_put")
     return _index_put(input, values, indices=indices, accumulate=accumulate)
 
 
+@public("function", "method")
 def index_put_(input, indices, values, accumulate=False):
     indices = _put_args(input, indices, values, "index_put_")
     return apply_inplace(_index_put, input, (input, values),
@@ -254,6 +257,7 @@ def _basic(items):
                for it in items)
 
 
+@public("__getitem__")
 def getitem(input, index):
     """Tensor.__getitem__ with advanced indexing (tensors, lists, bool masks)."""
     items = _items(index)
@@ -274,6 +278,7 @@ def _strip_leading_ones(value):
     return value.reshape(value.shape[n:]) if n else value
 
 
+@public("__setitem__")
 def setitem(self, index, value):
     """Tensor.__setitem__: views for the basic part, then fill_/copy_ or index_put_."""
     sliced, indices = _slicing(self, _items(index))
@@ -336,6 +341,7 @@ def _wrap(dim, a):
     return dim % builtins.max(a.ndim, 1)
 
 
+@public("function", "method")
 def gather(input, dim, index, *, sparse_grad=False):
     dim = _check_gather(input, dim, index)
     return _gather(input, index, dim=dim, sparse_grad=sparse_grad)
@@ -463,19 +469,23 @@ def _scatter(input, dim, index, src, reduce, inplace):
     return run(_scatter_value, (input, index), {"dim": dim, "value": src})
 
 
+@public("function", "method")
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, False)
 
 
+@public("method")
 def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, True)
 
 
+@public("function", "method")
 def scatter_add(input, dim, index, src):
     dim = _scatter_args(input, dim, index, src, "scatter_add")
     return _scatter_add(input, index, src, dim=dim)
 
 
+@public("method")
 def scatter_add_(input, dim, index, src):
     dim = _scatter_args(input, dim, index, src, "scatter_add")
     return apply_inplace(_scatter_add, input, (input, index, src), {"dim": dim})
@@ -488,17 +498,20 @@ def _scatter_reduce_args(input, dim, index, src, reduce):
     return _scatter_args(input, dim, index, src, "scatter_reduce")
 
 
+@public("function", "method")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return _scatter_reduce(input, index, src, dim=dim, reduce=reduce, include_self=include_self)
 
 
+@public("method")
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return apply_inplace(_scatter_reduce, input, (input, index, src),
                          {"dim": dim, "reduce": reduce, "include_self": include_self})
 
 
+@public("function", "method")
 def take_along_dim(input, indices, dim=None):
     if indices.dtype is not dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
@@ -538,6 +551,7 @@ _index_select = defop(
         zeros(self_sym_sizes, dtype=grad.dtype), dim, index, grad)})
 
 
+@public("function", "method")
 def index_select(input, dim, index):
     raw, dim = dim, _wrap_dim(dim, input.dim())
     if index.dtype.name not in ("int64", "int32"):
@@ -603,11 +617,13 @@ def _index_add_args(input, dim, index, source):
     return {"dim": raw, "source_dim": source.dim()}
 
 
+@public("function", "method")
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, index, source, alpha=alpha,
                       **_index_add_args(input, dim, index, source))
 
 
+@public("method")
 def index_add_(input, dim, index, source, *, alpha=1):
     attrs = {**_index_add_args(input, dim, index, source), "alpha": alpha}
     return apply_inplace(_index_add, input, (input, index, source), attrs)
@@ -641,10 +657,12 @@ def _index_copy_args(input, dim, index, source):
     return {"dim": raw, "source_dim": source.dim()}
 
 
+@public("function", "method")
 def index_copy(input, dim, index, source):
     return _index_copy(input, index, source, **_index_copy_args(input, dim, index, source))
 
 
+@public("method")
 def index_copy_(input, dim, index, source):
     return apply_inplace(_index_copy, input, (input, index, source),
                          _index_copy_args(input, dim, index, source))
@@ -695,10 +713,12 @@ def _index_fill(input, dim, index, value, inplace):
         op(*values, **attrs)
 
 
+@public("function", "method")
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
 
 
+@public("method")
 def index_fill_(input, dim, index, value):
     return _index_fill(input, dim, index, value, True)
 
@@ -739,10 +759,12 @@ def _masked_fill(input, mask, value, inplace):
     return op(*values, **attrs)
 
 
+@public("function", "method")
 def masked_fill(input, mask, value):
     return _masked_fill(input, mask, value, False)
 
 
+@public("method")
 def masked_fill_(input, mask, value):
     return _masked_fill(input, mask, value, True)
 
@@ -761,6 +783,7 @@ _masked_select = defop("MaskedSelectBackward0", _masked_select_forward, ("self",
                        dtype="same", grads={"self": _masked_select_backward})
 
 
+@public("function", "method")
 def masked_select(input, mask):
     if mask.dtype is not dtypes.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -808,12 +831,14 @@ def _masked_scatter_args(input, mask, source):
                            f"{_SCALAR_NAMES[source.dtype.name]}")
 
 
+@public("function", "method")
 def masked_scatter(input, mask, source):
     _masked_scatter_args(input, mask, source)
     broadcast_shapes(input.shape, mask.shape)
     return _masked_scatter(input, mask, source)
 
 
+@public("method")
 def masked_scatter_(input, mask, source):
     _masked_scatter_args(input, mask, source)
     _shape.expand(mask, input.shape)        # the mask must expand to self (torch's error)
@@ -831,6 +856,7 @@ _take = defop("TakeBackward0", lambda xp, self, index: _dense(self.reshape(-1)[i
               ("self", "index"), dtype="same", grads={"self": _take_backward})
 
 
+@public("function", "method")
 def take(input, index):
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
@@ -843,6 +869,7 @@ def take(input, index):
     return _take(input, index)
 
 
+@public("function", "method")
 def nonzero(input, *, as_tuple=False):
     if state.vmap is not None:      # func.vmap: torch cannot batch a data-dependent shape
         state.vmap.refuse("nonzero_numpy" if as_tuple else "nonzero", input)
@@ -862,23 +889,10 @@ def _nonzero(input):
     return Tensor._make(out)
 
 
+@public("function", "method")
 def argwhere(input):
     return _nonzero(input)      # (torch's vmap runs argwhere per example too)
 
 
-__all__ = ["argwhere", "gather", "index_add", "index_copy", "index_fill", "index_put",
-           "index_put_", "index_select", "masked_fill", "masked_scatter", "masked_select",
-           "nonzero", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
-
-METHODS = {
-    "__getitem__": getitem, "__setitem__": setitem, "index_put": index_put,
-        "index_put_": index_put_,
-    "gather": gather, "scatter": scatter, "scatter_": scatter_, "scatter_add": scatter_add,
-    "scatter_add_": scatter_add_, "scatter_reduce": scatter_reduce,
-    "scatter_reduce_": scatter_reduce_, "take_along_dim": take_along_dim,
-    "index_select": index_select, "index_add": index_add, "index_add_": index_add_,
-    "index_copy": index_copy, "index_copy_": index_copy_, "index_fill": index_fill,
-    "index_fill_": index_fill_, "masked_fill": masked_fill, "masked_fill_": masked_fill_,
-    "masked_select": masked_select, "masked_scatter": masked_scatter,
-    "masked_scatter_": masked_scatter_, "take": take, "nonzero": nonzero, "argwhere": argwhere,
-}
+# rows and @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

@@ -13,6 +13,7 @@ from .._tensor import _wrap_dim
 from .._creation import ones, zeros
 from ..backend import backend_of, xp
 from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
+from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
@@ -50,6 +51,7 @@ def _same_dtype(a, b):
                            f"{_C10_NAMES[a.dtype.name]} != {_C10_NAMES[b.dtype.name]}")
 
 
+@public("function", "method")
 def mm(input, mat2):
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
@@ -62,6 +64,7 @@ def mm(input, mat2):
     return _mm(input, mat2)
 
 
+@public("function", "method")
 def mv(input, vec):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, "
@@ -91,11 +94,13 @@ def _check_dot(input, other):
                            "respectively")
 
 
+@public("function", "method")
 def dot(input, tensor):
     _check_dot(input, tensor)
     return _dot(input, tensor)
 
 
+@public("function", "method")
 def bmm(input, mat2):
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -128,6 +133,7 @@ def _should_fold(t1, t2):
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
 
 
+@public("function", "method", "linalg", "__matmul__")
 def matmul(input, other):
     d1, d2 = input.dim(), other.dim()
     if d1 == 0 or d2 == 0:
@@ -235,6 +241,7 @@ def _addmm_checks(input, mat1, mat2):
     _broadcast_to(input, (mat1.shape[0], mat2.shape[1]))
 
 
+@public("function", "method")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _addmm_checks(input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -253,6 +260,7 @@ def _addmv_checks(input, mat, vec):
                            f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
 
 
+@public("function", "method")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     _addmv_checks(input, mat, vec)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
@@ -278,6 +286,7 @@ def _baddbmm_checks(input, batch1, batch2, inplace=False):
     _broadcast_to(input, (bs, n, batch2.shape[2]))
 
 
+@public("function", "method")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _baddbmm_checks(input, batch1, batch2)
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -296,17 +305,23 @@ def _inplace_variant(checks, op, out_shape):
     return inplace
 
 
-addmm_ = _inplace_variant(_addmm_checks, _addmm, lambda m1, m2: (m1.shape[0], m2.shape[1]))
-addmv_ = _inplace_variant(_addmv_checks, _addmv, lambda m, v: (m.shape[0],))
-baddbmm_ = _inplace_variant(lambda *args: _baddbmm_checks(*args, inplace=True), _baddbmm,
-                            lambda b1, b2: (b1.shape[0], b1.shape[1], b2.shape[2]))
+addmm_ = public("method", name="addmm_")(_inplace_variant(
+    _addmm_checks, _addmm, lambda m1, m2: (m1.shape[0], m2.shape[1])))
+addmv_ = public("function", "method", name="addmv_")(_inplace_variant(
+    _addmv_checks, _addmv, lambda m, v: (m.shape[0],)))
+baddbmm_ = public("method", name="baddbmm_")(_inplace_variant(
+    lambda *args: _baddbmm_checks(*args, inplace=True), _baddbmm,
+    lambda b1, b2: (b1.shape[0], b1.shape[1], b2.shape[2])))
 
 
+@public("function", "method")
 def vdot(input, other):
     _check_dot(input, other)
     return _vdot(input, other)
 
 
+@public("function", "method")
+@public("method", name="ger")
 def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.dim() != 1:
@@ -314,6 +329,7 @@ def outer(input, vec2):
     return reshape(input, -1, 1) * vec2      # ATen's composite: one MulBackward0
 
 
+@public("function")
 def tensordot(a, b, dims=2):
     if isinstance(dims, int):
         if dims < 0:
@@ -340,6 +356,7 @@ def tensordot(a, b, dims=2):
     return reshape(mm(left, right), [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 
+@public("function", "method")
 def inner(input, other):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -351,6 +368,7 @@ def inner(input, other):
     return tensordot(input, other, ([-1], [-1]))
 
 
+@public("function", "method")
 def kron(input, other):
     nd = max(input.dim(), other.dim())
     a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
@@ -406,6 +424,7 @@ def _einsum_terms(equation, operands):
     return out_terms, out
 
 
+@public("function")
 def einsum(equation, *operands):
     """ATen's plan: each operand's diagonals taken and permuted to one label order (outputs
     first), labels no one else needs summed, then pairwise products (mul, or bmm + view)."""
@@ -539,16 +558,19 @@ def _diag_dims(n, dim1, dim2):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
 
 
+@public("function", "method")
 def diagonal(input, offset=0, dim1=0, dim2=1):
     _diag_dims(input.dim(), dim1, dim2)
     return _diagonal(input, offset=offset, dim1=dim1, dim2=dim2)
 
 
+@public("function", "method")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     _diag_dims(input.dim() + 1, dim1, dim2)
     return _diag_embed(input, offset=offset, dim1=dim1, dim2=dim2)
 
 
+@public("function", "method")
 def diag(input, diagonal=0):
     if input.dim() == 1:
         return _diag_embed(input, offset=diagonal, dim1=-2, dim2=-1)
@@ -557,18 +579,21 @@ def diag(input, diagonal=0):
     return _diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
 
 
+@public("function", "method")
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return _trace(input)
 
 
+@public("function", "method")
 def tril(input, diagonal=0):
     if input.dim() < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return _tril(input, diagonal=diagonal)
 
 
+@public("function", "method")
 def triu(input, diagonal=0):
     if input.dim() < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
@@ -592,6 +617,7 @@ _cross = defop("LinalgCrossBackward0", lambda xp, self, other, dim:
                       "other": lambda grad, self, dim: _cross(grad, self, dim=dim)})
 
 
+@public("linalg", name="cross")
 def _linalg_cross(input, other, *, dim=-1):
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -605,6 +631,7 @@ def _linalg_cross(input, other, *, dim=-1):
     return _cross(input, other, dim=dim)
 
 
+@public("function", "method")
 def cross(input, other, dim=None):
     if dim is None:     # deprecated default: the first dim of size 3
         shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
@@ -613,6 +640,7 @@ def cross(input, other, dim=None):
 
 
 # -- glassgrad.linalg: factorizations and solvers ---------------------------------------------
+@public("linalg", name="LinAlgError")
 class _LinAlgError(RuntimeError):
     """torch.linalg.LinAlgError: a matrix the factorization cannot handle (singular, not PD)."""
 
@@ -680,6 +708,8 @@ _inv = defop("LinalgInvExBackward0", _inv_forward, ("A",), dtype="same",
              grads={"A": lambda grad, inverse: -matmul(inverse.mT, matmul(grad, inverse.mT))})
 
 
+@public("function", "method", name="inverse")
+@public("linalg")
 def inv(A):
     _check("linalg.inv", A)
     return _inv(A)[0]
@@ -705,6 +735,7 @@ _det = defop("LinalgDetBackward0", _det_forward, ("A",), dtype="same",
              outputs=("result", "LU", "pivots"), grads={"A": _det_backward})
 
 
+@public("function", "method", "linalg")
 def det(A):
     _check("linalg.det", A)
     return _det(A)[0]
@@ -729,6 +760,7 @@ _slogdet = defop("LinalgSlogdetBackward0", _slogdet_forward, ("A",), dtype="same
                  grads={"A": _slogdet_backward})
 
 
+@public("linalg", name="slogdet")
 def linalg_slogdet(A):
     _check("linalg.slogdet", A)
     return _SLOGDET(*_slogdet(A)[:2])
@@ -774,6 +806,7 @@ _solve = defop(
            _solve_grads(grad, A, LU, pivots, left, result)[1]})
 
 
+@public("linalg")
 def solve(A, B, *, left=True):
     _check("linalg.solve", A)
     if not B.dtype.is_floating_point:
@@ -824,6 +857,7 @@ _cholesky = defop("LinalgCholeskyExBackward0", _cholesky_forward, ("A",), dtype=
                   outputs=("L", "info"), grads={"A": _cholesky_backward})
 
 
+@public("linalg")
 def cholesky(A, *, upper=False):
     _check("linalg.cholesky", A)
     return _cholesky(A, upper=upper)[0]
@@ -862,6 +896,7 @@ _qr = defop("LinalgQrBackward0", _qr_forward, ("A",), dtype="same", outputs=("Q"
             diff_outputs=2, grads={"A": _qr_backward})
 
 
+@public("linalg", name="qr")
 def linalg_qr(A, mode="reduced"):
     if mode not in ("reduced", "r", "complete"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
@@ -902,11 +937,13 @@ _svd = defop("LinalgSvdBackward0", _svd_forward, ("A",), dtype="same", outputs=(
              diff_outputs=3, grads={"A": _svd_backward})
 
 
+@public("linalg", name="svd")
 def linalg_svd(A, full_matrices=True, *, driver=None):
     _check("linalg.svd", A, square=False)
     return _SVD(*_svd(A, full_matrices=full_matrices, S_sym_argsize_minus_1=min(A.shape[-2:])))
 
 
+@public("linalg")
 def svdvals(A, *, driver=None):
     _check("linalg.svdvals", A, square=False)
     return linalg_svd(A, full_matrices=False)[1]
@@ -933,6 +970,7 @@ _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
               grads={"A": _eigh_backward})
 
 
+@public("linalg")
 def eigh(A, UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -942,6 +980,7 @@ def eigh(A, UPLO="L"):
     return _EIGH(*_eigh(A, UPLO=UPLO))
 
 
+@public("linalg")
 def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO)[0]
 
@@ -975,6 +1014,7 @@ _pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same",
               grads={"self": _pinv_backward})
 
 
+@public("linalg")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"linalg.pinv({_name(A)}{{{list(A.shape)}}}): expected a tensor with "
@@ -982,15 +1022,18 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
+@public("function", "method")
 def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
 # -- the older top-level spellings ----------------------------------------------------------
+@public("function", "method")
 def qr(input, some=True):
     return _QR_OLD(*linalg_qr(input, "reduced" if some else "complete"))
 
 
+@public("function", "method")
 def svd(input, some=True, compute_uv=True):
     """torch.svd: V rather than Vh; without compute_uv, zero-filled square U and V."""
     if not compute_uv:
@@ -1001,28 +1044,14 @@ def svd(input, some=True, compute_uv=True):
     return _SVD_OLD(U, S, Vh.mT)
 
 
+@public("function", "method")
 def slogdet(input):
     return _SLOGDET_OLD(*linalg_slogdet(input))
 
 
-inverse = inv
+public("method", name="tril_")(_tri_(_tril))
+public("method", name="triu_")(_tri_(_triu))
+public("__rmatmul__")(lambda self, other: matmul(other, self))
 
-__all__ = ["addmm", "addmv", "addmv_", "baddbmm", "cross", "det", "diag", "diag_embed",
-            "diagonal", "einsum", "inner", "inverse", "kron", "outer", "pinverse", "qr", "slogdet",
-            "svd",
-            "tensordot", "trace", "tril", "triu", "vdot", "bmm", "dot", "matmul", "mm", "mv"]
-
-METHODS = {
-    "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm, "__matmul__": matmul,
-    "__rmatmul__": lambda self, other: matmul(other, self),
-    "outer": outer, "ger": outer, "inner": inner, "addmm": addmm, "addmv": addmv,
-    "baddbmm": baddbmm, "addmm_": addmm_, "addmv_": addmv_, "baddbmm_": baddbmm_, "kron": kron,
-    "trace": trace, "diag": diag, "diagonal": diagonal,
-    "diag_embed": diag_embed, "tril": tril, "triu": triu, "tril_": _tri_(_tril),
-    "triu_": _tri_(_triu), "cross": cross, "vdot": vdot, "det": det, "inverse": inv,
-    "slogdet": slogdet, "qr": qr, "svd": svd, "pinverse": pinverse}
-
-LINALG = {"inv": inv, "det": det, "slogdet": linalg_slogdet, "solve": solve,
-          "cholesky": cholesky, "qr": linalg_qr, "svd": linalg_svd, "svdvals": svdvals,
-          "eigh": eigh, "eigvalsh": eigvalsh, "pinv": pinv, "cross": _linalg_cross,
-          "matmul": matmul, "LinAlgError": _LinAlgError}
+# rows and @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

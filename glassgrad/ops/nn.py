@@ -15,8 +15,9 @@ from .._autograd.grad_mode import no_grad
 from ..backend import xp
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
-from .pointwise import _exp, clamp_, clamp_min, relu_, where
+from .pointwise import _exp, clamp_, clamp_min, where
 from .random import bernoulli_
+from . import public, publish
 from .registry import _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .shape import expand, reshape
 
@@ -78,20 +79,24 @@ def _softmax_like(op, kernel, input, dim, dtype):
     return op(input, dim=dim)
 
 
+@public("function", "method")
 def softmax(input, dim, dtype=None):
     return _softmax_like(_softmax, "softmax", input, dim, dtype)
 
 
+@public("function", "method")
 def log_softmax(input, dim, dtype=None):
     return _softmax_like(_log_softmax, "log_softmax", input, dim, dtype)
 
 
+@public("functional", name="softmax")
 def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("softmax", input.dim())
     return softmax(input, dim, dtype)
 
 
+@public("functional", name="log_softmax")
 def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _implicit_dim("log_softmax", input.dim())
@@ -111,18 +116,21 @@ def _dropout(input, p, train, inplace):
     return input.mul_(noise) if inplace else input * noise
 
 
+@public("function")
 def dropout(input, p, train):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return _dropout(input, p, train, False)
 
 
+@public("function", "functional")
 def dropout_(input, p, train):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return _dropout(input, p, train, True)
 
 
+@public("functional", name="dropout")
 def _functional_dropout(input, p=0.5, training=True, inplace=False):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -145,6 +153,7 @@ def _addmm_checked(bias, mat1, mat2):
     return _linalg.addmm(bias, mat1, mat2)
 
 
+@public("functional")
 def linear(input, weight, bias=None):
     """ATen's linear: addmm for 2-D input (or flattened contiguous input) with a vector-like
     bias, else matmul and an in-place add of the bias."""
@@ -164,6 +173,7 @@ def linear(input, weight, bias=None):
 
 
 # -- one_hot ---------------------------------------------------------------------------------
+@public("functional")
 def one_hot(tensor, num_classes=-1):
     if tensor.dtype is not dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -298,6 +308,7 @@ def _circular_pad(input, pad):
     return out
 
 
+@public("functional")
 def pad(input, pad, mode="constant", value=None):
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
@@ -353,11 +364,13 @@ def _vector_norm_of(input, ord, dim, keepdim):
     return _reduce.vector_norm(input, builtins.float(ord), _norm_dims(input, dim), keepdim)
 
 
+@public("functional")
 def normalize(input, p=2.0, dim=1, eps=1e-12):
     denom = clamp_min(_vector_norm_of(input, p, dim, True), eps)
     return input / expand(denom, input.shape)
 
 
+@public("function", "functional")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """ATen's: each input divided by its (clamped) norm, then the dot product along dim."""
     common = dtypes.result_type(x1, x2)
@@ -377,6 +390,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
+@public("function", "functional")
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = _add_scalar(x1 - x2, other=eps)
     dim = builtins.max(x1.dim(), x2.dim()) - 1
@@ -470,6 +484,7 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dis
                 "donot_use_mm_for_euclid_dist": 2}
 
 
+@public("function")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
@@ -500,13 +515,5 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _cdist(x1, x2, p=builtins.float(p))
 
 
-# names for the glassgrad namespace (and nn.functional)
-__all__ = ["cdist", "cosine_similarity", "dropout", "dropout_", "log_softmax",
-           "pairwise_distance", "softmax"]
-
-METHODS = {"softmax": softmax, "log_softmax": log_softmax}    # Tensor methods
-
-# names only in glassgrad.nn.functional (and F's own signatures of softmax, dropout)
-FUNCTIONAL = {"softmax": _functional_softmax, "log_softmax": _functional_log_softmax,
-              "dropout": _functional_dropout, "linear": linear, "one_hot": one_hot, "pad": pad,
-              "normalize": normalize, "relu_": relu_}
+# @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

@@ -9,7 +9,7 @@ from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from . import _formula
-from . import publish
+from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -120,17 +120,21 @@ def _check_sub(input, other):
                            "operator instead.")
 
 
+@public("function", "method")
 def add(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
     return _add(input, other, alpha=alpha)
 
 
+@public("function", "method")
+@public("function", name="subtract")
 def sub(input, other, *, alpha=1):
     _check_sub(input, other)
     _check_alpha(input, other, alpha)
     return _sub(input, other, alpha=alpha)
 
 
+@public("function")
 def rsub(input, other, *, alpha=1):
     _check_sub(input, other)
     _check_alpha(input, other, alpha)
@@ -139,10 +143,13 @@ def rsub(input, other, *, alpha=1):
     return _rsub(input, other=other, alpha=alpha)
 
 
+@public("function", "method")
+@public("function", name="multiply")
 def mul(input, other):
     return _mul(input, other)
 
 
+@public("function", "method")
 def pow(input, exponent):
     if not isinstance(exponent, Tensor):
         return _pow_scalar(input, exponent=exponent)
@@ -187,10 +194,10 @@ _math("neg", _no_bool(
     lambda xp, a: xp.negative(a), RuntimeError,
     "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-    lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII)
+    lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII + ("__neg__",))
 _math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
                       '"abs_cpu" not implemented for \'Bool\''),
-      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII)
+      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII + ("__abs__",))
 
 
 def _sign(xp, a):
@@ -226,10 +233,12 @@ _sigmoid_backward = defop(
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
 _math("tanh", lambda xp, self: xp.tanh(self),
-      lambda grad, result: _tanh_backward.call(grad, result), arrays=True, variants=_FMII,
+      lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
+      variants=_FMII + ("functional",),
       explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
 _math("sigmoid", lambda xp, a: 1 / (1 + xp.exp(-a)),
-      lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True, variants=_FMII,
+      lambda grad, result: _sigmoid_backward.call(grad, result), arrays=True,
+      variants=_FMII + ("functional",),
       explain="d(sigmoid(x))/dx = {result}*(1 - {result}), from the output {result}")
 _math("reciprocal", lambda xp, a: 1 / a, lambda grad, result: -grad * (result * result),
       arrays=True, variants=_FMII,
@@ -262,7 +271,11 @@ _relu, relu_ = _unary(_math(
     dtype="promote", arrays=True, variants=(),
     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
 
+public("method", name="relu")(_relu)
+public("function", "method", "functional", name="relu_")(relu_)
 
+
+@public("function", "functional")
 def relu(input, inplace=False):
     """torch.relu, and F.relu's signature (inplace: relu_)."""
     return relu_(input) if inplace else _relu(input)
@@ -379,6 +392,8 @@ def _check_rounding_mode(rounding_mode):
                            f"but found '{rounding_mode}'")
 
 
+@public("function", "method")
+@public("function", name="divide")
 def div(input, other, *, rounding_mode=None):
     _check_rounding_mode(rounding_mode)
     if rounding_mode is None:
@@ -386,6 +401,7 @@ def div(input, other, *, rounding_mode=None):
     return _div_mode[rounding_mode](input, other, rounding_mode=rounding_mode)
 
 
+@public("method", "__itruediv__")
 def div_(self, other, *, rounding_mode=None):
     _check_rounding_mode(rounding_mode)
     if rounding_mode is None:
@@ -394,14 +410,17 @@ def div_(self, other, *, rounding_mode=None):
                          {"rounding_mode": rounding_mode})
 
 
+@public("function", "method")
 def true_divide(input, other):
     return _div(input, other)
 
 
+@public("function", "method")
 def floor_divide(input, other):
     return _floor_divide(input, other)
 
 
+@public("function", "method")
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return _remainder_scalar_self(input, other)
@@ -410,6 +429,7 @@ def remainder(input, other):
     return _remainder(input, other)
 
 
+@public("function", "method")
 def fmod(input, other):
     if not isinstance(other, Tensor):
         return _fmod_scalar(input, other=other)
@@ -424,12 +444,15 @@ def _binary_inplace(tensor_op, scalar_op=None):
     return method
 
 
-floor_divide_ = _binary_inplace(_floor_divide)
-remainder_ = _binary_inplace(_remainder, _remainder_scalar)
-fmod_ = _binary_inplace(_fmod, _fmod_scalar)
-true_divide_ = _binary_inplace(_div)
+floor_divide_ = public("method", "__ifloordiv__", name="floor_divide_")(
+    _binary_inplace(_floor_divide))
+remainder_ = public("method", "__imod__", name="remainder_")(
+    _binary_inplace(_remainder, _remainder_scalar))
+fmod_ = public("method", name="fmod_")(_binary_inplace(_fmod, _fmod_scalar))
+true_divide_ = public("method", name="true_divide_")(_binary_inplace(_div))
 
 
+@public("function", "method")
 def float_power(input, exponent):
     """pow computed in float64 (composite: the same nodes as pow on double operands)."""
     base = input.double() if isinstance(input, Tensor) else builtins.float(input)
@@ -437,12 +460,14 @@ def float_power(input, exponent):
     return pow(base, exp_)
 
 
+@public("method", "__ipow__")
 def pow_(self, exponent):
     if isinstance(exponent, Tensor):
         return apply_inplace(_pow_tensor, self, (self, exponent), {})
     return apply_inplace(_pow_scalar, self, (self,), {"exponent": exponent})
 
 
+@public("method")
 def float_power_(self, exponent):
     if self.dtype is not dtypes.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
@@ -452,10 +477,12 @@ def float_power_(self, exponent):
                 else builtins.float(exponent))
 
 
+@public("function", "method")
 def square(input):
     return pow(input, 2)
 
 
+@public("method")
 def square_(self):
     return pow_(self, 2)
 
@@ -494,12 +521,13 @@ _math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
       lambda grad, self: grad * (self * self - 1).rsqrt(), variants=_FM, aliases=("arccosh",))
 _math("atanh", _quiet(lambda xp, a: xp.arctanh(a)), lambda grad, self: grad / (1 - self.pow(2)),
       variants=_FM, aliases=("arctanh",))
-asinh_, acosh_, atanh_ = (
-    _unary(_math(f"{name.capitalize()}Backward1", _quiet(lambda xp, a, f=f: getattr(xp, f)(a)),
-                 _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
-                                                       f"{name}' is not implemented."),
-                 variants=()))[1]
-    for name, f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")))
+for _name, _f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")):
+    public("method", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
+        f"{_name.capitalize()}Backward1", _quiet(lambda xp, a, f=_f: getattr(xp, f)(a)),
+        _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
+                                              f"{_name}' is not implemented."),
+        variants=()))[1])
+del _name, _f
 _math("erf", lambda xp, a: _erf_np(a),
       lambda grad, self: 2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
 _math("erfc", lambda xp, a: _erfc_np(a),
@@ -534,6 +562,7 @@ def _check_round_decimals(input, decimals):
         raise _kernel_error("round_cpu", input.dtype)
 
 
+@public("function", "method")
 def round(input, *, decimals=None):
     if decimals is None:
         return _round(input)
@@ -541,6 +570,7 @@ def round(input, *, decimals=None):
     return _round_decimals(input, decimals=decimals)
 
 
+@public("method")
 def round_(self, *, decimals=None):
     if decimals is None:
         return _round_(self)
@@ -563,10 +593,12 @@ def _logit_grad(grad, self, eps):
 _logit = defop("LogitBackward0", _logit_forward, grads={"self": _logit_grad}, dtype="float")
 
 
+@public("function", "method")
 def logit(input, eps=None):
     return _logit(input, eps=eps)
 
 
+@public("method")
 def logit_(self, eps=None):
     return apply_inplace(_logit, self, (self,), {"eps": eps})
 
@@ -577,10 +609,12 @@ _nan_to_num = defop(
     grads={"self": lambda grad, self: grad * isfinite(self)}, dtype="same")
 
 
+@public("function", "method")
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
+@public("method")
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return apply_inplace(_nan_to_num, self, (self,),
                          {"nan": nan, "posinf": posinf, "neginf": neginf})
@@ -592,9 +626,9 @@ def _float_test(f, ints):
     return lambda input: op(input)
 
 
-isnan = _float_test(xp.isnan, False)
-isinf = _float_test(xp.isinf, False)
-isfinite = _float_test(xp.isfinite, True)
+isnan = public("function", "method", name="isnan")(_float_test(xp.isnan, False))
+isinf = public("function", "method", name="isinf")(_float_test(xp.isinf, False))
+isfinite = public("function", "method", name="isfinite")(_float_test(xp.isfinite, True))
 
 
 # -- binary math -----------------------------------------------------------------------------
@@ -670,14 +704,29 @@ _logaddexp = defop("LogaddexpBackward0", _logaddexp_forward, ("self", "other"),
                           "other": lambda grad, self, other: grad / (1 + (self - other).exp())})
 
 atan2, _atan2_method = _tensor_binary("atan2", _atan2)
+public("function", name="atan2", aliases=("arctan2",))(atan2)
+public("method", name="atan2", aliases=("arctan2",))(_atan2_method)
 maximum, _maximum_method = _tensor_binary("maximum", _maximum)
+public("function", name="maximum")(maximum)
+public("method", name="maximum")(_maximum_method)
 minimum, _minimum_method = _tensor_binary("minimum", _minimum)
+public("function", name="minimum")(minimum)
+public("method", name="minimum")(_minimum_method)
 fmax, _fmax_method = _tensor_binary("fmax", _fmax)
+public("function", name="fmax")(fmax)
+public("method", name="fmax")(_fmax_method)
 fmin, _fmin_method = _tensor_binary("fmin", _fmin)
+public("function", name="fmin")(fmin)
+public("method", name="fmin")(_fmin_method)
 hypot, _hypot_method = _tensor_binary("hypot", _hypot)
+public("function", name="hypot")(hypot)
+public("method", name="hypot")(_hypot_method)
 logaddexp, _logaddexp_method = _tensor_binary("logaddexp", _logaddexp)
-atan2_ = _tensor_binary_inplace("atan2", _atan2, to_float=True)
-hypot_ = _tensor_binary_inplace("hypot", _hypot)
+public("function", name="logaddexp")(logaddexp)
+public("method", name="logaddexp")(_logaddexp_method)
+atan2_ = public("method", name="atan2_", aliases=("arctan2_",))(
+    _tensor_binary_inplace("atan2", _atan2, to_float=True))
+hypot_ = public("method", name="hypot_")(_tensor_binary_inplace("hypot", _hypot))
 
 
 def _xlogy_forward(xp, self, other):
@@ -700,6 +749,7 @@ _xlogy_scalar_other = defop(
         (self == 0.0) & (other <= 0.0), 0.0, xlogy(grad, other))})
 
 
+@public("function", "method")
 def xlogy(input, other):
     if not isinstance(input, Tensor):
         return _xlogy_scalar_self(other, self=input)
@@ -708,6 +758,7 @@ def xlogy(input, other):
     return _xlogy(input, other)
 
 
+@public("method")
 def xlogy_(self, other):
     if not isinstance(other, Tensor):
         return apply_inplace(_xlogy_scalar_other, self, (self,), {"other": other})
@@ -752,11 +803,13 @@ def _lerp_args(input, end, weight):
     return _lerp_scalar, (input, end), {"weight": weight}
 
 
+@public("function", "method")
 def lerp(input, end, weight):
     op, values, attrs = _lerp_args(input, end, weight)
     return op(*values, **attrs)
 
 
+@public("method")
 def lerp_(self, end, weight):
     op, values, attrs = _lerp_args(self, end, weight)
     return apply_inplace(op, self, values, attrs)
@@ -795,19 +848,23 @@ _addcdiv = defop("AddcdivBackward0", _addc_forward("true_divide"),
                         -grad * (value * tensor1 / (tensor2 * tensor2))})
 
 
+@public("function", "method")
 def addcmul(input, tensor1, tensor2, *, value=1):
     return _addcmul(input, tensor1, tensor2, value=value)
 
 
+@public("function", "method")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
     return _addcdiv(input, tensor1, tensor2, value=value)
 
 
+@public("method")
 def addcmul_(self, tensor1, tensor2, *, value=1):
     return apply_inplace(_addcmul, self, (self, tensor1, tensor2), {"value": value})
 
 
+@public("method")
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
     return apply_inplace(_addcdiv, self, (self, tensor1, tensor2), {"value": value})
@@ -862,11 +919,13 @@ def _check_hardtanh(input, min_val, max_val):
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
 
 
+@public("functional")
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _check_hardtanh(input, min_val, max_val)
     return _apply(_hardtanh, input, inplace, min_val=min_val, max_val=max_val)
 
 
+@public("functional")
 def relu6(input, inplace=False):
     _check_hardtanh(input, 0, 6)
     return _apply(_hardtanh, input, inplace, min_val=0, max_val=6)
@@ -883,6 +942,7 @@ _leaky_relu_result = defop("LeakyReluBackward1", _leaky_relu.forward,
                                                        negative_slope=negative_slope)})
 
 
+@public("functional")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _apply(_leaky_relu_result if inplace else _leaky_relu, input, inplace,
                   negative_slope=negative_slope)
@@ -912,11 +972,13 @@ _elu_result = defop("EluBackward1", _quiet(_elu_forward), dtype=_same_dtype("elu
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
+@public("functional")
 def elu(input, alpha=1.0, inplace=False):
     return _apply(_elu_result if inplace else _elu, input, inplace, alpha=alpha, scale=1,
                   input_scale=1)
 
 
+@public("function", "functional")
 def selu(input, inplace=False):
     return _apply(_elu_result if inplace else _elu, input, inplace, alpha=_SELU_ALPHA,
                   scale=_SELU_SCALE, input_scale=1)
@@ -931,14 +993,17 @@ _celu_result = defop("CeluBackward1", _celu.forward, dtype=_same_dtype("elu_cpu"
                          grad, result, alpha, 1, 1 / alpha)})
 
 
+@public("function", "functional")
 def celu(input, alpha=1.0, inplace=False):
     return _apply(_celu_result if inplace else _celu, input, inplace, alpha=alpha)
 
 
+@public("function")
 def selu_(input):
     return selu(input, inplace=True)
 
 
+@public("function")
 def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
@@ -967,6 +1032,7 @@ _gelu = defop("GeluBackward0", _gelu_forward, dtype=_same_dtype("GeluKernelImpl"
               grads={"self": _gelu_grad})
 
 
+@public("functional")
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -988,6 +1054,7 @@ _softplus = defop("SoftplusBackward0", _quiet(_softplus_forward),
                   dtype=_same_dtype("softplus_cpu"), grads={"self": _softplus_grad})
 
 
+@public("functional")
 def softplus(input, beta=1, threshold=20):
     return _softplus(input, beta=beta, threshold=threshold)
 
@@ -1018,18 +1085,22 @@ _hardswish = defop("HardswishBackward0", lambda xp, self: self * xp.clip(self + 
                        self <= -3, 0.0, where(self < 3, grad * (self / 3 + 0.5), grad))})
 
 
+@public("functional")
 def silu(input, inplace=False):
     return _apply(_silu, input, inplace)
 
 
+@public("functional")
 def mish(input, inplace=False):
     return _apply(_mish, input, inplace)
 
 
+@public("functional")
 def hardsigmoid(input, inplace=False):
     return _apply(_hardsigmoid, input, inplace)
 
 
+@public("functional")
 def hardswish(input, inplace=False):
     return _apply(_hardswish, input, inplace)
 
@@ -1050,12 +1121,23 @@ def _compare(name, forward):
 
 
 eq, eq_ = _compare("eq", "equal")
+public("function", "method", name="eq")(eq)
+public("method", name="eq_")(eq_)
 ne, ne_ = _compare("ne", "not_equal")
+public("function", "method", name="ne", aliases=("not_equal",))(ne)
+public("method", name="ne_", aliases=("not_equal_",))(ne_)
 lt, lt_ = _compare("lt", "less")
+public("function", "method", name="lt", aliases=("less",))(lt)
+public("method", name="lt_", aliases=("less_",))(lt_)
 le, le_ = _compare("le", "less_equal")
+public("function", "method", name="le", aliases=("less_equal",))(le)
+public("method", name="le_", aliases=("less_equal_",))(le_)
 gt, gt_ = _compare("gt", "greater")
+public("function", "method", name="gt", aliases=("greater",))(gt)
+public("method", name="gt_", aliases=("greater_",))(gt_)
 ge, ge_ = _compare("ge", "greater_equal")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+public("function", "method", name="ge", aliases=("greater_equal",))(ge)
+public("method", name="ge_", aliases=("greater_equal_",))(ge_)
 
 
 def _logical(name, forward, inputs=("self", "other")):
@@ -1076,9 +1158,17 @@ def _logical(name, forward, inputs=("self", "other")):
 
 
 logical_and, logical_and_ = _logical("logical_and", "logical_and")
+public("function", "method", name="logical_and")(logical_and)
+public("method", name="logical_and_")(logical_and_)
 logical_or, logical_or_ = _logical("logical_or", "logical_or")
+public("function", "method", name="logical_or")(logical_or)
+public("method", name="logical_or_")(logical_or_)
 logical_xor, logical_xor_ = _logical("logical_xor", "logical_xor")
+public("function", "method", name="logical_xor")(logical_xor)
+public("method", name="logical_xor_")(logical_xor_)
 logical_not, logical_not_ = _logical("logical_not", "logical_not", ("self",))
+public("function", "method", name="logical_not")(logical_not)
+public("method", name="logical_not_")(logical_not_)
 
 
 def _check_cast(self, *others, to_float=False):
@@ -1104,11 +1194,20 @@ def _bitwise(name, forward, inputs=("self", "other")):
 
 
 bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")
+public("function", "method", name="bitwise_and")(bitwise_and)
+public("method", "__iand__", name="bitwise_and_")(bitwise_and_)
 bitwise_or, bitwise_or_ = _bitwise("bitwise_or", "bitwise_or")
+public("function", "method", name="bitwise_or")(bitwise_or)
+public("method", "__ior__", name="bitwise_or_")(bitwise_or_)
 bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", "bitwise_xor")
+public("function", "method", name="bitwise_xor")(bitwise_xor)
+public("method", "__ixor__", name="bitwise_xor_")(bitwise_xor_)
 bitwise_not, bitwise_not_ = _bitwise("bitwise_not", "invert", ("self",))
+public("function", "method", name="bitwise_not")(bitwise_not)
+public("method", name="bitwise_not_")(bitwise_not_)
 
 
+@public("__invert__")
 def _invert(self):
     if self.is_floating_point():
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
@@ -1123,6 +1222,7 @@ _where = defop("WhereBackward0", lambda xp, condition, self, other: xp.where(con
                       "other": lambda grad, condition: where(condition, 0, grad)})
 
 
+@public("function")
 def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
@@ -1193,11 +1293,13 @@ def _clamp_args(input, min, max, method=False):
     return _clamp_tensor, (input, min, max), {"dtype": dtypes.result_type(*present)}
 
 
+@public("function", "method", aliases=("clip",))
 def clamp(input, min=None, max=None):
     op, values, attrs = _clamp_args(input, min, max)
     return op(*values, **attrs)
 
 
+@public("method", aliases=("clip_",))
 def clamp_(self, min=None, max=None):
     op, values, attrs = _clamp_args(self, min, max, method=True)
     if op is _clamp_tensor:
@@ -1247,11 +1349,13 @@ def _bound_args(scalar_op, tensor_op, name, input, bound):
     return scalar_op, (input,), {name: bound}
 
 
+@public("function", "method")
 def clamp_min(input, min):
     op, values, attrs = _bound_args(_clamp_min, _clamp_min_tensor, "min", input, min)
     return op(*values, **attrs)
 
 
+@public("function", "method")
 def clamp_max(input, max):
     op, values, attrs = _bound_args(_clamp_max, _clamp_max_tensor, "max", input, max)
     return op(*values, **attrs)
@@ -1267,10 +1371,12 @@ def _bound_inplace(op, tensor_op, name, self, bound):
     return apply_inplace(op, self, values, attrs)
 
 
+@public("function", "method")
 def clamp_min_(self, min):
     return _bound_inplace(_clamp_min, _clamp_min_tensor, "min", self, min)
 
 
+@public("function", "method")
 def clamp_max_(self, max):
     return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
 
@@ -1288,10 +1394,12 @@ _copy = defop("CopyBackwards", lambda xp, self, src: src,     # apply_inplace br
 _copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"   # hand-written in torch
 
 
+@public("method")
 def zero_(self):
     return apply_inplace(_zero, self, (self,), {}, overlap=None)
 
 
+@public("method")
 def fill_(self, value):
     if isinstance(value, Tensor):
         if value.dim() != 0:
@@ -1301,6 +1409,7 @@ def fill_(self, value):
     return apply_inplace(_fill, self, (self,), {"value": value}, overlap=None)
 
 
+@public("method")
 def copy_(self, src, non_blocking=False):
     # from self's own memory (same place, strides, dtype) PyTorch returns at once, unchecked
     a, b = self._data, getattr(src, "_data", None)
@@ -1310,14 +1419,17 @@ def copy_(self, src, non_blocking=False):
     return apply_inplace(_copy, self, (self, src), {}, overlap=None if same else "all")
 
 
+@public("method", "__iadd__")
 def add_(self, other, *, alpha=1):
     return apply_inplace(_add, self, (self, other), {"alpha": alpha})
 
 
+@public("method", "__isub__")
 def sub_(self, other, *, alpha=1):
     return apply_inplace(_sub, self, (self, other), {"alpha": alpha})
 
 
+@public("method", "__imul__")
 def mul_(self, other):
     return apply_inplace(_mul, self, (self, other), {})
 
@@ -1351,67 +1463,25 @@ def _rdiv(self, other):
     return self.reciprocal() * other
 
 
-# the rows that declare variants (exp, log1p, ...) name themselves: glassgrad.ops.publish
-publish(globals())
-__all__ += [
-    "add", "addcdiv", "addcmul", "atan2", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "celu", "celu_", "clamp", "clamp_max", "clamp_max_", "clamp_min",
-    "clamp_min_", "div", "eq", "float_power", "floor_divide", "fmax", "fmin", "fmod", "ge",
-    "greater", "greater_equal", "gt", "hypot", "isfinite", "isinf", "isnan", "le", "lerp",
-    "less", "less_equal", "logaddexp", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "nan_to_num", "ne", "not_equal",
-    "pow", "relu", "relu_", "remainder", "round", "rsub", "selu", "selu_", "square", "sub",
-    "true_divide", "where", "xlogy", "arctan2"]
-arctan2 = atan2
+# the operators: one dunder each
+for _dunder, _fn in (
+        ("__add__", _binary(_add, alpha=1)), ("__radd__", _binary(_add, alpha=1)),
+        ("__sub__", _binary(sub)), ("__rsub__", _binary(rsub)),
+        ("__mul__", _binary(_mul)), ("__rmul__", _binary(_mul)),
+        ("__truediv__", _binary(div)), ("__rtruediv__", _binary(_rdiv)),
+        ("__floordiv__", _binary(floor_divide)), ("__rfloordiv__", _binary(_r(floor_divide))),
+        ("__mod__", _binary(remainder)), ("__rmod__", _binary(_r(remainder))),
+        ("__pow__", _binary(pow)), ("__rpow__", _binary(_r(pow))),
+        ("__pos__", lambda self: self),
+        ("__eq__", _binary(eq)), ("__ne__", _binary(ne)), ("__lt__", _binary(lt)),
+        ("__le__", _binary(le)), ("__gt__", _binary(gt)), ("__ge__", _binary(ge)),
+        ("__and__", _binary(bitwise_and)), ("__or__", _binary(bitwise_or)),
+        ("__xor__", _binary(bitwise_xor)), ("__rand__", _binary(bitwise_and)),
+        ("__ror__", _binary(bitwise_or)), ("__rxor__", _binary(bitwise_xor))):
+    public(_dunder)(_fn)
+del _dunder, _fn
+public("method", name="where")(lambda self, condition, other: where(condition, self, other))
 
-METHODS.update({
-    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "relu": _relu, "relu_": relu_,
-    "clamp": clamp, "clip": clamp,
-    "clamp_min": clamp_min, "clamp_max": clamp_max,
-    "true_divide": true_divide, "floor_divide": floor_divide, "remainder": remainder,
-    "fmod": fmod, "float_power": float_power, "square": square, "logit": logit, "lerp": lerp,
-    "addcmul": addcmul, "addcdiv": addcdiv, "xlogy": xlogy, "round": round,
-    "nan_to_num": nan_to_num, "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
-    "atan2": _atan2_method, "arctan2": _atan2_method, "maximum": _maximum_method,
-    "minimum": _minimum_method, "fmax": _fmax_method, "fmin": _fmin_method,
-    "hypot": _hypot_method, "logaddexp": _logaddexp_method,
-    "where": lambda self, condition, other: where(condition, self, other),
-    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "greater": gt,
-    "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
-    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor,
-    "logical_not": logical_not, "bitwise_and": bitwise_and, "bitwise_or": bitwise_or,
-    "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "__add__": _binary(_add, alpha=1), "__radd__": _binary(_add, alpha=1),
-    "__sub__": _binary(sub), "__rsub__": _binary(rsub),
-    "__mul__": _binary(_mul), "__rmul__": _binary(_mul),
-    "__truediv__": _binary(div), "__rtruediv__": _binary(_rdiv),
-    "__floordiv__": _binary(floor_divide), "__rfloordiv__": _binary(_r(floor_divide)),
-    "__mod__": _binary(remainder), "__rmod__": _binary(_r(remainder)),
-    "__pow__": _binary(pow), "__rpow__": _binary(_r(pow)),
-    "__neg__": neg, "__abs__": abs, "__pos__": lambda self: self, "__invert__": _invert,
-    "__eq__": _binary(eq), "__ne__": _binary(ne), "__lt__": _binary(lt),
-    "__le__": _binary(le), "__gt__": _binary(gt), "__ge__": _binary(ge),
-    "__and__": _binary(bitwise_and), "__or__": _binary(bitwise_or),
-    "__xor__": _binary(bitwise_xor), "__rand__": _binary(bitwise_and),
-    "__ror__": _binary(bitwise_or), "__rxor__": _binary(bitwise_xor),
-    # in-place
-    "add_": add_, "sub_": sub_, "mul_": mul_, "div_": div_, "zero_": zero_, "fill_": fill_,
-    "copy_": copy_, "clamp_": clamp_, "clip_": clamp_, "pow_": pow_, "clamp_min_": clamp_min_,
-    "clamp_max_": clamp_max_,
-    "true_divide_": true_divide_, "floor_divide_": floor_divide_, "remainder_": remainder_,
-    "fmod_": fmod_, "float_power_": float_power_, "square_": square_, "logit_": logit_,
-    "lerp_": lerp_, "addcmul_": addcmul_, "addcdiv_": addcdiv_, "xlogy_": xlogy_,
-    "round_": round_, "nan_to_num_": nan_to_num_, "atan2_": atan2_, "arctan2_": atan2_,
-    "hypot_": hypot_, "eq_": eq_, "ne_": ne_, "lt_": lt_, "le_": le_, "gt_": gt_, "ge_": ge_,
-    "greater_": gt_, "greater_equal_": ge_, "less_": lt_, "less_equal_": le_,
-    "not_equal_": ne_, "logical_and_": logical_and_, "logical_or_": logical_or_,
-    "logical_xor_": logical_xor_, "logical_not_": logical_not_, "bitwise_and_": bitwise_and_,
-    "bitwise_or_": bitwise_or_, "bitwise_xor_": bitwise_xor_, "bitwise_not_": bitwise_not_,
-    "__iadd__": add_, "__isub__": sub_, "__imul__": mul_, "__itruediv__": div_,
-    "__ifloordiv__": floor_divide_, "__imod__": remainder_, "__iand__": bitwise_and_,
-    "__ior__": bitwise_or_, "__ixor__": bitwise_xor_, "__ipow__": pow_,
-})
-# torch has no derivative for these in place: in-place methods of their own rows
-for _name in ("asinh", "acosh", "atanh"):
-    METHODS[_name + "_"] = METHODS["arc" + _name[1:] + "_"] = globals()[_name + "_"]
-del _name
+
+# rows and @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

@@ -9,6 +9,7 @@ from .. import dtypes
 from .._creation import _dtype, _new, _rng, _size, zeros, zeros_like
 from .._tensor import Tensor
 from ..backend import xp
+from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
 from .shape import expand
 
@@ -66,6 +67,7 @@ def _bound_checks(self, low, high):
             raise RuntimeError(f"{name} is out of bounds for {_C10_NAMES[self.dtype.name]}")
 
 
+@public("method")
 def uniform_(self, *args, generator=None, **kwargs):
     """uniform_(from=0, to=1, *, generator=None) (``from`` is a Python keyword)."""
     low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to", 1)][len(args):])[:2]
@@ -83,6 +85,7 @@ def _check_std(std):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
+@public("method")
 def normal_(self, mean=0, std=1, *, generator=None):
     _float_kernel(self.dtype, "normal_kernel_cpu")
     _check_std(std)
@@ -90,6 +93,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
                                                    "generator": generator})
 
 
+@public("method")
 def exponential_(self, lambd=1, *, generator=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
@@ -104,6 +108,7 @@ def _check_p(p):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
+@public("method")
 def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         expand(p.detach(), self.shape)      # PyTorch's error when p does not broadcast
@@ -126,6 +131,7 @@ _bernoulli_p = defop("NotImplemented", _draw(lambda rng, self, p: rng.random(sel
                      dtype="same", grads={"self": _bernoulli_not_implemented})
 
 
+@public("function", "method")
 def bernoulli(input, p=None, *, generator=None):
     if p is not None:
         _check_p(p)
@@ -163,6 +169,7 @@ def _std_tensor(std):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
 
+@public("function")
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """normal(Tensor mean, Tensor std) | (Tensor mean, float std=1) | (float mean, Tensor std)
@@ -196,6 +203,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
 _RANGE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int"}
 
 
+@public("function")
 def randperm(n, *, generator=None, dtype=dtypes.int64, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     if n < 0:
@@ -221,6 +229,7 @@ def _multinomial_row(rng, p, num_samples, replacement):
     return xp.argsort(keys, kind="stable")[:num_samples]
 
 
+@public("function", "method")
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not 1 <= input.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -253,7 +262,5 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     return _new(out, None, False)
 
 
-__all__ = ["bernoulli", "multinomial", "normal", "randperm"]  # names for the glassgrad namespace
-
-METHODS = {"bernoulli": bernoulli, "multinomial": multinomial, "uniform_": uniform_,
-           "normal_": normal_, "bernoulli_": bernoulli_, "exponential_": exponential_}
+# @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

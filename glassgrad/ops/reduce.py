@@ -10,7 +10,7 @@ from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
-from . import _formula, shape as _shape  # (shape is partial here: it imports sum_to; use lazily)
+from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
 
 _INF = math.inf
@@ -112,12 +112,14 @@ def _type_name(d):
     return _SCALAR_NAMES[d.name]
 
 
+@public("function", "method")
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _sum_all(input, dtype=dtype)
     return _sum_dim(input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dtype)
 
 
+@public("function", "method")
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = dtype or input.dtype
     if not d.is_floating_point:
@@ -263,6 +265,7 @@ _prod_dim = defop("ProdBackward1", lambda xp, self, dim, keepdim, dtype: _prod_f
     self, (dim,), keepdim, dtype), dtype=_result_dtype, grads={"self": _prod_dim_backward})
 
 
+@public("function", "method")
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _prod_all(input, dtype=dtype)
@@ -370,10 +373,12 @@ def _max_min(name, input, dim, keepdim, other):
     return _named(name, op(input, dim=dim, keepdim=keepdim))
 
 
+@public("function", "method")
 def max(input, dim=None, keepdim=False, *, other=None):
     return _max_min("max", input, dim, keepdim, other)
 
 
+@public("function", "method")
 def min(input, dim=None, keepdim=False, *, other=None):
     return _max_min("min", input, dim, keepdim, other)
 
@@ -389,10 +394,12 @@ def _amax_dims(name, input, dim):
     return dims or tuple(range(input.dim()))
 
 
+@public("function", "method")
 def amax(input, dim=(), keepdim=False):
     return _amax(input, dim=_amax_dims("amax", input, dim), keepdim=keepdim)
 
 
+@public("function", "method")
 def amin(input, dim=(), keepdim=False):
     return _amin(input, dim=_amax_dims("amin", input, dim), keepdim=keepdim)
 
@@ -406,10 +413,12 @@ def _argmax_min(name, op, input, dim, keepdim):
     return op(input, dim=dim, keepdim=keepdim)
 
 
+@public("function", "method")
 def argmax(input, dim=None, keepdim=False):
     return _argmax_min("argmax", _argmax, input, dim, keepdim)
 
 
+@public("function", "method")
 def argmin(input, dim=None, keepdim=False):
     return _argmax_min("argmin", _argmin, input, dim, keepdim)
 
@@ -521,6 +530,7 @@ def _dim_size(input, dim):
     return input.shape[dim] if input.dim() else 1
 
 
+@public("function", "method")
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input)
@@ -530,6 +540,7 @@ def median(input, dim=None, keepdim=False):
     return _named("median", _median_dim(input, dim=dim, keepdim=keepdim))
 
 
+@public("function", "method")
 def mode(input, dim=-1, keepdim=False):
     dim = _wrap_dim(dim, input.dim())
     if _dim_size(input, dim) == 0:
@@ -537,6 +548,7 @@ def mode(input, dim=-1, keepdim=False):
     return _named("mode", _mode(input, dim=dim, keepdim=keepdim))
 
 
+@public("function", "method")
 def kthvalue(input, k, dim=-1, keepdim=False):
     dim = _wrap_dim(dim, input.dim())
     size = _dim_size(input, dim)
@@ -547,6 +559,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _named("kthvalue", _kthvalue(input, dim=dim, keepdim=keepdim, k=k))
 
 
+@public("function", "method")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     dim = _wrap_dim(-1 if dim is None else dim, input.dim())
     if not 0 <= k <= _dim_size(input, dim):
@@ -554,12 +567,14 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _named("topk", _topk(input, dim=dim, k=k, largest=largest, sorted=sorted))
 
 
+@public("function", "method")
 def sort(input, dim=-1, descending=False, *, stable=False):
     op = _sort_stable if stable else _sort
     return _named("sort", op(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                              stable=bool(stable)))
 
 
+@public("function", "method")
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return _argsort(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                     stable=bool(stable))
@@ -658,18 +673,22 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
+@public("function", "method")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var(input, **_var_args("var", input, dim, unbiased, keepdim, correction))
 
 
+@public("function", "method")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
+@public("function")
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
+@public("function")
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
 
@@ -727,6 +746,7 @@ norm_p = defop("NormBackward1", lambda xp, self, p, dim, keepdim: _vector_norm_f
         grad, self, p, result, dim, keepdim)})
 
 
+@public("linalg")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
@@ -744,6 +764,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _vector_norm(x, ord=ord, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
+@public("linalg")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if ord not in ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
@@ -800,6 +821,7 @@ def _svd_norm(A, ord, dims, keepdim, dtype):
     return result
 
 
+@public("linalg", name="norm")
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: a matrix norm over two dims (or a 2-D input) when ord is given,
     otherwise vector_norm."""
@@ -814,6 +836,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         return matrix_norm(A, ord, [0, 1] if dims is None else dims, keepdim, dtype=dtype)
     return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
 
+@public("function", "method")
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
@@ -841,6 +864,7 @@ _logsumexp = defop("LogsumexpBackward0", _logsumexp_forward, dtype="float", grad
     (self - _restore(result, dim, self.dim(), keepdim)).exp()})
 
 
+@public("function", "method")
 def logsumexp(input, dim, keepdim=False):
     dims = _dims(dim, input.dim()) or tuple(range(input.dim()))
     return _logsumexp(input, dim=dims, keepdim=keepdim)
@@ -911,6 +935,7 @@ _cumprod_cast = defop("CumprodBackward0", lambda xp, self, dim, dtype, self_scal
                              _cumprod_backward(grad.to(self_scalar_type), self, dim, result)})
 
 
+@public("function", "method")
 def cumsum(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
     if dtype is None or dtype is input.dtype:
@@ -918,6 +943,7 @@ def cumsum(input, dim, *, dtype=None):
     return _cumsum_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
 
 
+@public("function", "method")
 def cumprod(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
     if dtype is None or dtype is input.dtype:
@@ -937,8 +963,8 @@ def _cumulative_(op):
     return inplace
 
 
-cumsum_ = _cumulative_(_cumsum)
-cumprod_ = _cumulative_(_cumprod)
+cumsum_ = public("method", name="cumsum_")(_cumulative_(_cumsum))
+cumprod_ = public("method", name="cumprod_")(_cumulative_(_cumprod))
 
 
 def _cum_extreme(largest):
@@ -968,10 +994,12 @@ _cummin = defop("CumminBackward0", _cum_extreme(False), dtype="same", grads=_CUM
                 outputs=("result", "indices"))
 
 
+@public("function", "method")
 def cummax(input, dim):
     return _named("cummax", _cummax(input, dim=_wrap_dim(dim, input.dim())))
 
 
+@public("function", "method")
 def cummin(input, dim):
     return _named("cummin", _cummin(input, dim=_wrap_dim(dim, input.dim())))
 
@@ -994,18 +1022,22 @@ _count_nonzero = defop("count_nonzero", lambda xp, self, dim: xp.count_nonzero(
     self, axis=_axis(self, dim)), dtype=_int64, promote=())
 
 
+@public("function", "method")
 def all(input, dim=None, keepdim=False):
     return _all(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
 
 
+@public("function", "method")
 def any(input, dim=None, keepdim=False):
     return _any(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
 
 
+@public("function", "method")
 def count_nonzero(input, dim=None):
     return _count_nonzero(input, dim=None if dim is None else _dims(dim, input.dim()))
 
 
+@public("function", "method")
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -1028,16 +1060,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return input
 
 
-__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "argsort", "count_nonzero",
-           "cummax", "cummin", "cumprod", "cumsum", "diff", "kthvalue", "logsumexp", "max",
-           "mean", "median", "min", "mode", "norm", "prod", "sort", "std", "std_mean", "sum",
-           "topk", "var", "var_mean"]
-
-METHODS = {name: globals()[name] for name in __all__
-           if name not in ("var_mean", "std_mean")}
-METHODS.update(cumsum_=cumsum_, cumprod_=cumprod_)
-
-
+@public("method", name="sum_to_size")
 def _sum_to_size(self, *size):
     """Tensor.sum_to_size: ``self`` summed down to ``size``, which must expand to its shape."""
     size = tuple(_shape._parse_size(size))
@@ -1047,6 +1070,5 @@ def _sum_to_size(self, *size):
     return sum_to(self, size)
 
 
-METHODS["sum_to_size"] = _sum_to_size
-
-LINALG = {"vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": linalg_norm}
+# @public objects name themselves (glassgrad.ops.publish)
+publish(globals())

@@ -3,11 +3,13 @@ import builtins
 import itertools
 import warnings
 
+from .. import dtypes
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
 from ..backend import backend_of, xp, xp_of
+from . import public, publish
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
 
@@ -224,11 +226,13 @@ def _infer_size(size, numel):
     return size
 
 
+@public("method")
 def view(input, *size):
     size = _infer_size(_parse_size(size), input.numel())
     return _view(input, size=size)
 
 
+@public("function", "method")
 def reshape(input, *shape):
     size = _infer_size(_parse_size(shape), input.numel())
     if input._data.flags.c_contiguous:
@@ -244,10 +248,12 @@ def _unsafe_view_of(input, size):
     return _unsafe_view(input, size=tuple(size))
 
 
+@public("function", "method")
 def clone(input, *, memory_format=None):
     return _clone(input)
 
 
+@public("method")
 def contiguous(input, memory_format=None):
     return input if input._data.flags.c_contiguous else _clone(input)
 
@@ -256,6 +262,7 @@ def alias(input):
     return _alias(input)
 
 
+@public("function", "method")
 def t(input):
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -263,11 +270,13 @@ def t(input):
     return _t(input)
 
 
+@public("function", "method")
 def transpose(input, dim0, dim1):
     n = input.dim()
     return _transpose(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
+@public("function", "method")
 def permute(input, *dims):
     dims = tuple(_wrap_dim(d, input.dim()) for d in _parse_size(dims))
     if len(dims) != input.dim():
@@ -277,10 +286,12 @@ def permute(input, *dims):
     return _permute(input, dims=dims)
 
 
+@public("function", "method")
 def unsqueeze(input, dim):
     return _unsqueeze(input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
+@public("function", "method")
 def squeeze(input, dim=None):
     if dim is None:
         return _squeeze_all(input)
@@ -310,6 +321,7 @@ def _view_inplace(op, self, **attrs):
     return self
 
 
+@public("method")
 def t_(input):
     check_inplace(input)        # torch refuses a leaf before it looks at the shape
     if input.dim() > 2:
@@ -318,15 +330,18 @@ def t_(input):
     return _view_inplace(_t_, input)
 
 
+@public("method", aliases=("swapaxes_", "swapdims_"))
 def transpose_(input, dim0, dim1):
     n = input.dim()
     return _view_inplace(_transpose_, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
+@public("method")
 def unsqueeze_(input, dim):
     return _view_inplace(_unsqueeze_, input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
+@public("method")
 def squeeze_(input, dim=None):
     if dim is None:
         return _view_inplace(_squeeze_all_, input)
@@ -336,6 +351,7 @@ def squeeze_(input, dim=None):
     return _view_inplace(_squeeze_result, input, dim=_wrap_dim(dim, input.dim()))
 
 
+@public("method")
 def expand(input, *sizes):
     sizes = _parse_size(sizes)
     shape = input.shape
@@ -358,6 +374,7 @@ def expand(input, *sizes):
     return _expand(input, size=tuple(out))
 
 
+@public("function", "method")
 def expand_as(input, other):
     return expand(input, other.shape)
 
@@ -366,6 +383,33 @@ def to_dtype(input, dtype):
     return input if input.dtype is dtype else _to_copy(input, dtype=dtype)
 
 
+@public("method", name="to")
+def _to(self, *args, **kwargs):
+    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        elif a not in ("cpu", None) and str(a) != "cpu":
+            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
+    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
+        return self.clone()
+    return self if dtype is None else to_dtype(self, dtype)
+
+
+public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
+public("method", name="cpu")(lambda self: self)
+for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
+                  ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                  ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
+                  ("bool", dtypes.bool)):
+    public("method", name=_name)(lambda self, _d=_d: to_dtype(self, _d))
+del _name, _d
+
+
+@public("function", "method")
 def select(input, dim, index):
     dim = _wrap_dim(dim, input.dim())
     size = input.shape[dim]
@@ -395,6 +439,7 @@ def _split_sizes(grad, sizes, dim):
     return out
 
 
+@public("function", "method")
 def unbind(input, dim=0):
     return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim())))
 
@@ -408,6 +453,7 @@ def _tensor_list(tensors, name):
     return tuple(tensors)
 
 
+@public("function")
 def stack(tensors, dim=0):
     tensors = _tensor_list(tensors, "stack")
     for i, t in enumerate(tensors[1:], 1):
@@ -418,14 +464,17 @@ def stack(tensors, dim=0):
     return _stack(*tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
 
 
+@public("function")
 def cat(tensors, dim=0):
     return _cat_checked(tensors, dim, "cat")
 
 
+@public("function")
 def concat(tensors, dim=0):
     return _cat_checked(tensors, dim, "concat")
 
 
+@public("function")
 def concatenate(tensors, axis=0, *, dim=None):
     return _cat_checked(tensors, axis if dim is None else dim, "concatenate")
 
@@ -567,6 +616,7 @@ _repeat = defop("RepeatBackward0", lambda xp, self, repeats: xp.tile(self, repea
                     grad, repeats, self_sym_sizes)})
 
 
+@public("function", "method")
 def flatten(input, start_dim=0, end_dim=-1):
     n = input.dim()
     start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
@@ -583,6 +633,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start] + (numel,) + shape[end + 1:])
 
 
+@public("function", "method")
 def unflatten(input, dim, sizes):
     if input.dim() == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
@@ -605,14 +656,17 @@ def unflatten(input, dim, sizes):
     return view(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
 
 
+@public("function", "method")
 def swapaxes(input, axis0, axis1):
     return transpose(input, axis0, axis1)
 
 
+@public("function", "method")
 def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
 
+@public("function", "method", aliases=("moveaxis",))
 def movedim(input, source, destination):
     src, dst = _parse_size((source,)), _parse_size((destination,))
     if len(src) != len(dst):
@@ -633,10 +687,12 @@ def movedim(input, source, destination):
     return permute(input, tuple(next(rest) if o is None else o for o in order))
 
 
+@public("function", "method")
 def broadcast_to(input, size):
     return expand(input, size)
 
 
+@public("function")
 def broadcast_tensors(*tensors):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
@@ -646,6 +702,7 @@ def broadcast_tensors(*tensors):
     return tuple(t if t.shape == shape else expand(t, shape) for t in tensors)
 
 
+@public("method")
 def repeat(input, *repeats):
     repeats = _parse_size(repeats)
     if len(repeats) < input.dim():
@@ -659,11 +716,13 @@ def repeat(input, *repeats):
     return _repeat(input, repeats=repeats)
 
 
+@public("function", "method")
 def tile(input, *dims):
     dims = _parse_size(dims)
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
+@public("function", "method")
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """Integer repeats (a view of a copy, like torch: unsqueeze, expand, clone, view); with no
     repeats, ``input`` holds the repeats and the result is the repeated indices."""
@@ -717,6 +776,7 @@ def _repeat_indices(repeats):
     return Tensor._make(xp.repeat(xp.arange(reps.size, dtype=reps.dtype), reps))
 
 
+@public("function", "method")
 def split(tensor, split_size_or_sections, dim=0):
     if tensor.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -742,6 +802,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(_split(tensor, dim=dim, split_size=split_size))
 
 
+@public("function", "method")
 def chunk(input, chunks, dim=0):
     if input.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -754,6 +815,7 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-size // chunks), dim)
 
 
+@public("function", "method")
 def tensor_split(input, indices_or_sections, dim=0):
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -782,6 +844,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(_slice(input, dim, s, e, 1) for s, e in zip(bounds, bounds[1:]))
 
 
+@public("function", "method")
 def narrow(input, dim, start, length):
     if input.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -801,6 +864,7 @@ def narrow(input, dim, start, length):
     return _slice(input, dim, start, start + length, 1)
 
 
+@public("function", "method")
 def flip(input, dims, *more):
     dims = _parse_size((dims,) + more)
     wrapped = [_wrap_dim(d, input.dim()) for d in dims]
@@ -810,18 +874,21 @@ def flip(input, dims, *more):
     return _flip(input, dims=dims)
 
 
+@public("function", "method")
 def fliplr(input):
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@public("function", "method")
 def flipud(input):
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
+@public("function", "method")
 def roll(input, shifts, dims=None):
     shifts = _parse_size((shifts,))
     dims = () if dims is None else _parse_size((dims,))
@@ -837,6 +904,7 @@ def roll(input, shifts, dims=None):
     return _roll(input, shifts=shifts, dims=dims)
 
 
+@public("function", "method")
 def rot90(input, k=1, dims=(0, 1)):
     dims = _parse_size((dims,))
     if len(dims) != 2:
@@ -850,19 +918,23 @@ def rot90(input, k=1, dims=(0, 1)):
     return _rot90(input, k=builtins.int(k), dims=dims)
 
 
+@public("function", "method")
 def ravel(input):
     return view(contiguous(input), -1)
 
 
+@public("function")
 def atleast_1d(*tensors):
     return _atleast(tensors, lambda t: reshape(t, 1) if t.dim() == 0 else t)
 
 
+@public("function")
 def atleast_2d(*tensors):
     return _atleast(tensors, lambda t: reshape(t, 1, 1) if t.dim() == 0 else
                     unsqueeze(t, 0) if t.dim() == 1 else t)
 
 
+@public("function")
 def atleast_3d(*tensors):
     return _atleast(tensors, lambda t: reshape(t, 1, 1, 1) if t.dim() == 0 else
                     unsqueeze(unsqueeze(t, 0), -1) if t.dim() == 1 else
@@ -883,19 +955,23 @@ def _stack_list(tensors, name):
     return _tensor_list(tensors, name)
 
 
+@public("function")
 def hstack(tensors):
     tensors = atleast_1d(_stack_list(tensors, "hstack"))
     return _cat_checked(tensors, 0 if tensors[0].dim() == 1 else 1, "hstack")
 
 
+@public("function")
 def vstack(tensors):
     return _cat_checked(atleast_2d(_stack_list(tensors, "vstack")), 0, "vstack")
 
 
+@public("function")
 def dstack(tensors):
     return _cat_checked(atleast_3d(_stack_list(tensors, "dstack")), 2, "dstack")
 
 
+@public("function")
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
         tensors = tuple(tensors[0])
@@ -928,28 +1004,11 @@ def meshgrid(*tensors, indexing=None):
     return tuple(out)
 
 
-moveaxis = movedim
+# the Tensor's own spellings
+public("method", name="view_as")(lambda self, other: view(self, other.shape))
+public("method", name="reshape_as")(lambda self, other: reshape(self, other.shape))
+public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
+public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to", "cat",
-           "chunk", "clone", "concat", "concatenate", "dstack", "expand_as", "flatten", "flip",
-           "fliplr", "flipud", "hstack", "meshgrid", "movedim", "moveaxis", "narrow", "permute",
-           "ravel", "repeat_interleave", "reshape", "roll", "rot90", "select", "split", "squeeze",
-           "stack", "swapaxes", "swapdims", "t", "tensor_split", "tile", "transpose", "unbind",
-           "unflatten", "unsqueeze", "vstack"]
-
-METHODS = {
-    "t_": t_, "transpose_": transpose_, "swapaxes_": transpose_, "swapdims_": transpose_,
-    "unsqueeze_": unsqueeze_, "squeeze_": squeeze_,
-    "view": view, "reshape": reshape, "view_as": lambda self, other: view(self, other.shape),
-    "reshape_as": lambda self, other: reshape(self, other.shape), "t": t,
-    "transpose": transpose, "permute": permute, "unsqueeze": unsqueeze, "squeeze": squeeze,
-    "expand": expand, "expand_as": expand_as, "select": select, "unbind": unbind,
-    "clone": clone, "contiguous": contiguous,
-    "T": property(lambda self: permute(self, tuple(reversed(range(self.dim()))))),
-    "mT": property(lambda self: transpose(self, -2, -1)),
-    "flatten": flatten, "unflatten": unflatten, "swapaxes": swapaxes, "swapdims": swapdims,
-    "movedim": movedim, "moveaxis": movedim, "broadcast_to": broadcast_to, "repeat": repeat,
-    "repeat_interleave": repeat_interleave, "tile": tile, "split": split,
-    "tensor_split": tensor_split, "chunk": chunk, "narrow": narrow, "flip": flip,
-    "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90, "ravel": ravel,
-}
+# rows and @public objects name themselves (glassgrad.ops.publish)
+publish(globals())
