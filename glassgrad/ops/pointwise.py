@@ -1106,9 +1106,10 @@ def hardswish(input, inplace=False):
 
 
 # -- comparisons and logical/bitwise ops -----------------------------------------------------
-def _compare(name, forward):
-    """A comparison: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and
-    records a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
+def _compare(name, forward, alias=None):
+    """A comparison, declared public under ``name`` (and ``alias``) as a function and method and
+    in place: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and records
+    a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
     node = name.capitalize()
     scalar = defop(f"{node}Backward0", lambda xp, self, other: getattr(xp, forward)(self,
         _like(self, other)),
@@ -1117,27 +1118,20 @@ def _compare(name, forward):
     tensor = defop(f"{node}Backward1", lambda xp, self, other: getattr(xp, forward)(self, other),
                    ("self", "other"), dtype="bool",
                    grads={"self": _ZERO, "other": _ZERO})
-    return (lambda input, other: tensor(input, other)), _binary_inplace(tensor, scalar)
+    aliases = () if alias is None else (alias,)
+    function = public("function", "method", name=name, aliases=aliases)(
+        lambda input, other: tensor(input, other))
+    inplace = public("method", name=name + "_", aliases=tuple(a + "_" for a in aliases))(
+        _binary_inplace(tensor, scalar))
+    return function, inplace
 
 
-eq, eq_ = _compare("eq", "equal")
-public("function", "method", name="eq")(eq)
-public("method", name="eq_")(eq_)
-ne, ne_ = _compare("ne", "not_equal")
-public("function", "method", name="ne", aliases=("not_equal",))(ne)
-public("method", name="ne_", aliases=("not_equal_",))(ne_)
-lt, lt_ = _compare("lt", "less")
-public("function", "method", name="lt", aliases=("less",))(lt)
-public("method", name="lt_", aliases=("less_",))(lt_)
-le, le_ = _compare("le", "less_equal")
-public("function", "method", name="le", aliases=("less_equal",))(le)
-public("method", name="le_", aliases=("less_equal_",))(le_)
-gt, gt_ = _compare("gt", "greater")
-public("function", "method", name="gt", aliases=("greater",))(gt)
-public("method", name="gt_", aliases=("greater_",))(gt_)
-ge, ge_ = _compare("ge", "greater_equal")
-public("function", "method", name="ge", aliases=("greater_equal",))(ge)
-public("method", name="ge_", aliases=("greater_equal_",))(ge_)
+eq, eq_ = _compare("eq", "equal")       # (torch.equal is another function)
+ne, ne_ = _compare("ne", "not_equal", "not_equal")
+lt, lt_ = _compare("lt", "less", "less")
+le, le_ = _compare("le", "less_equal", "less_equal")
+gt, gt_ = _compare("gt", "greater", "greater")
+ge, ge_ = _compare("ge", "greater_equal", "greater_equal")
 
 
 def _logical(name, forward, inputs=("self", "other")):
