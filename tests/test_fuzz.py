@@ -118,6 +118,12 @@ REGRESSIONS = [
     [("leaf", (3, 4), True, 0), ("leaf", (3, 4), False, 1), ("leaf", (3, 4), False, 2),
      ("slice", False, 0, 0, 0, 1, 1), ("select", True, 0, 1, 0), ("add_", True, 0, 0),
      ("add", False, 4, 0), ("loss", ("last",))],
+    # t * y with t a no_grad view of a tensor that requires grad (no edge): PyTorch does not
+    # save y, so y.zero_() before backward is fine; glassgrad saved it and refused (fixed in
+    # registry._saves; see test_operand_saved_only_for_a_valid_edge)
+    [("leaf", (4,), True, 0), ("leaf", (4,), False, 1), ("muls", False, 0, 2.0),
+     ("slice", True, 2, 0, 0, 4, 1), ("muls", False, 0, 0.5), ("mul", False, 3, 4),
+     ("zero_", True, 4), ("loss", ("combo", (5,)))],
 ]
 
 
@@ -202,3 +208,39 @@ def test_masked_fill_into_expand_warns(lib):
                       r"operation\. This also applies to advanced indexing e\.g\. "
                       r"tensor\[mask\] = scalar"):
         x.masked_fill_(x > 1, 7.0)
+
+
+# PyTorch saves an input that only one input's formula uses only when that input's gradient
+# edge is valid (should_compute_output), not when it merely requires grad: a view made under
+# no_grad of a tensor that requires grad has no edge, so the other operand is not saved and
+# may be modified in place before backward (glassgrad saved it and refused; fixed in
+# registry._saves). The fuzzer found it with mul.
+BINARY_SAVES = {
+    "mul": lambda t, y: t * y,
+    "mul_swapped": lambda t, y: y * t,
+    "div": lambda t, y: t / (y + 2),
+    "div_by_view": lambda t, y: y / (t + 3),
+    "matmul": lambda t, y: t @ y,
+    "atan2": lambda t, y: t.atan2(y),
+    "maximum": lambda t, y: t.maximum(y),
+    "pow": lambda t, y: (t + 2).pow(y),
+    "addcmul": lambda t, y: t.addcmul(t, y),
+    "mul_inplace": lambda t, y: t.clone().mul_(y),
+}
+
+
+@pytest.mark.parametrize("op", BINARY_SAVES.values(), ids=BINARY_SAVES.keys())
+def test_operand_saved_only_for_a_valid_edge(op):
+    def program(lib):
+        x = lib.arange(1.0, 5.0, dtype=lib.float64, requires_grad=True)
+        d = x * 2
+        with lib.no_grad():
+            t = d[:]
+        y = x * 1
+        m = op(t, y)
+        with lib.no_grad():
+            y.zero_()
+        m.sum().backward()
+        return x.grad, m.grad_fn.name()
+
+    same(program)

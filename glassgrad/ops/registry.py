@@ -10,7 +10,9 @@ names are its save list:
   <input>_sym_sizes, <input>_sym_numel, <attr>   metadata kept by value (never freed)
   <output name>   another output of a multi-output op (e.g. ``indices`` of max)
 Only formulas of inputs that need grad are consulted, so only their names are saved (but
-outputs, as in PyTorch, whenever any formula of the op uses them).
+outputs, as in PyTorch, whenever any formula of the op uses them; and like PyTorch's
+should_compute_output guard, an input one formula of several uses is saved only when that
+formula's edge is valid: see _saves).
 
 Multi-output ops name their outputs (``outputs=("result", "indices")``, the first
 ``diff_outputs`` of them differentiable) or return a list (``outputs=None``: any number, all
@@ -475,7 +477,7 @@ class OpDef:
             if n in attrs:
                 saved.append(attrs[n])
             elif kind is _SAVE_INPUT:
-                if not (needs[users[0]] if len(users) == 1 else any(needs[u] for u in users)):
+                if not _saves(users, edges):
                     saved.append(_NOT_SAVED)
                     continue
                 v = saved_self if saved_self is not None and n == "self" else values[i]
@@ -619,7 +621,8 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
                            f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
     saved_self = None
-    if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
+    if needs and "self" in op.saved_index and _saves(
+            op._save_plan[op.saved_index["self"]][3], edges):
         from .shape import clone     # the formula needs self's old value: keep a copy
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
@@ -699,6 +702,14 @@ def _rebase_view(self, node, old_fn, old_nr):
 
 
 _ONE_NEEDED = (True,)
+
+
+def _saves(users, edges):
+    """Is an input that the formulas ``users`` use saved? PyTorch's guard
+    (should_compute_output): an op with one differentiable input, or an input several formulas
+    use, saves it always; otherwise only when its one formula's gradient edge is valid (not
+    for an input that requires grad without an edge, a view made under no_grad)."""
+    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
 
 
 def _requires_grad(v):
