@@ -1,21 +1,25 @@
 """Differential fuzzing of random straight-line autograd programs (views, in-place ops,
 detach aliases, no_grad) in torch and glassgrad; see fuzz_programs.py for the program format.
 
-`make test` runs a fixed, derandomized budget; GLASSGRAD_FUZZ_EXAMPLES=N (`make fuzz`) runs a
-long campaign and prints how many programs ran, how many raised in torch, and divergences.
+`make test` runs a fixed, derandomized budget; `make fuzz SEED=n N=m` (GLASSGRAD_FUZZ_SEED=n,
+GLASSGRAD_FUZZ_EXAMPLES=m) runs a campaign of m programs drawn from seed n (without a seed, the
+derandomized programs) and prints how many programs ran, how many raised in torch, and
+divergences. Programs reach up to MAX_STEPS steps.
 """
 import contextlib
 import os
 
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 
 import glassgrad as gg
 from differential import assert_same, norm, same
 from fuzz_programs import programs, run
 
-EXAMPLES = int(os.environ.get("GLASSGRAD_FUZZ_EXAMPLES", "300"))
+EXAMPLES = int(os.environ.get("GLASSGRAD_FUZZ_EXAMPLES") or "300")
+SEED = os.environ.get("GLASSGRAD_FUZZ_SEED") or None     # None: derandomized (make test)
+MAX_STEPS = 60
 STATS = {"programs": 0, "raised_in_torch": 0, "divergences": set()}
 
 
@@ -37,7 +41,8 @@ def check(program, stats=None):
 @pytest.fixture(scope="module", autouse=True)
 def _report(request):
     yield
-    line = (f"fuzz: {STATS['programs']} programs run, {STATS['raised_in_torch']} raised in "
+    line = (f"fuzz (seed {SEED or 'derandomized'}): {STATS['programs']} programs run, "
+            f"{STATS['raised_in_torch']} raised in "
             f"torch, {len(STATS['divergences'])} diverging programs (shrink steps included)")
     plugins = request.config.pluginmanager
     reporter = plugins.get_plugin("terminalreporter")
@@ -48,9 +53,16 @@ def _report(request):
             reporter.write_line("\n" + line)
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(programs())
+def _campaign(test):
+    """The fixed derandomized budget, or with GLASSGRAD_FUZZ_SEED the programs of that seed."""
+    test = settings(max_examples=EXAMPLES, deadline=None, derandomize=SEED is None,
+                    database=None, suppress_health_check=[HealthCheck.too_slow,
+                                                          HealthCheck.data_too_large])(test)
+    return test if SEED is None else seed(int(SEED))(test)
+
+
+@_campaign
+@given(programs(max_steps=MAX_STEPS))
 def test_fuzz_programs(program):
     check(program, STATS)
 
