@@ -52,12 +52,26 @@ _div = defop("DivBackward0", lambda xp, self, other: xp.true_divide(self, other)
 
 
 def _pow_forward(xp, self, exponent):
-    if isinstance(self, xp.ndarray) and self.dtype.kind in "iu" and \
+    if isinstance(self, xp.ndarray) and self.dtype.kind in "iub" and \
             isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(exponent, xp.ndarray) and exponent.dtype.kind == "i" and (
+            xp.asarray(self).dtype.kind in "iu") and (exponent < 0).any():
+        return _int_pow_negative(xp, self, exponent)
     # the operator: NumPy then computes x ** 2 as square and x ** 0.5 as sqrt (as torch does),
     # several times faster than power
     return self ** exponent
+
+
+def _int_pow_negative(xp, self, exponent):
+    """Integers to a tensor of integer exponents, some negative: torch's integer power gives
+    1 for a base of 1, -1 or 1 (odd or even exponent) for -1, and 0 for any other base (NumPy
+    refuses)."""
+    negative = exponent < 0
+    out = self ** xp.where(negative, 0, exponent)
+    signed_one = xp.where(exponent % 2 == 1, -1, 1)
+    small = xp.where(self == 1, 1, xp.where(self == -1, signed_one, 0))
+    return xp.where(negative, small, out).astype(out.dtype, copy=False)
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
@@ -653,8 +667,11 @@ def _tensor_binary_inplace(name, op, to_float=False):
 
 
 def _atan2_grad(which):
+    """torch's atan2_backward: 1/(self² + other²) taken as 0 where the sum is 0, so the
+    gradient at (0, 0) is 0 (its double backward stays NaN there, as torch's)."""
     def formula(grad, self, other):
-        recip = (self * self + other * other).reciprocal()
+        denom = self * self + other * other
+        recip = where(denom == 0, 0.0, denom.reciprocal())
         return grad * other * recip if which == "self" else grad * -self * recip
     return formula
 

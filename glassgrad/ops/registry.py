@@ -76,8 +76,9 @@ class OpNode(Node):
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
                     self.apply_arrays([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
-            grad = [g if g is not None else _zeros(shape, dtype)
-                    for g, (shape, dtype) in zip(grads, self._input_metadata)]
+            grad = grads if op.undefined_grads else [
+                g if g is not None else _zeros(shape, dtype)
+                for g, (shape, dtype) in zip(grads, self._input_metadata)]
         else:
             grad = grads[0]
         if op.variadic:
@@ -227,7 +228,7 @@ class OpDef:
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
                  diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
-                 variants=(), aliases=()):
+                 variants=(), aliases=(), undefined_grads=False):
         self.name = node_name
         self.explain = explain    # the derivative in words, for the glass box (see defop)
         self.public = public        # the op's public name, where the row declares variants
@@ -244,6 +245,7 @@ class OpDef:
         self.diff_outputs = diff_outputs
         self.multi = outputs is None or len(outputs) > 1
         self.multi_grads = outputs is None or diff_outputs > 1
+        self.undefined_grads = undefined_grads  # formulas see None, not zeros (see defop)
         grads = grads or {}
         # inputs without a formula (e.g. where's condition) get no edge, as in PyTorch
         self.diff = tuple(i for i, name in enumerate(self.inputs) if name in grads)
@@ -502,7 +504,7 @@ class OpDef:
 
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
-          jvp=None, explain=None, node=None, variants=(), aliases=()):
+          jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -521,13 +523,15 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     differentiable input, None where it has none). explain: the derivative in the forward's
     terms, for explanations of a saved tensor (names in braces are the row's inputs, attrs and
     outputs:
-    ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``)."""
+    ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``).
+    undefined_grads: a multi-output row's formulas get None (torch's undefined gradient) for
+    an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms)."""
     if variants:
         return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
                      outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
-                     aliases)
+                     aliases, undefined_grads)
     return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr, jvp, explain)
+                 arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
 
 
 def _node_name(public):
