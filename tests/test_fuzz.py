@@ -136,6 +136,13 @@ REGRESSIONS = [
     [("leaf", (4,), True, 0), ("leaf", (4,), False, 1), ("muls", False, 0, 2.0),
      ("slice", True, 2, 0, 0, 4, 1), ("muls", False, 0, 0.5), ("mul", False, 3, 4),
      ("zero_", True, 4), ("loss", ("combo", (5,)))],
+    # clone keeps a dense tensor's strides (torch's preserve_format): the clone of a transpose
+    # is not contiguous, so view refuses and contiguous() copies (glassgrad's clone was always
+    # row-major; fixed in shape.clone)
+    [("leaf", (3, 4), True, 0), ("transpose", False, 0, 0, 1), ("clone", False, 1),
+     ("view", False, 2, (1, 12)), ("loss", ("last",))],
+    [("leaf", (3, 4), True, 0), ("transpose", False, 0, 0, 1), ("clone", False, 1),
+     ("exp", False, 2), ("contiguous", False, 3), ("loss", ("last",))],
 ]
 
 
