@@ -22,6 +22,7 @@ returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 """
 import inspect
 import re
+import weakref
 
 from .. import dtypes
 from .._tensor import Tensor, VersionCounter
@@ -647,6 +648,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         _saved_before_write(node, self._version_counter)
         if view:
             _rebase_view(self, node, *old)
+            _saved_through_view(node, self)
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
@@ -687,6 +689,15 @@ def _saved_before_write(node, counter):
         for s in v if type(v) is tuple else (v,):
             if type(s) is SavedTensor and s.tensor is not None and s.counter is counter:
                 s.version -= 1
+
+
+def _saved_through_view(node, view):
+    """An in-place op on a view that saved its output: PyTorch's saved variable then refers to
+    the view's grad_fn after the op (is_inplace_on_view), which its version error names."""
+    for k in node.op.slots:
+        s = node._saved[k]
+        if type(s) is SavedTensor and s.tensor is None and s.data is not None:
+            s.view_fn = weakref.ref(view._grad_fn)
 
 
 def _rebase_view(self, node, old_fn, old_nr):
