@@ -480,7 +480,8 @@ class OpDef:
             if n in attrs:
                 saved.append(attrs[n])
             elif kind is _SAVE_INPUT:
-                if not _saves(users, edges):
+                # _saves(users, edges), inline (every recorded call comes here)
+                if len(users) == 1 and len(edges) > 1 and edges[users[0]][0] is None:
                     saved.append(_NOT_SAVED)
                     continue
                 v = saved_self if saved_self is not None and n == "self" else values[i]
