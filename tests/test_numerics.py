@@ -2,6 +2,7 @@
 values and eigenvalues, determinants of singular matrices (their gradients, first and second
 order), atan2 at the origin, float16 reductions accumulated in float32, integers to negative
 integer powers. torch computes every expectation."""
+import numpy as np
 import pytest
 import torch
 
@@ -291,3 +292,33 @@ def test_cdist_float16(a, b, kw):
     # torch's cdist kernel has no float16 (its matmul path for p=2 does)
     same(lambda lib: lib.cdist(lib.ones(*a, dtype=lib.float16), lib.ones(*b, dtype=lib.float16),
                                **kw))
+
+
+# -- the sign of zero at ties: torch's max/min keep self (relu(-0.0) is -0.0) ------------------
+TIES = {
+    "relu": lambda lib, t, z, nz: lib.relu(t),
+    "relu_": lambda lib, t, z, nz: t.clone().relu_(),
+    "clamp": lambda lib, t, z, nz: t.clamp(-0.5, 0.0),
+    "clamp_min": lambda lib, t, z, nz: t.clamp_min(0.0),
+    "clamp_max": lambda lib, t, z, nz: t.clamp_max(0.0),
+    "clamp_tensors": lambda lib, t, z, nz: t.clamp(nz, z),
+    "clamp_min_tensor": lambda lib, t, z, nz: t.clamp_min(z),
+    "clamp_max_tensor": lambda lib, t, z, nz: t.clamp_max(z),
+    "maximum": lambda lib, t, z, nz: lib.maximum(t, z),
+    "maximum_swapped": lambda lib, t, z, nz: lib.maximum(z, t),
+    "minimum": lambda lib, t, z, nz: lib.minimum(t, nz),
+    "minimum_swapped": lambda lib, t, z, nz: lib.minimum(nz, t),
+    "elu": lambda lib, t, z, nz: lib.nn.functional.elu(t),
+    "hardtanh": lambda lib, t, z, nz: lib.nn.functional.hardtanh(t),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("fn", TIES.values(), ids=TIES.keys())
+def test_signed_zero_at_ties(fn, dtype):
+    def program(lib):
+        dt = getattr(lib, dtype)
+        t = lib.tensor([-0.0, 0.0, -1.0, 2.0, float("nan")], dtype=dt)
+        out = fn(lib, t, lib.zeros(5, dtype=dt), -lib.zeros(5, dtype=dt))
+        return out, np.signbit(out.numpy()).tolist()     # (allclose takes -0.0 for 0.0)
+    same(program)

@@ -13,6 +13,16 @@ from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
+_HALF = xp.dtype(xp.float16)
+
+
+def _keep(fn, bound, self):
+    """fn(self, bound) for fn NumPy's maximum or minimum, keeping self on a tie as torch does
+    (max(-0.0, 0.0) is -0.0): NumPy returns the second operand on a tie, the first for
+    float16 (tests/test_numerics.py checks both)."""
+    if getattr(self, "dtype", None) == _HALF:
+        return fn(self, bound)
+    return fn(bound, self)
 
 
 def _pow_dtype(values, attrs):
@@ -279,7 +289,7 @@ _threshold_backward = defop(
             grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
 _relu, relu_ = _unary(_math(
-    "ReluBackward0", _no_bool(lambda xp, a: xp.maximum(a, 0), RuntimeError,
+    "ReluBackward0", _no_bool(lambda xp, a: _keep(xp.maximum, 0, a), RuntimeError,
                               "Boolean inputs not supported for relu"),
     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
     dtype="promote", arrays=True, variants=(),
@@ -701,10 +711,10 @@ def _logaddexp_forward(xp, self, other):
 _atan2 = defop("Atan2Backward0", lambda xp, self, other: xp.arctan2(self, other),
                ("self", "other"), dtype="float",
                grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
-_maximum = defop("MaximumBackward0", lambda xp, self, other: xp.maximum(self, other),
+_maximum = defop("MaximumBackward0", lambda xp, self, other: _keep(xp.maximum, other, self),
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a > b))
-_minimum = defop("MinimumBackward0", lambda xp, self, other: xp.minimum(self, other),
+_minimum = defop("MinimumBackward0", lambda xp, self, other: _keep(xp.minimum, other, self),
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a < b))
 _fmax = defop("FmaxBackward0", lambda xp, self, other: xp.fmax(self, other), ("self", "other"),
@@ -967,7 +977,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def _elu_forward(xp, self, alpha, scale, input_scale):
     return xp.where(self > 0, self * scale,
-                    xp.expm1(xp.minimum(self, 0) * input_scale) * (alpha * scale))
+                    xp.expm1(_keep(xp.minimum, 0, self) * input_scale) * (alpha * scale))
 
 
 # At 0 torch takes the negative side's slope but not its curvature: a constant there.
@@ -1247,8 +1257,8 @@ def _clamp_forward(xp, self, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if min is not None:
-        self = xp.maximum(self, min)
-    return self if max is None else xp.minimum(self, max)
+        self = _keep(xp.maximum, min, self)
+    return self if max is None else _keep(xp.minimum, max, self)
 
 
 def _clamp_grad(grad, self, min, max):
@@ -1338,18 +1348,18 @@ def _bound_dtype(name):
 
 
 # clamp_min / clamp_max: the Scalar overload (...Backward0) and the Tensor one (...Backward1)
-_clamp_min = defop("ClampMinBackward0", lambda xp, self, min: xp.maximum(self, _like(self, min)),
+_clamp_min = defop("ClampMinBackward0", lambda xp, self, min: _keep(xp.maximum, _like(self, min), self),
                    dtype=_bound_dtype("min"),
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
 _clamp_min_tensor = defop(
-    "ClampMinBackward1", lambda xp, self, min: xp.maximum(self, min), ("self", "min"),
+    "ClampMinBackward1", lambda xp, self, min: _keep(xp.maximum, min, self), ("self", "min"),
     grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
            "min": lambda grad, self, min: where(self < min, grad, 0)})
-_clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: xp.minimum(self, _like(self, max)),
+_clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: _keep(xp.minimum, _like(self, max), self),
                    dtype=_bound_dtype("max"),
                    grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
 _clamp_max_tensor = defop(
-    "ClampMaxBackward1", lambda xp, self, max: xp.minimum(self, max), ("self", "max"),
+    "ClampMaxBackward1", lambda xp, self, max: _keep(xp.minimum, max, self), ("self", "max"),
     grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
            "max": lambda grad, self, max: where(self > max, grad, 0)})
 
