@@ -39,11 +39,11 @@ _rsub = defop("RsubBackward1", lambda xp, self, other, alpha: xp.subtract(other,
               dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
               grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
               arrays=True)
-_mul = defop("MulBackward0", lambda xp, self, other: xp.multiply(self, other), ("self", "other"),
+_mul = defop("MulBackward0", "multiply", ("self", "other"),
              grads={"self": lambda grad, other: grad * other,
                     "other": lambda grad, self: grad * self}, arrays=True,
              explain="d({self}*{other})/d{self} = {other}, d/d{other} = {self}")
-_div = defop("DivBackward0", lambda xp, self, other: xp.true_divide(self, other),
+_div = defop("DivBackward0", "true_divide",
              ("self", "other"), dtype="float",
              grads={"self": lambda grad, other: grad / other,
                     "other": lambda grad, self, other: -grad * ((self / other) / other)},
@@ -208,17 +208,17 @@ def _sign(xp, a):
 
 _math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote")
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-_exp = _math("exp", lambda xp, self: xp.exp(self), lambda grad, result: grad * result,
+_exp = _math("exp", "exp", lambda grad, result: grad * result,
              arrays=True, variants=_FMII,
              explain="the derivative of exp is exp itself: the output {result}")
-_math("log", lambda xp, self: xp.log(self), lambda grad, self: grad / self, arrays=True,
+_math("log", "log", lambda grad, self: grad / self, arrays=True,
       variants=_FMII, explain="d(log({self}))/d{self} = 1/{self}")
-_math("sqrt", lambda xp, self: xp.sqrt(self), lambda grad, result: grad / (2 * result),
+_math("sqrt", "sqrt", lambda grad, result: grad / (2 * result),
       arrays=True, variants=_FMII,
       explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
-_sin = _math("sin", lambda xp, self: xp.sin(self), lambda grad, self: grad * _cos.call(self),
+_sin = _math("sin", "sin", lambda grad, self: grad * _cos.call(self),
              arrays=True, variants=_FMII, explain="d(sin({self}))/d{self} = cos({self})")
-_cos = _math("cos", lambda xp, self: xp.cos(self), lambda grad, self: grad * -_sin.call(self),
+_cos = _math("cos", "cos", lambda grad, self: grad * -_sin.call(self),
              arrays=True, variants=_FMII, explain="d(cos({self}))/d{self} = -sin({self})")
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
@@ -232,7 +232,7 @@ _sigmoid_backward = defop(
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-_math("tanh", lambda xp, self: xp.tanh(self),
+_math("tanh", "tanh",
       lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
       variants=_FMII + ("functional",),
       explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
@@ -496,26 +496,26 @@ def _quiet(f):
 
 
 _SQRT_PI = math.sqrt(math.pi)
-_math("exp2", lambda xp, self: xp.exp2(self), lambda grad, result: grad * result * _LN2)
-_math("expm1", lambda xp, self: xp.expm1(self), lambda grad, result: grad * (result + 1))
+_math("exp2", "exp2", lambda grad, result: grad * result * _LN2)
+_math("expm1", "expm1", lambda grad, result: grad * (result + 1))
 _math("log2", _quiet(lambda xp, a: xp.log2(a)), lambda grad, self: grad / (self * _LN2))
 _math("log10", _quiet(lambda xp, a: xp.log10(a)), lambda grad, self: grad / (self * _LN10))
 _math("log1p", _quiet(lambda xp, a: xp.log1p(a)), lambda grad, self: grad / (self + 1))
 _math("rsqrt", _quiet(lambda xp, a: 1 / xp.sqrt(a)),
       lambda grad, result: -0.5 * grad * result.pow(3))
-_math("tan", lambda xp, self: xp.tan(self), lambda grad, result: grad * (1 + result.pow(2)))
+_math("tan", "tan", lambda grad, result: grad * (1 + result.pow(2)))
 _math("asin", _quiet(lambda xp, a: xp.arcsin(a)),
       lambda grad, self: grad * (-self * self + 1).rsqrt(), aliases=("arcsin",))
 _math("acos", _quiet(lambda xp, a: xp.arccos(a)),
       lambda grad, self: grad * -((-self * self + 1).rsqrt()), aliases=("arccos",))
-_math("atan", lambda xp, self: xp.arctan(self), lambda grad, self: grad / (self * self + 1),
+_math("atan", "arctan", lambda grad, self: grad / (self * self + 1),
       aliases=("arctan",))
-_math("sinh", lambda xp, self: xp.sinh(self), lambda grad, self: grad * self.cosh())
-_math("cosh", lambda xp, self: xp.cosh(self), lambda grad, self: grad * self.sinh())
+_math("sinh", "sinh", lambda grad, self: grad * self.cosh())
+_math("cosh", "cosh", lambda grad, self: grad * self.sinh())
 # torch has no derivative for these three in place: their in-place nodes (Backward1) refuse
 # backward
 _FM = ("function", "method")
-_math("asinh", lambda xp, self: xp.arcsinh(self),
+_math("asinh", "arcsinh",
       lambda grad, self: grad * (self.pow(2) + 1).rsqrt(), variants=_FM, aliases=("arcsinh",))
 _math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
       lambda grad, self: grad * (self * self - 1).rsqrt(), variants=_FM, aliases=("arccosh",))
@@ -681,20 +681,20 @@ def _logaddexp_forward(xp, self, other):
         return xp.logaddexp(self, other)
 
 
-_atan2 = defop("Atan2Backward0", lambda xp, self, other: xp.arctan2(self, other),
+_atan2 = defop("Atan2Backward0", "arctan2",
                ("self", "other"), dtype="float",
                grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
-_maximum = defop("MaximumBackward0", lambda xp, self, other: xp.maximum(self, other),
+_maximum = defop("MaximumBackward0", "maximum",
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a > b))
-_minimum = defop("MinimumBackward0", lambda xp, self, other: xp.minimum(self, other),
+_minimum = defop("MinimumBackward0", "minimum",
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a < b))
-_fmax = defop("FmaxBackward0", lambda xp, self, other: xp.fmax(self, other), ("self", "other"),
+_fmax = defop("FmaxBackward0", "fmax", ("self", "other"),
               grads=_fextremum_grads(lambda a, b: a >= b))
-_fmin = defop("FminBackward0", lambda xp, self, other: xp.fmin(self, other), ("self", "other"),
+_fmin = defop("FminBackward0", "fmin", ("self", "other"),
               grads=_fextremum_grads(lambda a, b: a <= b))
-_hypot = defop("HypotBackward0", lambda xp, self, other: xp.hypot(self, other), ("self", "other"),
+_hypot = defop("HypotBackward0", "hypot", ("self", "other"),
                dtype=_rule("hypot_cpu", "f"),
                grads={"self": lambda grad, self, result: grad * self / result,
                       "other": lambda grad, other, result: grad * other / result})
@@ -1325,14 +1325,14 @@ _clamp_min = defop("ClampMinBackward0", lambda xp, self, min: xp.maximum(self, _
                    dtype=_bound_dtype("min"),
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
 _clamp_min_tensor = defop(
-    "ClampMinBackward1", lambda xp, self, min: xp.maximum(self, min), ("self", "min"),
+    "ClampMinBackward1", "maximum", ("self", "min"),
     grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
            "min": lambda grad, self, min: where(self < min, grad, 0)})
 _clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: xp.minimum(self, _like(self, max)),
                    dtype=_bound_dtype("max"),
                    grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
 _clamp_max_tensor = defop(
-    "ClampMaxBackward1", lambda xp, self, max: xp.minimum(self, max), ("self", "max"),
+    "ClampMaxBackward1", "minimum", ("self", "max"),
     grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
            "max": lambda grad, self, max: where(self > max, grad, 0)})
 
@@ -1375,7 +1375,7 @@ def clamp_max_(self, max):
     return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
 
 # -- in-place --------------------------------------------------------------------------------
-_zero = defop("ZeroBackward0", lambda xp, self: xp.zeros_like(self), dtype="same",
+_zero = defop("ZeroBackward0", "zeros_like", dtype="same",
               grads={"self": _ZERO})
 _fill = defop("FillBackward2", lambda xp, self, value: xp.full_like(self, value), dtype="same",
               grads={"self": lambda grad: zeros_like(grad)})

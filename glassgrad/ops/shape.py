@@ -8,7 +8,7 @@ from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
-from ..backend import backend_of, xp, xp_of
+from ..backend import backend_of, xp
 from . import public, publish
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -59,7 +59,7 @@ def _unsqueeze_to(grad, dims, sizes):
     return grad
 
 
-_squeeze_all = defop("SqueezeBackward0", lambda xp, self: xp.squeeze(self), dtype="same", view=True,
+_squeeze_all = defop("SqueezeBackward0", "squeeze", dtype="same", view=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_dim = defop(
     "SqueezeBackward1", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
@@ -79,7 +79,7 @@ _transpose_ = defop("TransposeBackward1", lambda xp, self, dim0, dim1: xp.swapax
                     grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
 _unsqueeze_ = defop("UnsqueezeBackward1", lambda xp, self, dim: xp.expand_dims(self, dim),
                     dtype="same", grads={"self": lambda grad, dim: grad.squeeze(dim)})
-_squeeze_all_ = defop("SqueezeBackward3", lambda xp, self: xp.squeeze(self), dtype="same",
+_squeeze_all_ = defop("SqueezeBackward3", "squeeze", dtype="same",
                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_result = defop(
     "SqueezeBackward4", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
@@ -306,7 +306,7 @@ def _view_inplace(op, self, **attrs):
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    new = op.forward(xp_of((self._data,)), self._data, **attrs)
+    new = op.kernel((self._data,))(self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
         shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
