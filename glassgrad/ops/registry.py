@@ -278,9 +278,13 @@ class OpDef:
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         self._pair = self.diff == (0, 1) and len(self.inputs) == 2 and not self.variadic
-        # the node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
-        # save order (inputs by name, then outputs by name: what saved-tensor pack hooks see);
-        # which of them are tensor slots (freed by release()), each formula's indices into them
+        self._plan_saves()
+        TABLE.append(self)
+
+    def _plan_saves(self):
+        """The node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
+        save order (inputs by name, then outputs by name: what saved-tensor pack hooks see);
+        which of them are tensor slots (freed by release()), each formula's indices into them."""
         users = {}
         for j, (_, names) in enumerate(self.formulas):
             for n in names:
@@ -306,7 +310,6 @@ class OpDef:
                 self.unpack_plan = (fn, k, None, True)
             elif len(index) == 2 and k in index:
                 self.unpack_plan = (fn, k, index[1 - index.index(k)], index[0] == k)
-        TABLE.append(self)
 
     def _save_kind(self, n):
         if self.outputs is not None and n in self.outputs:
