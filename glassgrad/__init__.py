@@ -5,6 +5,9 @@ Use it as ``import glassgrad as torch``.
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
+from ._device import device, get_default_device, set_default_device
+from ._runtime import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
+                       set_num_threads)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
                      half, int, int8, int16, int32, int64, long, promote_types, result_type,
                      set_default_dtype, short, uint8)
@@ -25,6 +28,7 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.nn import *  # noqa: F401,F403
 from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
+from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from . import autograd, linalg, nn  # noqa: E402
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table
@@ -51,6 +55,10 @@ def is_floating_point(input):
 
 def detach(input):
     return input.detach()
+
+
+def get_device(input):
+    return input.get_device()
 
 
 __version__ = "0.1.0"

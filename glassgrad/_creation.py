@@ -1,7 +1,7 @@
 """Factory functions: tensor, from_numpy, zeros, ones, arange, rand, ... and the generator."""
 import builtins
 
-from . import dtypes
+from . import _device, dtypes
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
@@ -147,12 +147,14 @@ def _nested_tolist(data):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _device.check(device, "tensor")
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
+    _device.check(device, "as_tensor")
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, ndarray):
@@ -179,18 +181,22 @@ def _dtype(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "zeros")
     return _new(xp.zeros(_size(size), _dtype(dtype).np), None, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "ones")
     return _new(xp.ones(_size(size), _dtype(dtype).np), None, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "empty")
     return _new(xp.empty(_size(size), _dtype(dtype).np), None, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "full")
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     return _new(xp.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
@@ -208,23 +214,28 @@ def _made_like(input, data, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "zeros_like", like=True)
     return _made_like(input, xp.zeros(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "ones_like", like=True)
     return _made_like(input, xp.ones(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "empty_like", like=True)
     return _made_like(input, xp.empty(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "full_like", like=True)
     return _made_like(input, xp.full(input.shape, fill_value, _like(input, dtype).np),
                       requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "arange")
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -243,6 +254,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "linspace")
     dtype = _dtype(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -259,6 +271,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "eye")
     return _new(xp.eye(n, n if m is None else m, dtype=_dtype(dtype).np), None, requires_grad)
 
 
@@ -273,12 +286,14 @@ def _float_only(dtype, kernel):
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "rand")
     dtype = _dtype(dtype)
     _float_only(dtype, "check_uniform_bounds")
     return _new(_rng(generator).random(_size(size)).astype(dtype.np), None, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "randn")
     dtype = _dtype(dtype)
     _float_only(dtype, "normal_kernel_cpu")
     return _new(_rng(generator).standard_normal(_size(size)).astype(dtype.np), None,
@@ -287,6 +302,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
+    _device.check(device, "randint")
     if size is None:            # torch.randint(high, size)
         low, high, size = 0, low, high
     if high is None:
@@ -305,13 +321,3 @@ def randn_like(input, *, dtype=None, requires_grad=False):
 
 def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False):
     return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
-
-
-def _legacy_new(cls, *args, **kwargs):
-    """The legacy constructor: ``torch.Tensor(data)`` (default dtype) or ``torch.Tensor(*sizes)``."""
-    if len(args) == 1 and not isinstance(args[0], builtins.int):
-        return tensor(args[0], dtype=dtypes.get_default_dtype())
-    return empty(*args)
-
-
-Tensor.__new__ = staticmethod(_legacy_new)

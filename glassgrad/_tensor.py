@@ -3,6 +3,7 @@ import warnings
 import weakref
 
 from . import dtypes
+from ._device import CPU
 from ._autograd import explain_hook
 from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
@@ -152,7 +153,22 @@ class Tensor:
 
     @property
     def device(self):
-        return "cpu"
+        return CPU
+
+    is_cpu = property(lambda self: True)
+    is_cuda = property(lambda self: False)
+    is_meta = property(lambda self: False)
+
+    def get_device(self):
+        return -1       # a CPU tensor's
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._data.itemsize
 
     @property
     def _version(self):

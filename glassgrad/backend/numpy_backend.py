@@ -4,6 +4,8 @@ Everything here answers a question that depends on how NumPy lays out memory: wh
 data starts, whether two arrays may overlap, an array's bits as unsigned words. A CuPy backend
 answers the same questions through ``__cuda_array_interface__``.
 """
+import os
+
 import numpy
 
 # torch computes IEEE results (inf, nan) silently; NumPy would warn on every overflow or log(0)
@@ -21,6 +23,20 @@ class NumpyBackend:
     ndarray = numpy.ndarray
     # what backend_of also accepts as this backend's arrays: NumPy scalars (0-d results)
     scalar_types = (numpy.generic,)
+
+    @staticmethod
+    def set_num_threads(n):
+        """Limit NumPy's BLAS pool to n threads (through threadpoolctl), for the process."""
+        import threadpoolctl     # imported on first use: it scans the loaded libraries
+        threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+
+    @staticmethod
+    def get_num_threads():
+        """The threads NumPy's BLAS may use (the CPU count where no BLAS pool is found)."""
+        import threadpoolctl
+        pools = threadpoolctl.threadpool_info()
+        blas = [p["num_threads"] for p in pools if p["user_api"] == "blas"]
+        return max(blas) if blas else os.cpu_count()
 
     @staticmethod
     def data_ptr(a):

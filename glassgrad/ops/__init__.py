@@ -105,9 +105,9 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
+from . import conv, indexing, legacy, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random, legacy)
 
 
 def _merged(attr):

@@ -5,7 +5,7 @@ the numbers torch draws. Sampling is not differentiable: the nodes pass zero gra
 PyTorch's do.
 """
 
-from .. import dtypes
+from .. import _device, dtypes
 from .._creation import _dtype, _new, _rng, _size, zeros, zeros_like
 from .._tensor import Tensor
 from ..backend import xp
@@ -174,6 +174,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """normal(Tensor mean, Tensor std) | (Tensor mean, float std=1) | (float mean, Tensor std)
     | (float mean, float std, size, *, dtype, requires_grad)."""
+    _device.check(device, "normal")
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if (m_t or s_t) == (size is not None) or \
             (size is not None and not isinstance(size, (tuple, list))):
@@ -206,6 +207,7 @@ _RANGE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32
 @public("function")
 def randperm(n, *, generator=None, dtype=dtypes.int64, layout=None, device=None,
              requires_grad=False, pin_memory=False):
+    _device.check(device, "randperm")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dtype is dtypes.bool:

@@ -3,7 +3,7 @@ import builtins
 import itertools
 import warnings
 
-from .. import dtypes
+from .. import _device, dtypes
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
@@ -383,24 +383,79 @@ def to_dtype(input, dtype):
     return input if input.dtype is dtype else _to_copy(input, dtype=dtype)
 
 
+_TO_SIGNATURES = (
+    ("device", "dtype", "non_blocking", "copy"), ("dtype", "non_blocking", "copy"),
+    ("tensor", "non_blocking", "copy"))
+_TO_EXPECTED = "".join(
+    f"\n * ({s}, *, torch.memory_format memory_format = None)" for s in (
+        "torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+        "bool copy = False", "torch.dtype dtype, bool non_blocking = False, bool copy = False",
+        "Tensor tensor, bool non_blocking = False, bool copy = False")) + "\n"
+
+
+def _argtype(obj):
+    """How torch's argument parser names an argument's type in its messages."""
+    if isinstance(obj, Tensor):
+        return "Tensor"
+    if isinstance(obj, (dtypes.dtype, _device.device)):
+        return f"torch.{type(obj).__name__}"
+    return type(obj).__name__
+
+
+def _to_args(args, kwargs):
+    """Tensor.to's three signatures bound: a dict of device, dtype, tensor, non_blocking, copy
+    and memory_format given; torch's TypeError when none of them fits."""
+    if len(args) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
+                        "given")
+    first = args[0] if args else None
+    names = _TO_SIGNATURES[1 if isinstance(first, dtypes.dtype) else
+                           2 if isinstance(first, Tensor) else 0]
+    bound = dict(zip(names, args))
+    ok = len(args) <= len(names)
+    for k, v in kwargs.items():
+        ok = ok and (k in names or k == "memory_format") and k not in bound
+        bound[k] = v
+    kinds = {"device": (str, _device.device, builtins.int, type(None)),
+             "dtype": (dtypes.dtype, type(None)), "tensor": Tensor, "non_blocking": builtins.bool,
+             "copy": builtins.bool, "memory_format": type(None)}
+    if not ok or not all(isinstance(v, kinds[k]) for k, v in bound.items() if k in kinds):
+        got = [_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()]
+        got = ", ".join(got) if args else "".join(g + ", " for g in got)
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:{_TO_EXPECTED}")
+    return bound
+
+
 @public("method", name="to")
 def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a not in ("cpu", None) and str(a) != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
-    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
-        return self.clone()
-    return self if dtype is None else to_dtype(self, dtype)
+    """to(device, dtype), to(dtype), to(other): a copy (ToCopyBackward0) when the dtype changes
+    or copy=True, else self. Devices other than the CPU raise as PyTorch's CPU build does."""
+    bound = _to_args(args, kwargs)
+    dtype, device = bound.get("dtype"), bound.get("device")
+    if "tensor" in bound:
+        dtype, device = bound["tensor"].dtype, bound["tensor"].device
+    if device is not None:
+        device = _device.as_device(device)
+        if device.type != "cpu":
+            _device.unavailable(device)
+    dtype = dtype or self.dtype
+    if dtype is self.dtype and not bound.get("copy"):
+        return self
+    return _to_copy(self, dtype=dtype)
+
+
+@public("method")
+def cpu(self, memory_format=None):
+    return self
+
+
+@public("method")
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
-public("method", name="cpu")(lambda self: self)
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
