@@ -1,0 +1,7 @@
+"""torch.amp: autocast and GradScaler. glassgrad computes in the dtypes it is given: disabled
+autocast regions and disabled scalers behave as torch's; CUDA ones disable themselves as on
+PyTorch's CPU build; enabling lower-precision autocast or a CPU GradScaler raises
+NotImplementedError."""
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_available, \
+    is_autocast_enabled  # noqa: F401
+from .grad_scaler import GradScaler  # noqa: F401
