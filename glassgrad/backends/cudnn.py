@@ -1,7 +1,7 @@
 """torch.backends.cudnn: not available (no CUDA); its flags are kept."""
 import sys
 
-from . import flag_module, flags_context
+from ._flags import flag_module, flags_context
 
 
 def is_available():

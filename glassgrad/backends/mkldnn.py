@@ -1,7 +1,7 @@
 """torch.backends.mkldnn: glassgrad has no oneDNN (is_available() is False); flags kept."""
 import sys
 
-from . import flag_module, flags_context
+from ._flags import flag_module, flags_context
 
 
 def is_available():
