@@ -30,7 +30,7 @@ from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from . import autograd, linalg, nn  # noqa: E402
-from . import accelerator, amp, backends, cuda  # noqa: E402,F401
+from . import accelerator, amp, backends, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table

@@ -69,6 +69,11 @@ class device:
     def __ne__(self, other):
         return not self == other
 
+    def _refuse(self, other):
+        raise TypeError("comparison not implemented")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
     def __hash__(self):
         return (_TYPE_IDS[self._type] << 16) | (-1 if self._index is None else self._index) & 0xFF
 
@@ -81,7 +86,9 @@ class device:
         return self._type if self._index is None else f"{self._type}:{self._index}"
 
     def __format__(self, spec):
-        return format(str(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to torch.device.__format__")
+        return str(self)
 
     def __reduce__(self):
         return (device, (self._type,) if self._index is None else (self._type, self._index))
@@ -97,7 +104,7 @@ class device:
         return False
 
 
-device.__module__ = "torch"
+device.__module__ = "glassgrad"      # where pickle finds it
 
 
 def _typename(obj):

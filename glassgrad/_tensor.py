@@ -80,6 +80,14 @@ _NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+def _readonly(name, getter):
+    """A metadata property that refuses assignment with torch's message."""
+    def refuse(self, value):
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                             "writable")
+    return property(getter, refuse)
+
+
 class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
                  "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
@@ -151,24 +159,15 @@ class Tensor:
     def is_inference(self):
         return self._inference
 
-    @property
-    def device(self):
-        return CPU
-
-    is_cpu = property(lambda self: True)
-    is_cuda = property(lambda self: False)
-    is_meta = property(lambda self: False)
+    device = _readonly("device", lambda self: CPU)
+    is_cpu = _readonly("is_cpu", lambda self: True)
+    is_cuda = _readonly("is_cuda", lambda self: False)
+    is_meta = _readonly("is_meta", lambda self: False)
+    itemsize = _readonly("itemsize", lambda self: self._data.itemsize)
+    nbytes = _readonly("nbytes", lambda self: self._data.size * self._data.itemsize)
 
     def get_device(self):
         return -1       # a CPU tensor's
-
-    @property
-    def itemsize(self):
-        return self._data.itemsize
-
-    @property
-    def nbytes(self):
-        return self._data.size * self._data.itemsize
 
     @property
     def _version(self):

@@ -22,12 +22,26 @@ def trace(func, example_inputs=None, *args, **kwargs):
     return func
 
 
-def _marker(obj=None, **kwargs):
-    # @ignore, @ignore(drop=True), @unused, @export: the function, unchanged
-    return obj if callable(obj) else (lambda fn: fn)
+def ignore(drop=False, **kwargs):
+    """@ignore or @ignore(drop=...): the function, unchanged."""
+    if callable(drop):
+        return drop
+    if not isinstance(drop, bool):
+        raise RuntimeError(f"Argument to @torch.jit.ignore must be a bool or a function but got "
+                           f"{drop}")
+    if kwargs.pop("drop_on_export", None) or drop:
+        warnings.warn(f"ignore({'drop_on_export=' if not drop else ''}True) has been deprecated. "
+                      "TorchScript will now drop the function call on compilation. Use "
+                      "torch.jit.unused now. {}", FutureWarning, stacklevel=2)
+    return lambda fn: fn
 
 
-ignore = unused = export = _marker
+def unused(fn):
+    return fn
+
+
+def export(fn):
+    return fn
 
 
 def is_scripting():

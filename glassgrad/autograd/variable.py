@@ -54,4 +54,3 @@ class Variable(metaclass=VariableMeta):
         return t
 
 
-Variable.__module__ = VariableMeta.__module__ = "torch.autograd.variable"

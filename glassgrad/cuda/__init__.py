@@ -3,6 +3,7 @@ raise ``AssertionError: Torch not compiled with CUDA enabled``, and what torch a
 one (counts, empty statistics, seeding, which is lazy there and never runs) is answered the
 same way."""
 import collections
+import warnings
 
 from .. import _device
 from ..ops.legacy import CUDA_TYPES
@@ -85,8 +86,14 @@ def _missing_binding(name):
     return call
 
 
-reset_peak_memory_stats = reset_max_memory_allocated = _missing_binding(
-    "_cuda_resetPeakMemoryStats")
+reset_peak_memory_stats = _missing_binding("_cuda_resetPeakMemoryStats")
+
+
+def reset_max_memory_allocated(device=None):
+    warnings.warn("torch.cuda.reset_max_memory_allocated now calls "
+                  "torch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+                  FutureWarning, stacklevel=2)
+    return reset_peak_memory_stats(device)
 
 
 # seeding is queued until CUDA initialises, which never happens on a CPU build: no effect
@@ -122,11 +129,12 @@ def _device_index(dev):
         if dev.type != "cuda":
             raise ValueError(f"Expected a cuda device, but got: {dev}")
         return -1 if dev.index is None else dev.index
-    return -1 if dev is None else dev
+    return dev
 
 
 def set_device(device):
-    if _device_index(device) >= 0:
+    index = _device_index(device)
+    if index is not None and index >= 0:
         _missing_binding("_cuda_setDevice")()
 
 
@@ -138,7 +146,7 @@ class device:
         self.prev_idx = -1
 
     def __enter__(self):
-        if self.idx >= 0:
+        if self.idx is not None and self.idx >= 0:
             raise RuntimeError("PyTorch was compiled without CUDA support")
 
     def __exit__(self, *exc):

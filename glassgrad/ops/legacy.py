@@ -9,7 +9,7 @@ import builtins
 import warnings
 
 from .. import _device, dtypes
-from .._creation import empty, full, ones, tensor, zeros
+from .._creation import _flat, empty, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
 from . import public, publish
@@ -29,24 +29,22 @@ class tensortype(type):
 
     def __call__(cls, *args, **kwargs):
         if cls.is_cuda:
-            raise TypeError(f"type {cls.__module__}.{cls.__name__} not available. Torch not "
+            raise TypeError(f"type torch.cuda.{cls.__name__} not available. Torch not "
                             "compiled with CUDA enabled.")
         return legacy_new(cls.dtype, args, kwargs, check_tensor=True)
 
     def __repr__(cls):
-        return f"<class '{cls.__module__}.{cls.__name__}'>"
-
-
-tensortype.__module__ = "torch"
+        return f"<class 'torch.{'cuda.' if cls.is_cuda else ''}{cls.__name__}'>"
 
 
 def _make_type(dtype, module):
-    return tensortype(dtype.tensor_type, (), {"dtype": dtype, "is_cuda": module != "torch",
+    # __module__ is where glassgrad defines it (pickle finds it there); the repr says torch
+    return tensortype(dtype.tensor_type, (), {"dtype": dtype, "is_cuda": module != "glassgrad",
                                               "is_sparse": False, "__module__": module})
 
 
-TYPES = {d.tensor_type: _make_type(d, "torch") for d in dtypes.ALL}
-CUDA_TYPES = {d.tensor_type: _make_type(d, "torch.cuda") for d in dtypes.ALL}
+TYPES = {d.tensor_type: _make_type(d, "glassgrad") for d in dtypes.ALL}
+CUDA_TYPES = {d.tensor_type: _make_type(d, "glassgrad.cuda") for d in dtypes.ALL}
 globals().update(TYPES)
 __all__ = ["tensortype", "set_default_tensor_type", *TYPES]
 
@@ -80,7 +78,8 @@ def legacy_new(dtype, args, kwargs, check_tensor=False):
                                "device=device) is not supported.  Use torch.tensor(...) or "
                                "torch.as_tensor(...) instead.")
         return _alias(args[0], dtype if check_tensor else None)
-    if len(args) == 1 and not isinstance(args[0], (builtins.int, Size)):
+    if len(args) == 1 and (isinstance(args[0], builtins.bool) or
+                           not isinstance(args[0], (builtins.int, Size))):
         return _from_data(args[0], dtype)
     size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
     for i, s in enumerate(size):
@@ -92,7 +91,7 @@ def legacy_new(dtype, args, kwargs, check_tensor=False):
         bad = next(s for s in size if s < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
                            f"{list(size)}")
-    return empty(size if size else (0,), dtype=dtype)
+    return empty(size if size else (0,), dtype=dtype, device=_device.CPU)
 
 
 def _options(dtype):
@@ -112,7 +111,11 @@ def _from_data(data, dtype):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if not isinstance(data, (list, tuple, ndarray)):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-    return tensor(data, dtype=dtype)
+    if not dtype.is_floating_point and isinstance(data, (list, tuple)) and builtins.any(
+            isinstance(d, Tensor) and d.is_floating_point() for d in _flat(data)):
+        # torch reads each element tensor as an index for integer types
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return tensor(data, dtype=dtype, device=_device.CPU)
 
 
 def _tensor_new(cls, *args, **kwargs):
@@ -220,21 +223,21 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False,
 @public("method")
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    return zeros(_new_size(size), dtype=dtype or self.dtype, device=device or _device.CPU,
+    return zeros(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
 
 @public("method")
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
-    return ones(_new_size(size), dtype=dtype or self.dtype, device=device or _device.CPU,
+    return ones(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                 requires_grad=requires_grad)
 
 
 @public("method")
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
-    return empty(_new_size(size), dtype=dtype or self.dtype, device=device or _device.CPU,
+    return empty(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
 
@@ -245,7 +248,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
     return full(tuple(size), fill_value, dtype=dtype or self.dtype,
-                device=device or _device.CPU, requires_grad=requires_grad)
+                device=_device.CPU if device is None else device, requires_grad=requires_grad)
 
 
 publish(globals())

@@ -440,7 +440,8 @@ def _to(self, *args, **kwargs):
         if device.type != "cpu":
             _device.unavailable(device)
     dtype = dtype or self.dtype
-    if dtype is self.dtype and not bound.get("copy"):
+    # a device with an index is not the tensor's (index-less) cpu device: torch copies
+    if dtype is self.dtype and not bound.get("copy") and (device is None or device.index is None):
         return self
     return _to_copy(self, dtype=dtype)
 
@@ -452,6 +453,8 @@ def cpu(self, memory_format=None):
 
 @public("method")
 def cuda(self, device=None, non_blocking=False, memory_format=None):
+    if device is not None and _device.as_device(device).type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
