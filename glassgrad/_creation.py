@@ -147,14 +147,14 @@ def _nested_tolist(data):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    _device.check(device, "tensor")
+    _device.check(device, "tensor", op=None)
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
-    _device.check(device, "as_tensor")
+    _device.check(device, "as_tensor", op=None)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, ndarray):

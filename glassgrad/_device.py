@@ -156,8 +156,16 @@ def get_default_device():
     return dev
 
 
-def unavailable(dev):
-    """Raise what PyTorch's CPU build raises for a tensor on ``dev`` (not a cpu device)."""
+# the dispatch key names of the backends torch's CPU build knows but has no kernels for
+_BACKENDS = {"mps": "MPS", "xla": "XLA", "lazy": "Lazy", "ipu": "IPU", "hip": "HIP", "ve": "VE",
+             "fpga": "FPGA", "maia": "MAIA", "vulkan": "Vulkan"}
+_CAFFE2 = ("opengl", "opencl", "mkldnn", "ideep")
+
+
+def unavailable(dev, op=None):
+    """Raise what PyTorch's CPU build raises for a tensor on ``dev`` (not a cpu device): made
+    by ``op`` (the allocating aten op of a factory of sizes), or moved there (``op`` None: to(),
+    data factories)."""
     kind = dev.type
     if kind == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")
@@ -173,13 +181,23 @@ def unavailable(dev):
     if kind == "meta":
         raise NotImplementedError("glassgrad has no meta tensors: device='meta' is not "
                                   "supported")
+    if op is not None and kind in _CAFFE2:
+        raise RuntimeError(f"This is a grandfathered Caffe2 device type {kind}, it shouldn't "
+                           "ever convert to a DispatchKey (glassgrad computes on the CPU only)")
+    if op is not None or kind == "lazy":
+        # torch's first sentence; torch lists its dispatch keys after it, glassgrad says why
+        raise NotImplementedError(
+            f"Could not run 'aten::{op or 'empty.memory_format'}' with arguments from the "
+            f"'{_BACKENDS[kind]}' backend. glassgrad computes on the CPU (NumPy) only and has no "
+            f"{kind} backend.")
     raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
 
 
-def check(dev, fn="zeros", like=False):
+def check(dev, fn="zeros", op="empty.memory_format", like=False):
     """A factory's ``device=``: None (the default device; for a *_like factory (``like``), the
     input's) or a cpu device pass; any other raises as PyTorch's CPU build does. ``fn`` names
-    the factory in the type error."""
+    the factory in the type error; ``op`` is the aten op that allocates its result (None for
+    the factories that build on CPU data and move it: tensor, as_tensor, new_tensor)."""
     if dev is None and like:
         return
     if dev is None:
@@ -192,4 +210,4 @@ def check(dev, fn="zeros", like=False):
                             f"{_typename(dev)}")
         dev = as_device(dev)
     if dev.type != "cpu":
-        unavailable(dev)
+        unavailable(dev, "empty_strided" if like else op)

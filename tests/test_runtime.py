@@ -184,6 +184,23 @@ def test_factory_device(factory, device):
     same(program)
 
 
+@pytest.mark.parametrize("device", ["mps", "xla", "lazy", "ipu", "vulkan", "hip", "hpu",
+                                    "privateuseone", "mtia"])
+@pytest.mark.parametrize("factory", [f for f in FACTORIES if not f.startswith("new_")] +
+                         ["new_zeros", "new_tensor", "to"])
+def test_factories_on_devices_glassgrad_has_not(factory, device):
+    # torch follows its first sentence with its dispatch keys; glassgrad says why instead
+    def program(lib):
+        call = "lib.ones(1).to(D)" if factory == "to" else FACTORIES[factory]
+        try:
+            eval(call, {"lib": lib, "D": device})
+        except Exception as e:      # noqa: BLE001
+            return type(e).__name__, str(e).split(". ")[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(program)
+
+
 def test_default_device():
     def program(lib):
         out = [lib.get_default_device()]

@@ -217,7 +217,8 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False,
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
         data = data.detach()
-    return tensor(data, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+    return tensor(data, dtype=dtype or self.dtype, device=_device.CPU if device is None else
+                  device, requires_grad=requires_grad)
 
 
 @public("method")
