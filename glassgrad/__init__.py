@@ -6,8 +6,8 @@ from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
 from ._device import device, get_default_device, set_default_device
-from ._runtime import (get_num_interop_threads, get_num_threads, set_num_interop_threads,
-                       set_num_threads)
+from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
                      half, int, int8, int16, int32, int64, long, promote_types, result_type,
                      set_default_dtype, short, uint8)
@@ -30,7 +30,7 @@ from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from . import autograd, linalg, nn  # noqa: E402
-from . import accelerator, amp, backends, cuda, distributed, jit, onnx  # noqa: E402,F401
+from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table

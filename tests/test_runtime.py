@@ -706,3 +706,93 @@ def test_tensorboard_needs_the_package():
     if importlib.util.find_spec("tensorboard") is not None:
         pytest.skip("tensorboard is installed")
     same(program)
+
+
+# -- torch.cpu, custom_fwd/custom_bwd, float32 matmul precision --------------------------------
+@pytest.mark.parametrize("call", ["is_available()", "is_initialized()", "device_count()",
+                                  "current_device()", "synchronize()", "set_device('cpu')",
+                                  "set_device(0)"])
+def test_cpu_module(call):
+    same(lambda lib: eval("lib.cpu." + call, {"lib": lib}))
+
+
+@pytest.mark.parametrize("make", ["lib.cpu.amp.autocast(enabled=False)",
+                                  "lib.cpu.amp.autocast(dtype=lib.float32)",
+                                  "lib.cpu.amp.GradScaler(enabled=False)"])
+def test_cpu_amp_deprecated_spellings(make):
+    same(lambda lib: warned(lambda: type(eval(make, {"lib": lib})).__name__))
+
+
+CUSTOM = {
+    "amp_cuda": lambda lib: (lib.amp.custom_fwd(device_type="cuda"),
+                             lib.amp.custom_bwd(device_type="cuda")),
+    "amp_cpu_cast": lambda lib: (lib.amp.custom_fwd(device_type="cpu",
+                                                    cast_inputs=lib.float16),
+                                 lib.amp.custom_bwd(device_type="cpu")),
+    "cuda_amp": lambda lib: (lib.cuda.amp.custom_fwd, lib.cuda.amp.custom_bwd),
+    "cuda_amp_cast": lambda lib: (lib.cuda.amp.custom_fwd(cast_inputs=lib.float16),
+                                  lib.cuda.amp.custom_bwd),
+}
+
+
+@pytest.mark.parametrize("name", CUSTOM)
+def test_custom_fwd_bwd(name):
+    def program(lib):
+        (fwd, bwd), w = warned(CUSTOM[name], lib)
+
+        class Cube(lib.autograd.Function):
+            @staticmethod
+            @fwd
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            @bwd
+            def backward(ctx, grad):
+                x, = ctx.saved_tensors
+                return grad * 3 * x ** 2, ctx._fwd_used_autocast
+        x = lib.tensor([1.0, -2.0], requires_grad=True)
+        y = Cube.apply(x)
+        y.sum().backward()
+        return y, x.grad, type(y.grad_fn).__name__, w
+    same(lambda lib: catch(program, lib))
+
+
+def test_custom_fwd_checks_device_type():
+    same(lambda lib: [catch(lambda: lib.amp.custom_fwd(device_type=1)),
+                      catch(lambda: lib.amp.custom_bwd(device_type=None))])
+
+
+@pytest.mark.parametrize("values", [["high"], ["medium", "highest"], ["bad"], [1], ["HIGH"],
+                                    ["tf32:True"], ["tf32:True", "tf32:False"]])
+def test_float32_matmul_precision(values):
+    def program(lib):
+        out = [lib.get_float32_matmul_precision()]
+        for v in values:
+            if isinstance(v, str) and v.startswith("tf32:"):
+                lib.backends.cuda.matmul.allow_tf32 = v == "tf32:True"
+                out.append(catch(lib.get_float32_matmul_precision))
+            else:
+                out.append(warned(lib.set_float32_matmul_precision, v))
+            out += [lib.backends.cuda.matmul.allow_tf32]
+        out.append(catch(lib.get_float32_matmul_precision))
+        lib.set_float32_matmul_precision("highest")
+        return out
+    same(program)
+
+
+def test_device_context_manager():
+    def program(lib):
+        out = []
+        with lib.device("cpu"):
+            out.append(lib.zeros(1).device)
+        try:
+            with lib.device("cuda"):
+                out.append(catch(lib.zeros, 1))
+                out.append(catch(lib.get_default_device))
+        except Exception as e:      # noqa: BLE001
+            out.append(Raised(e))
+        out += [lib.get_default_device(), lib.ones(1).device]
+        return out
+    same(program)

@@ -75,3 +75,36 @@ class autocast:
             with self:
                 return func(*args, **kwargs)
         return decorated
+
+
+def _check_device_type(device_type):
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type, cast_inputs=None):
+    """Decorates a custom Function's forward: records on ctx that autocast was off (it always
+    is in glassgrad), so cast_inputs never applies, and runs forward as it is."""
+    _check_device_type(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = None if _device.device(device_type).type == "cpu" else dtypes.float16
+        args[0]._fwd_used_autocast = False
+        return fwd(*args, **kwargs)
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type):
+    """Decorates a custom Function's backward: runs it in forward's autocast state (off)."""
+    _check_device_type(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd

@@ -1,4 +1,5 @@
 """torch.backends.cuda: not built; cuBLAS's matmul flags are kept."""
+from .. import _runtime
 
 
 def is_built():
@@ -11,6 +12,8 @@ class cuBLASModule:
                  "allow_bf16_reduced_precision_reduction": True}
 
     def __getattr__(self, name):
+        if name == "allow_tf32":        # torch keeps it as the float32 matmul precision
+            return _runtime.get_float32_matmul_precision() != "highest"
         if name in self._DEFAULTS:
             return self.__dict__.get("_" + name, self._DEFAULTS[name])
         raise AttributeError("Unknown attribute " + name)
@@ -24,7 +27,10 @@ class cuBLASModule:
         if not isinstance(value, bool):
             raise TypeError(f"{name} expects a bool or a tuple/list of bools, but got "
                             f"{type(value)!r}")
-        self.__dict__["_" + name] = value
+        if name == "allow_tf32":
+            _runtime.set_float32_matmul_precision("high" if value else "highest")
+        else:
+            self.__dict__["_" + name] = value
 
 
 matmul = cuBLASModule()

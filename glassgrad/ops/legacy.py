@@ -46,7 +46,7 @@ def _make_type(dtype, module):
 TYPES = {d.tensor_type: _make_type(d, "glassgrad") for d in dtypes.ALL}
 CUDA_TYPES = {d.tensor_type: _make_type(d, "glassgrad.cuda") for d in dtypes.ALL}
 globals().update(TYPES)
-__all__ = ["tensortype", "set_default_tensor_type", *TYPES]
+__all__ = ["set_default_tensor_type", *TYPES]
 
 
 def _argtype(obj):

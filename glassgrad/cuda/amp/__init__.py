@@ -20,3 +20,17 @@ class GradScaler(_amp.GradScaler):
                       stacklevel=2)
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
                          enabled)
+
+
+def custom_fwd(fwd=None, *, cast_inputs=None):
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd):
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. Please use "
+                  "`torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning,
+                  stacklevel=2)
+    return _amp.custom_bwd(bwd, device_type="cuda")
