@@ -127,6 +127,7 @@ def _parse(text):
 
 
 CPU = device("cpu")
+_PARSED = {"cpu": CPU}     # device names as_device has parsed
 _default = [None]       # the default device (None: cpu), set_default_device's argument parsed
 _DEFAULT_STACK = []     # the defaults `with device(...)` blocks replaced
 
@@ -137,7 +138,10 @@ def as_device(obj):
     if isinstance(obj, device):
         return obj
     if isinstance(obj, str):
-        return device(obj)
+        dev = _PARSED.get(obj)
+        if dev is None:
+            dev = _PARSED[obj] = device(obj)     # devices are immutable: parse a name once
+        return dev
     if isinstance(obj, int) and not isinstance(obj, bool):
         return device(obj)      # raises: no accelerator
     raise TypeError(f"expected torch.device, not {_typename(obj)}")

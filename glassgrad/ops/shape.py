@@ -393,6 +393,11 @@ _TO_EXPECTED = "".join(
         "Tensor tensor, bool non_blocking = False, bool copy = False")) + "\n"
 
 
+_TO_KINDS = {"device": (str, _device.device, builtins.int, type(None)),
+             "dtype": (dtypes.dtype, type(None)), "tensor": Tensor, "non_blocking": builtins.bool,
+             "copy": builtins.bool, "memory_format": type(None)}
+
+
 def _argtype(obj):
     """How torch's argument parser names an argument's type in its messages."""
     if isinstance(obj, Tensor):
@@ -416,10 +421,7 @@ def _to_args(args, kwargs):
     for k, v in kwargs.items():
         ok = ok and (k in names or k == "memory_format") and k not in bound
         bound[k] = v
-    kinds = {"device": (str, _device.device, builtins.int, type(None)),
-             "dtype": (dtypes.dtype, type(None)), "tensor": Tensor, "non_blocking": builtins.bool,
-             "copy": builtins.bool, "memory_format": type(None)}
-    if not ok or not all(isinstance(v, kinds[k]) for k, v in bound.items() if k in kinds):
+    if not ok or not all(isinstance(v, _TO_KINDS[k]) for k, v in bound.items()):
         got = [_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()]
         got = ", ".join(got) if args else "".join(g + ", " for g in got)
         raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but "
@@ -431,6 +433,11 @@ def _to_args(args, kwargs):
 def _to(self, *args, **kwargs):
     """to(device, dtype), to(dtype), to(other): a copy (ToCopyBackward0) when the dtype changes
     or copy=True, else self. Devices other than the CPU raise as PyTorch's CPU build does."""
+    if not kwargs and len(args) == 1:       # the common calls: to(dtype), to('cpu')
+        if type(args[0]) is dtypes.dtype:
+            return to_dtype(self, args[0])
+        if type(args[0]) is str and _device.as_device(args[0]) is _device.CPU:
+            return self
     bound = _to_args(args, kwargs)
     dtype, device = bound.get("dtype"), bound.get("device")
     if "tensor" in bound:
