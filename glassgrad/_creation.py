@@ -148,6 +148,7 @@ def _nested_tolist(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     _device.check(device, "tensor", op=None)
+    _device.check_pin(pin_memory)
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)
@@ -311,13 +312,16 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
     return _new(data.astype((dtype or dtypes.int64).np), None, requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "rand_like", like=True)
     return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "randn_like", like=True)
     return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "randint_like", like=True)
     return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)

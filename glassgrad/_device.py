@@ -197,6 +197,16 @@ def unavailable(dev, op=None):
     raise RuntimeError(f"PyTorch is not linked with support for {kind} devices")
 
 
+_NO_PINNED = ("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+              "allocator is available on this system.")
+
+
+def check_pin(pin_memory):
+    """A factory's pin_memory=: pinned memory needs an accelerator."""
+    if pin_memory:
+        raise RuntimeError(_NO_PINNED)
+
+
 def check(dev, fn="zeros", op="empty.memory_format", like=False):
     """A factory's ``device=``: None (the default device; for a *_like factory (``like``), the
     input's) or a cpu device pass; any other raises as PyTorch's CPU build does. ``fn`` names

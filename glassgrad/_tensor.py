@@ -169,6 +169,12 @@ class Tensor:
     def get_device(self):
         return -1       # a CPU tensor's
 
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
     @property
     def _version(self):
         return self._version_counter.version

@@ -209,8 +209,7 @@ def _new_size(size):
 
 
 @public("method")
-def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False,
-               layout=None, pin_memory=False):
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "
@@ -224,6 +223,7 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False,
 @public("method")
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    _device.check_pin(pin_memory)
     return zeros(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
@@ -231,6 +231,7 @@ def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=
 @public("method")
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
+    _device.check_pin(pin_memory)
     return ones(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                 requires_grad=requires_grad)
 
@@ -238,6 +239,7 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=N
 @public("method")
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
+    _device.check_pin(pin_memory)
     return empty(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
@@ -245,6 +247,7 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=
 @public("method")
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
+    _device.check_pin(pin_memory)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
