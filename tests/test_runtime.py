@@ -608,9 +608,80 @@ def test_grad_scaler(name):
     same(lambda lib: _scaler(lib, SCALERS[name]))
 
 
-def test_enabled_cpu_grad_scaler_is_refused():
-    with pytest.raises(NotImplementedError, match="GradScaler"):
-        gg.amp.GradScaler("cpu")
+class _SGD:
+    """A duck-typed optimizer (param_groups, step, zero_grad) that runs in both libraries."""
+
+    def __init__(self, lib, params, lr=0.1):
+        self.lib, self.param_groups = lib, [{"params": list(params), "lr": lr}]
+
+    def step(self, *args, **kwargs):
+        with self.lib.no_grad():
+            for p in self.param_groups[0]["params"]:
+                if p.grad is not None:
+                    p.sub_(self.param_groups[0]["lr"] * p.grad)
+        return "stepped", args, kwargs
+
+    def zero_grad(self):
+        for p in self.param_groups[0]["params"]:
+            p.grad = None
+
+
+def test_grad_scaler_trains_on_the_cpu():
+    def program(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        b = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)
+        opt = _SGD(lib, [w, b])
+        scaler = lib.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=2)
+        out = [scaler.is_enabled(), scaler.get_scale(), scaler.state_dict()]
+        for i, poison in enumerate([False, False, True, False, False, False]):
+            opt.zero_grad()
+            loss = ((w * (i + 1)) ** 2).sum() + (b * 3).sum()
+            if poison:
+                loss = loss * float("inf")
+            scaled = scaler.scale(loss)
+            scaled.backward()
+            out.append((scaled, type(scaled.grad_fn).__name__, w.grad, b.grad))
+            if i == 1:
+                scaler.unscale_(opt)
+                out.append((w.grad, b.grad, catch(scaler.unscale_, opt)))
+            out.append(scaler.step(opt, i, k=i))
+            out += [catch(scaler.step, opt), catch(scaler.unscale_, opt)]
+            scaler.update()
+            out += [w.detach().clone(), b.detach().clone(), scaler.get_scale(),
+                    scaler.state_dict()]
+        return out
+    same(program)
+
+
+def test_grad_scaler_cpu_api():
+    def program(lib):
+        s = lib.amp.GradScaler("cpu", init_scale=8.0)
+        x = lib.ones(2, requires_grad=True)
+        opt = _SGD(lib, [x])
+        out = [catch(s.step, opt), catch(s.update), catch(s.unscale_, opt),
+               s.scale([x, (x * 2, [x])]), list(s.scale(v for v in (x, x))),
+               catch(s.scale, 3), catch(s.scale, [3])]
+        out += [catch(lambda: s.step(opt, closure=lambda: 0)), catch(s.update)]
+        s.update(2.0)
+        out.append(s.get_scale())
+        s.update(lib.tensor(4.0))
+        out += [s.get_scale(), catch(s.update, lib.tensor([1.0, 2.0])),
+                catch(s.update, lib.tensor(1.0, requires_grad=True))]
+        state = s.state_dict()
+        t = lib.amp.GradScaler("cpu")
+        t.load_state_dict(state)
+        out += [t.get_scale(), t.state_dict(), catch(t.load_state_dict, {}),
+                lib.amp.GradScaler("cpu", enabled=False).state_dict()]
+        h = lib.ones(1, dtype=lib.float16, requires_grad=True)
+        (s.scale(h.float()).sum()).backward()
+        out.append(catch(s.unscale_, _SGD(lib, [h])))
+        out += [catch(lib.amp.GradScaler, "cpu", growth_factor=1.0),
+                catch(lib.amp.GradScaler, "cpu", backoff_factor=1.0)]
+        for name in ("growth_factor", "backoff_factor", "growth_interval"):
+            getattr(s, "set_" + name)(3)
+            out.append(getattr(s, "get_" + name)())
+        return out
+    same(program)
 
 
 # -- jit, onnx, distributed, nn.parallel ------------------------------------------------------
