@@ -13,7 +13,7 @@ from .._creation import _flat, empty, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
 from . import public, publish
-from .shape import _alias as alias, _to
+from .shape import _alias as alias, _argtype, _to
 
 _SIGNATURES = ("\n * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)"
                "\n * (tuple of ints size, *, torch.device device = None)\n * (object data, *, "
@@ -49,17 +49,26 @@ globals().update(TYPES)
 __all__ = ["set_default_tensor_type", *TYPES]
 
 
-def _argtype(obj):
-    if isinstance(obj, Tensor):
-        return "Tensor"
-    if isinstance(obj, (dtypes.dtype, _device.device)):
-        return f"torch.{type(obj).__name__}"
-    return type(obj).__name__
-
-
 def legacy_new(dtype, args, kwargs, check_tensor=False):
     """torch.Tensor(...) (check_tensor False) and torch.FloatTensor(...), ..., Tensor.new(...):
     () empty, (tensor) an alias, (*sizes) or (torch.Size) uninitialised, (data) a copy."""
+    device = _legacy_device(args, kwargs)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if device is not None:
+            raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
+                               "device=device) is not supported.  Use torch.tensor(...) or "
+                               "torch.as_tensor(...) instead.")
+        return _alias(args[0], dtype if check_tensor else None)
+    if len(args) == 1 and (isinstance(args[0], builtins.bool) or
+                           not isinstance(args[0], (builtins.int, Size))):
+        return _from_data(args[0], dtype)
+    size = _legacy_size(tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args)
+    return empty(size if size else (0,), dtype=dtype, device=_device.CPU)
+
+
+def _legacy_device(args, kwargs):
+    """The device= of a legacy constructor (None or the CPU); torch's errors for other
+    keywords, for a first argument that is no size among several, and for other devices."""
     if builtins.any(k != "device" for k in kwargs) or \
             (len(args) > 1 and not isinstance(args[0], builtins.int)):
         got = ", ".join([_argtype(a) for a in args] +
@@ -72,26 +81,20 @@ def legacy_new(dtype, args, kwargs, check_tensor=False):
         if device.type != "cpu":
             raise RuntimeError(f"legacy constructor expects device type: cpu but device type: "
                                f"{device.type} was passed")
-    if len(args) == 1 and isinstance(args[0], Tensor):
-        if device is not None:
-            raise RuntimeError("Legacy tensor constructor of the form torch.Tensor(tensor, "
-                               "device=device) is not supported.  Use torch.tensor(...) or "
-                               "torch.as_tensor(...) instead.")
-        return _alias(args[0], dtype if check_tensor else None)
-    if len(args) == 1 and (isinstance(args[0], builtins.bool) or
-                           not isinstance(args[0], (builtins.int, Size))):
-        return _from_data(args[0], dtype)
-    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    return device
+
+
+def _legacy_size(size):
     for i, s in enumerate(size):
         if not isinstance(s, builtins.int) or isinstance(s, builtins.bool):
             raise TypeError(f"new(): argument 'size' failed to unpack the object at pos {i + 1} "
                             f"with error \"type must be tuple of ints,but got "
                             f"{type(s).__name__}\"")
-    if builtins.any(s < 0 for s in size):
-        bad = next(s for s in size if s < 0)
-        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: "
+    bad = [s for s in size if s < 0]
+    if bad:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad[0]}: "
                            f"{list(size)}")
-    return empty(size if size else (0,), dtype=dtype, device=_device.CPU)
+    return size
 
 
 def _options(dtype):
