@@ -236,6 +236,9 @@ DEFAULT_DTYPE_CALLS = [
     "lib.zeros_like(lib.tensor([1, 2]))", "lib.ones(2, dtype=lib.int32).new_tensor([1.5])",
     "lib.FloatTensor([1.5])", "lib.tensor(np.array([1.5]))", "lib.tensor([1.5]).sum()",
     "lib.tensor([1, 2]).mean(dtype=lib.get_default_dtype())", "lib.get_default_dtype()",
+    "lib.sqrt(lib.tensor([1, 4]))", "lib.sigmoid(lib.tensor([1]))", "lib.tensor([True]) + 0.5",
+    "lib.atan2(lib.tensor([1]), lib.tensor([2]))", "lib.where(lib.tensor([True]), 1.5, 2)",
+    "lib.clamp(lib.tensor([1]), min=0.5)", "lib.tensor([2]).reciprocal()",
 ]
 
 
