@@ -883,3 +883,37 @@ def test_device_context_manager():
                                   "lib.ones(1).is_pinned()", "lib.ones(1).pin_memory()"])
 def test_pinned_memory(call):
     same(lambda lib: eval(call, {"lib": lib}))
+
+
+@pytest.mark.parametrize("version", ["1.14.0", None])
+def test_tensorboard_too_old(version, monkeypatch):
+    import types
+    fake = types.ModuleType("tensorboard")
+    if version is not None:
+        fake.__version__ = version
+    monkeypatch.setitem(importlib.sys.modules, "tensorboard", fake)
+
+    def program(lib):
+        name = lib.__name__ + ".utils.tensorboard"
+        monkeypatch.delitem(importlib.sys.modules, name, raising=False)
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            return Raised(e)
+        finally:
+            importlib.sys.modules.pop(name, None)
+    same(program)
+
+
+def test_tensorboard_writer_is_refused(monkeypatch):
+    import types
+    fake = types.ModuleType("tensorboard")
+    fake.__version__ = "2.21.0"
+    monkeypatch.setitem(importlib.sys.modules, "tensorboard", fake)
+    monkeypatch.delitem(importlib.sys.modules, "glassgrad.utils.tensorboard", raising=False)
+    try:
+        module = importlib.import_module("glassgrad.utils.tensorboard")
+        with pytest.raises(NotImplementedError, match="SummaryWriter"):
+            module.SummaryWriter("runs")
+    finally:
+        importlib.sys.modules.pop("glassgrad.utils.tensorboard", None)
