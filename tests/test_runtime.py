@@ -320,7 +320,9 @@ CUDA_CALLS = ["is_available()", "device_count()", "is_initialized()", "_is_compi
               "device(0).__enter__()", "device(-1).__enter__()",
               "issubclass(lib.cuda.OutOfMemoryError, RuntimeError)",
               "isinstance(lib.zeros(1), lib.cuda.FloatTensor)", "repr(lib.cuda.FloatTensor)",
-              "lib.cuda.FloatTensor.is_cuda"]
+              "lib.cuda.FloatTensor.is_cuda", "set_per_process_memory_fraction(0.5)",
+              "device_of(lib.zeros(1)).idx", "nvtx.range_push('x')", "nvtx.range_pop()",
+              "nvtx.mark('x')", "nvtx.range('x').__enter__()", "host_memory_stats()"]
 
 
 @pytest.mark.parametrize("call", CUDA_CALLS)

@@ -27,7 +27,7 @@ def _refusing(name):
 for _name in ("current_device", "synchronize", "init", "get_device_name",
               "get_device_capability", "get_device_properties", "get_rng_state", "initial_seed",
               "ipc_collect", "current_stream", "default_stream", "mem_get_info",
-              "can_device_access_peer", "_lazy_init"):
+              "can_device_access_peer", "_lazy_init", "set_per_process_memory_fraction"):
     globals()[_name] = _refusing(_name)
 del _name
 
@@ -69,6 +69,10 @@ def empty_cache():
 
 
 def memory_stats(device=None):
+    return collections.OrderedDict()
+
+
+def host_memory_stats():
     return collections.OrderedDict()
 
 
@@ -153,6 +157,13 @@ class device:
         return False
 
 
+class device_of(device):
+    """The CUDA device of a tensor's data: none (-1) for glassgrad's CPU tensors."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
 class Stream:
     def __init__(self, *args, **kwargs):
         raise RuntimeError("torch.cuda.Stream requires CUDA support")
@@ -163,4 +174,4 @@ class Event:
         raise RuntimeError("Tried to instantiate dummy base class Event")
 
 
-from . import amp  # noqa: E402,F401
+from . import amp, nvtx  # noqa: E402,F401
