@@ -171,10 +171,17 @@ def from_numpy(ndarray_):
     return Tensor._make(ndarray_)
 
 
-def _size(size):
+def _size(size, negative=None):
+    """A factory's sizes as a tuple; torch's error for a negative one (``negative``: the
+    factory's own text)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    return tuple(builtins.int(s) for s in size)
+    size = tuple(builtins.int(s) for s in size)
+    bad = [s for s in size if s < 0]
+    if bad:
+        raise RuntimeError(negative or f"Trying to create tensor with negative dimension "
+                                       f"{bad[0]}: {list(size)}")
+    return size
 
 
 def _dtype(dtype):
@@ -183,7 +190,8 @@ def _dtype(dtype):
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
     _device.check(device, "zeros")
-    return _new(xp.zeros(_size(size), _dtype(dtype).np), None, requires_grad)
+    shape = _size(size, negative="zeros: Dimension size must be non-negative.")
+    return _new(xp.zeros(shape, _dtype(dtype).np), None, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
@@ -273,6 +281,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     _device.check(device, "eye")
+    for name, k in (("n", n), ("m", m)):
+        if k is not None and k < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {k}")
     return _new(xp.eye(n, n if m is None else m, dtype=_dtype(dtype).np), None, requires_grad)
 
 

@@ -919,3 +919,14 @@ def test_tensorboard_writer_is_refused(monkeypatch):
             module.SummaryWriter("runs")
     finally:
         importlib.sys.modules.pop("glassgrad.utils.tensorboard", None)
+
+
+NEGATIVE_SIZES = ["zeros(-1)", "zeros(2, -1)", "zeros((-1,))", "ones(-1)", "ones(2, -1)",
+                  "empty(-1)", "empty([2, -1])", "full((-1,), 1.0)", "rand(-1)", "randn(2, -1)",
+                  "randint(3, (-1,))", "eye(-1)", "eye(2, -1)", "ones(1).new_zeros(-1)",
+                  "ones(1).new_empty(2, -3)", "ones(1).new_full((-2,), 1)", "Tensor(-1)"]
+
+
+@pytest.mark.parametrize("call", NEGATIVE_SIZES)
+def test_factories_refuse_negative_sizes(call):
+    same(lambda lib: eval("lib." + call, {"lib": lib}))

@@ -9,7 +9,7 @@ import builtins
 import warnings
 
 from .. import _device, dtypes
-from .._creation import _flat, empty, full, ones, tensor, zeros
+from .._creation import _flat, _size, empty, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
 from . import public, publish
@@ -208,7 +208,7 @@ def new(self, *args, **kwargs):
 
 
 def _new_size(size):
-    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+    return _size(size)      # (new_zeros refuses a negative size as new_ones does, not as zeros)
 
 
 @public("method")
