@@ -535,9 +535,11 @@ def test_variable_shares_data_and_is_a_leaf():
 
 # -- amp --------------------------------------------------------------------------------------
 def _in_autocast(lib, make):
-    with make(lib):
+    with make(lib) as region:
         x = lib.ones(2, 2, dtype=lib.float32)
-        return (x @ x).dtype, lib.is_autocast_enabled()
+        inside = [(x @ x).dtype, lib.is_autocast_enabled(), region.device,
+                  lib.is_autocast_enabled(region.device), lib.is_autocast_enabled("cpu")]
+    return inside, lib.is_autocast_enabled(region.device)
 
 
 AUTOCAST = {
@@ -550,6 +552,17 @@ AUTOCAST = {
     "amp_module": lambda lib: lib.amp.autocast("cpu", enabled=False),
     "cuda_amp": lambda lib: lib.cuda.amp.autocast(enabled=False),
     "cuda_amp_enabled": lambda lib: lib.cuda.amp.autocast(),
+    "mps": lambda lib: lib.autocast("mps"),
+    "mps_disabled": lambda lib: lib.autocast("mps", enabled=False),
+    "xpu": lambda lib: lib.autocast("xpu", dtype=lib.float16),
+    "xpu_float32": lambda lib: lib.autocast("xpu", dtype=lib.float32),
+    "hpu_disabled": lambda lib: lib.autocast("hpu", enabled=False, dtype=lib.float16),
+    "mtia": lambda lib: lib.autocast("mtia"),
+    "hip": lambda lib: lib.autocast("hip"),
+    "meta": lambda lib: lib.autocast("meta"),
+    "meta_dtype": lambda lib: lib.autocast("meta", dtype=lib.float16),
+    "lazy": lambda lib: lib.autocast("lazy"),
+    "privateuseone": lambda lib: lib.autocast("privateuseone"),
     "bad_type": lambda lib: lib.autocast("gpu"),
     "not_str": lambda lib: lib.autocast(1),
 }
@@ -560,6 +573,21 @@ def test_autocast(name):
     same(lambda lib: warned(_in_autocast, lib, AUTOCAST[name]))
 
 
+def test_autocast_regions_nest():
+    def program(lib):
+        out = []
+        with lib.autocast("mps"):
+            out.append(lib.is_autocast_enabled("mps"))
+            with lib.autocast("mps", enabled=False):
+                out.append(lib.is_autocast_enabled("mps"))
+                with lib.autocast("xpu"):
+                    out.append((lib.is_autocast_enabled("xpu"), lib.is_autocast_enabled("mps")))
+            out.append(lib.is_autocast_enabled("mps"))
+        out.append(lib.is_autocast_enabled("mps"))
+        return out
+    same(program)
+
+
 def test_autocast_as_decorator_and_queries():
     def program(lib):
         @lib.autocast("cpu", enabled=False)
@@ -567,7 +595,12 @@ def test_autocast_as_decorator_and_queries():
             return x * 2, lib.is_autocast_enabled("cpu")
         return [f(lib.ones(1)), lib.is_autocast_enabled(), lib.is_autocast_enabled("cuda"),
                 catch(lib.is_autocast_enabled, "gpu"), catch(lib.is_autocast_enabled, 1),
-                lib.get_autocast_dtype("cuda"), catch(lib.autocast("cpu", enabled=False), 3)]
+                lib.get_autocast_dtype("cuda"), catch(lib.autocast("cpu", enabled=False), 3),
+                [lib.get_autocast_dtype(d) for d in ("ipu", "xpu", "hip", "mps", "mtia")],
+                catch(lib.get_autocast_dtype, "meta"), catch(lib.get_autocast_dtype, 1),
+                [lib.amp.is_autocast_available(d) for d in
+                 ("cpu", "cuda", "mps", "xla", "hip", "meta", "lazy", "privateuseone")],
+                catch(lib.amp.is_autocast_available, 1)]
     same(program)
 
 
