@@ -1,14 +1,13 @@
-"""torch.utils.tensorboard: importing it needs the tensorboard package, as in PyTorch (whose
-ImportError this raises without it). glassgrad has no SummaryWriter of its own yet."""
-import tensorboard  # (ModuleNotFoundError: No module named 'tensorboard', as torch)
+"""torch.utils.tensorboard: TensorBoard event files written through the tensorboard package,
+which importing this needs (torch's ImportError without it, or with one older than 1.15)."""
+import tensorboard
 
-if tuple(int(p) for p in getattr(tensorboard, "__version__", "0").split(".")[:2]
-         if p.isdigit()) < (1, 15):
+if not hasattr(tensorboard, "__version__") or tuple(
+        int(p) for p in tensorboard.__version__.split(".")[:2] if p.isdigit()) < (1, 15):
     raise ImportError("TensorBoard logging requires TensorBoard version 1.15 or above")
 del tensorboard
 
+from .writer import FileWriter, SummaryWriter  # noqa: E402,F401
+from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402,F401
 
-class SummaryWriter:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch.utils.tensorboard.SummaryWriter: glassgrad does not "
-                                  "write TensorBoard event files yet")
+__all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
