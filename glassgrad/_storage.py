@@ -7,7 +7,7 @@ storage once however many tensors view it, and rebuilds them on the loaded bytes
 """
 import weakref
 
-from .backend import backend_for, backend_of, data_ptr, xp
+from .backend import backend_for, backend_of, data_ptr, memory, xp
 
 _LIVE = weakref.WeakValueDictionary()     # id(owner) -> its storage (the storage keeps owner alive)
 
@@ -92,7 +92,7 @@ def _storage_from_bytes(raw):
 
 def storage_of(array):
     """(storage, low): array's storage and the address of its first byte."""
-    owner, span = backend_of(array).memory(array)
+    owner, span = memory(array)
     return UntypedStorage.of(owner, span), data_ptr(span)
 
 

@@ -15,6 +15,7 @@ tensors, containers, primitive types and allowlisted globals (``add_safe_globals
 the file is ever called unless allowed. ``weights_only=False`` loads any pickle.
 """
 import collections
+import contextlib
 import io
 import os
 import pickle
@@ -143,7 +144,8 @@ def _reduce_tensor(t):
             collections.OrderedDict())
     if type(t) is Tensor:
         return (_REBUILD_V2, args)
-    return (_REBUILD_FROM_TYPE, (_REBUILD_V2, type(t), args, getattr(t, "__dict__", None)))
+    state = getattr(t, "__dict__", None) or None      # its Python attributes, as torch's
+    return (_REBUILD_FROM_TYPE, (_REBUILD_V2, type(t), args, state))
 
 
 def _check_save_filelike(f):
@@ -781,14 +783,8 @@ class _Archive:
                 raise RuntimeError(f"glassgrad.load(mmap=True): record {name} is compressed")
             return backend_for(None).map_bytes(self.path, self._data_offset(info), nbytes)
         span = backend_for(None).empty_bytes(nbytes)
-        view = memoryview(span)
         with self.zip.open(info) as stream:
-            done = 0
-            while done < nbytes:
-                n = stream.readinto(view[done:])
-                if not n:
-                    raise EOFError(f"record {name} ended early")
-                done += n
+            _read_into(stream, memoryview(span), f"record {name}")
         return span
 
     def _data_offset(self, info):
@@ -831,6 +827,67 @@ def _load(archive, map_location, unpickler, **pickle_load_args):
     return unpickler(data, persistent_load, **pickle_load_args).load()
 
 
+_LEGACY_MAGIC = 0x1950a86a20f9469cfc6c
+_LEGACY_PROTOCOL = 1001
+
+
+def _load_legacy(file, map_location, unpickler, **pickle_load_args):
+    """torch.save(..., _use_new_zipfile_serialization=False)'s stream: pickles of the magic
+    number, the protocol version, the system's facts, the object (storages as persistent ids)
+    and the storage keys, then each storage's element count and bytes. (The older tar
+    archives of torch < 0.4 are not read.)"""
+    restore = _restorer(map_location)
+    storages = {}
+
+    def persistent_load(saved_id):
+        kind = _ascii(saved_id[0])
+        if kind == "module":            # a pickled nn.Module's class (weights_only=False)
+            return saved_id[1]
+        if kind != "storage":
+            raise RuntimeError(f"Unknown saved id type: {saved_id[0]}")
+        storage_type, key, location, numel, view = saved_id[1:]
+        if view is not None:
+            raise NotImplementedError("glassgrad.load cannot load the legacy format's storage "
+                                      "views")
+        if key not in storages:
+            span = backend_for(None).empty_bytes(numel * storage_type.dtype.itemsize)
+            storage = restore(UntypedStorage.from_bytes_array(span), _ascii(location))
+            storages[key] = _TypedStorage(storage, storage_type.dtype)
+        return storages[key]
+
+    def next_pickle():
+        return unpickler(file, persistent_load, **pickle_load_args).load()
+
+    if next_pickle() != _LEGACY_MAGIC:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    version = next_pickle()
+    if version != _LEGACY_PROTOCOL:
+        raise RuntimeError(f"Invalid protocol version: {version}")
+    next_pickle()                       # sys_info: byte order and C type sizes
+    result = next_pickle()
+    for key in next_pickle():
+        typed = storages[key]
+        span = typed.storage.span
+        numel = struct.unpack("<q", file.read(8))[0]
+        expected = len(span) // typed.dtype.itemsize
+        if numel != expected:
+            raise RuntimeError(f"storage has wrong byte size: expected {expected} got {numel}")
+        _read_into(file, memoryview(span), f"storage {key}")
+        if sys.byteorder == "big" and typed.dtype.itemsize > 1:     # the stream is little-endian
+            span.view(typed.dtype.np).byteswap(inplace=True)
+    return result
+
+
+def _read_into(stream, view, what):
+    """Fill the memoryview from stream."""
+    done = 0
+    while done < len(view):
+        n = stream.readinto(view[done:])
+        if not n:
+            raise EOFError(f"{what} ended early")
+        done += n
+
+
 def _is_zipfile(f):
     start = f.tell()
     magic = f.read(4)
@@ -870,39 +927,26 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
     pickle_load_args.setdefault("encoding", "utf-8")
     is_path = isinstance(f, (str, os.PathLike))
-    with (open(f, "rb") if is_path else _borrowed(f)) as file:
-        if not _is_zipfile(file):
-            if mmap:
-                name = f"{f}, " if isinstance(f, str) else ""
-                raise RuntimeError("mmap can only be used with files saved with "
-                                   f"`torch.save({name}_use_new_zipfile_serialization=True), "
-                                   "please torch.save your checkpoint with this option in order "
-                                   "to use mmap.")
-            raise NotImplementedError("glassgrad.load reads PyTorch's zip format only (files "
-                                      "saved with _use_new_zipfile_serialization=False are not "
-                                      "supported)")
+    with (open(f, "rb") if is_path else contextlib.nullcontext(f)) as file:
+        if not _is_zipfile(file) and mmap:
+            name = f"{f}, " if isinstance(f, str) else ""
+            raise RuntimeError("mmap can only be used with files saved with "
+                               f"`torch.save({name}_use_new_zipfile_serialization=True), "
+                               "please torch.save your checkpoint with this option in order "
+                               "to use mmap.")
         if mmap and not is_path:
             raise ValueError("f must be a file path in order to use the mmap argument")
-        archive = _Archive(file, os.fspath(f) if mmap else None)
-        if archive.has("constants.pkl"):
-            raise NotImplementedError("glassgrad.load cannot load TorchScript archives")
+        if _is_zipfile(file):
+            source = _Archive(file, os.fspath(f) if mmap else None)
+            if source.has("constants.pkl"):
+                raise NotImplementedError("glassgrad.load cannot load TorchScript archives")
+            read = _load
+        else:
+            source, read = file, _load_legacy
         if not weights_only:
-            return _load(archive, map_location, _free_unpickler, **pickle_load_args)
+            return read(source, map_location, _free_unpickler, **pickle_load_args)
         try:
-            return _load(archive, map_location, _WeightsUnpickler,
-                         encoding=pickle_load_args["encoding"])
+            return read(source, map_location, _WeightsUnpickler,
+                        encoding=pickle_load_args["encoding"])
         except pickle.UnpicklingError as e:
             raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
-
-
-class _borrowed:
-    """A caller's file object in a with block: left open."""
-
-    def __init__(self, f):
-        self.f = f
-
-    def __enter__(self):
-        return self.f
-
-    def __exit__(self, *exc):
-        return False

@@ -51,6 +51,14 @@ class Blocked:
         return (os.getcwd, ())
 
 
+class GSub(gg.Tensor):
+    """A tensor subclass (glassgrad)."""
+
+
+class TSub(torch.Tensor):
+    """The same subclass in torch (a name of the same length, to compare the pickles)."""
+
+
 @pytest.fixture(autouse=True)
 def _clean_safe_globals():
     yield
@@ -222,6 +230,27 @@ def test_parameter_from_torch(tmp_path):
         assert isinstance(got["p"], gg.nn.Parameter)
 
 
+def test_tensor_subclass(tmp_path):
+    """A subclass with Python attributes pickles as torch's _rebuild_from_type_v2 (the class by
+    name, its attributes as state); weights_only loading needs the class allowlisted."""
+    made = {torch: torch.tensor([1.0, 2.0]).as_subclass(TSub),
+            gg: GSub._make(gg.tensor([1.0, 2.0])._data)}    # glassgrad has no as_subclass yet
+    pickles, refusals = {}, {}
+    for lib, t in made.items():
+        t.note = "hi"
+        path = tmp_path / f"sub_{lib.__name__}.pt"
+        lib.save(t, path)
+        pickles[lib] = zipfile.ZipFile(path).read(f"sub_{lib.__name__}/data.pkl")
+        refusals[lib] = refusal(lib, path)
+        cls = type(t)
+        with lib.serialization.safe_globals([cls]):
+            back = lib.load(path)
+        assert type(back) is cls and back.note == "hi" and back.tolist() == [1.0, 2.0]
+    assert pickles[gg].replace(b"GSub", b"TSub") == pickles[torch]
+    assert refusals[gg][0] is refusals[torch][0] is pickle.UnpicklingError
+    assert refusals[gg][1].replace("GSub", "TSub") == refusals[torch][1]
+
+
 # -- weights_only -------------------------------------------------------------------------------
 def refusal(lib, path, **kwargs):
     try:
@@ -374,8 +403,27 @@ def test_mmap_refuses_legacy_files(tmp_path):
     path = tmp_path / "legacy.pt"
     torch.save(torch.ones(2), path, _use_new_zipfile_serialization=False)
     assert refusal(gg, str(path), mmap=True) == refusal(torch, str(path), mmap=True)
-    with pytest.raises(NotImplementedError):
-        gg.load(path)       # the legacy format itself is not read (yet)
+
+
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_legacy_files(weights_only, tmp_path):
+    """torch's pre-1.6 stream format (_use_new_zipfile_serialization=False) loads as torch
+    loads it: layout, sharing, requires_grad; from a path and from a buffer."""
+    path = tmp_path / "legacy.pt"
+    torch.save(build(torch), path, _use_new_zipfile_serialization=False)
+    expected = describe(torch.load(path, weights_only=weights_only))
+    assert describe(gg.load(path, weights_only=weights_only)) == expected
+    buf = io.BytesIO(path.read_bytes())
+    assert describe(gg.load(buf, weights_only=weights_only)) == expected
+
+
+def test_legacy_malicious_and_garbage(tmp_path):
+    marker = tmp_path / "marker"
+    evil = tmp_path / "evil.pt"
+    torch.save([Marker(str(marker))], evil, _use_new_zipfile_serialization=False)
+    assert refusal(gg, evil) == refusal(torch, evil)
+    assert not marker.exists()
+    same(lambda lib: catch(lib.load, io.BytesIO(b"not a checkpoint")))
 
 
 def test_big_endian_file(tmp_path):
