@@ -97,7 +97,8 @@ class _Pickler(pickle._Pickler):
             storage, dtype = obj.storage, obj.dtype
             name, itemsize = _Global("torch", _storage_name(dtype)), dtype.itemsize
         elif isinstance(obj, UntypedStorage):
-            storage, dtype, name, itemsize = obj, None, _Global("torch", "UntypedStorage"), 1
+            storage, dtype, itemsize = obj, None, 1
+            name = _Global("torch.storage", "UntypedStorage")
         else:
             return None
         entry = self.storages.get(id(storage))
@@ -352,7 +353,7 @@ def _torch_globals():
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
-        "torch.Tensor": Tensor, "torch.Size": Size, "torch.UntypedStorage": UntypedStorage,
+        "torch.Tensor": Tensor, "torch.Size": Size, "torch.storage.UntypedStorage": UntypedStorage,
         "torch.device": _device,
         "collections.OrderedDict": collections.OrderedDict,
         "collections.Counter": collections.Counter,
@@ -449,6 +450,20 @@ _NEEDS_IMPORT = {
 }
 
 
+# names torch's weights_only loading allows that glassgrad has no object for: its other dtypes,
+# their storage and legacy tensor types, quantization schemes (a clear NotImplementedError,
+# where torch's refusal of a name it does not allow stays torch's UnpicklingError)
+_TORCH_ONLY = re.compile(
+    r"torch(\.cuda)?(\.sparse)?\.(\w+Storage|\w+Tensor|bfloat16|complex\d+|u?int[1-7]|"
+    r"uint(16|32|64)|bits\w+|float[48]_\w+|q\w*int\w+|per_\w+)$"
+    r"|torch\.storage\.TypedStorage$|torch\.nn\.parameter\.Parameter$")
+
+
+def _missing(full):
+    return NotImplementedError(f"glassgrad.load cannot load {full}: glassgrad has no such "
+                               "dtype, storage or tensor type")
+
+
 def _unsupported_global(full):
     shown = full
     if full.startswith("builtins"):     # torch shows builtins by their bare name
@@ -506,6 +521,8 @@ class _WeightsUnpickler:
                 return
         if full in _NEEDS_IMPORT:
             raise pickle.UnpicklingError(_NEEDS_IMPORT[full])
+        if _TORCH_ONLY.match(full):
+            raise _missing(full)
         raise _unsupported_global(full)
 
     def _newobj(self):
@@ -705,6 +722,8 @@ def _free_unpickler(file, persistent_load, **kwargs):
             full = f"{module}.{name}"
             if full in torch_names:
                 return torch_names[full]
+            if _TORCH_ONLY.match(full):
+                raise _missing(full)
             if module == "torch" or module.startswith("torch."):
                 raise NotImplementedError(f"glassgrad.load cannot load {full}: glassgrad has "
                                           "no such name")

@@ -251,6 +251,29 @@ def test_tensor_subclass(tmp_path):
     assert refusals[gg][1].replace("GSub", "TSub") == refusals[torch][1]
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "complex64", "uint16"])
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_dtypes_glassgrad_lacks(dtype, weights_only):
+    """torch's other dtypes: a NotImplementedError naming what is missing, not a refusal."""
+    buf = io.BytesIO()
+    torch.save({"x": torch.ones(2, dtype=getattr(torch, dtype))}, buf)
+    buf.seek(0)
+    with pytest.raises(NotImplementedError, match="glassgrad has no such dtype"):
+        gg.load(buf, weights_only=weights_only)
+
+
+def test_untyped_storage_saved_directly():
+    files = {}
+    for lib in LIBS:
+        files[lib] = io.BytesIO()
+        lib.save([lib.arange(3, dtype=lib.int16).untyped_storage()], files[lib])
+    pickles = [zipfile.ZipFile(f).read("archive/data.pkl") for f in files.values()]
+    assert pickles[0] == pickles[1]
+    for f in files.values():
+        f.seek(0)
+        assert gg.load(f)[0].tolist() == [0, 0, 1, 0, 2, 0]
+
+
 # -- weights_only -------------------------------------------------------------------------------
 def refusal(lib, path, **kwargs):
     try:
