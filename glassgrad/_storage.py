@@ -57,6 +57,9 @@ class UntypedStorage:
     def __getitem__(self, index):
         if isinstance(index, slice):
             raise NotImplementedError("glassgrad's UntypedStorage takes integer indices only")
+        n = len(self.span)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} out of range for storage of size {n}")
         return int(self.span[index])
 
     def __iter__(self):
@@ -67,7 +70,7 @@ class UntypedStorage:
 
     def __repr__(self):
         info = f"[torch.storage.UntypedStorage(device=cpu) of size {len(self.span)}]"
-        return "".join(f" {b}\n" for b in self.span.tolist()) + info
+        return " " + "\n ".join(str(b) for b in self.span.tolist()) + "\n" + info
 
     def clone(self):
         return UntypedStorage.from_bytes_array(self.span.copy())
@@ -75,11 +78,9 @@ class UntypedStorage:
     __copy__ = clone
 
     def __deepcopy__(self, memo):
-        copies = memo.setdefault("glassgrad", {})
-        new = copies.get(id(self.owner))
-        if new is None:
-            new = copies[id(self.owner)] = self.clone()
-        return new
+        # copy.deepcopy's memo holds one copy per storage object, and a storage is one object
+        # per owner: tensors sharing memory keep sharing within one deepcopy
+        return self.clone()
 
     def __reduce__(self):
         return (_storage_from_bytes, (self.span.tobytes(),))

@@ -483,7 +483,9 @@ def test_storage_facts():
                 lib.empty(0).data_ptr(), lib.empty(0).untyped_storage().data_ptr(),
                 lib.ones(3).data_ptr() == lib.ones(3).data_ptr(),
                 lib.tensor([1, 2], dtype=lib.int16).untyped_storage().tolist(),
-                repr(lib.tensor([1, 2], dtype=lib.uint8).untyped_storage())]
+                repr(lib.tensor([1, 2], dtype=lib.uint8).untyped_storage()),
+                repr(lib.empty(0).untyped_storage()),
+                [catch(lambda: s[i]) for i in (0, 5, -1, -49, 48)]]
     same(program)
 
 
