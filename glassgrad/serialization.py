@@ -286,6 +286,8 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
 def _leaf(data, requires_grad, state=None):
     """torch.nn.Parameter(data, requires_grad): glassgrad.nn.Parameter once it exists, until
     then a leaf on data's memory with the same requires_grad."""
+    if not isinstance(data, Tensor):
+        raise TypeError(f"expected a tensor for a Parameter's data, got {type(data).__name__}")
     parameter = _parameter_class()
     if parameter is not None:
         p = parameter(data, requires_grad)
@@ -319,6 +321,9 @@ def _set_state(obj, state):
 
 def _rebuild_from_type_v2(func, new_type, args, state):
     ret = func(*args)
+    if not isinstance(ret, Tensor):
+        raise TypeError(f"expected the rebuild function to give a tensor, got "
+                        f"{type(ret).__name__}")
     if type(ret) is not new_type:
         if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
             raise NotImplementedError(f"glassgrad cannot load a tensor of type {new_type!r}")
@@ -781,15 +786,23 @@ class _Archive:
         self.zip = zipfile.ZipFile(file)
         self.file, self.path = file, path
         names = self.zip.namelist()
-        if not names:
-            raise RuntimeError("PytorchStreamReader failed locating file data.pkl: file not found")
-        self.prefix = names[0].split("/", 1)[0] + "/"
+        if names and "/" not in names[0]:
+            raise RuntimeError("[enforce fail at inline_container.cc:180] . file in archive is "
+                               f"not in a subdirectory: {names[0]}")
+        self.prefix = names[0].split("/", 1)[0] + "/" if names else ""
         self.names = set(names)
 
     def has(self, name):
         return self.prefix + name in self.names
 
     def record(self, name):
+        if not self.has(name):
+            raise RuntimeError(
+                f"PytorchStreamReader failed locating file {name}: file not found. This is an "
+                "internal miniz error. If you are seeing this error, there is a high likelihood "
+                "that your checkpoint file is corrupted. This can happen if the checkpoint was "
+                "not saved properly, was transferred incorrectly, or the file was modified after "
+                "saving.")
         return self.zip.read(self.prefix + name)
 
     def storage(self, name, nbytes):

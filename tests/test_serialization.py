@@ -344,6 +344,15 @@ def test_weights_only_false_and_pickle_module(tmp_path):
         refusal(torch, path, weights_only=True, pickle_module=pickle)
 
 
+def test_zip_that_is_not_a_checkpoint():
+    for names in (["foo.txt"], ["a/version"]):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            for name in names:
+                z.writestr(name, "3\n")
+        same(lambda lib: catch(lambda: lib.load(io.BytesIO(buf.getvalue()))))
+
+
 def test_save_to_something_else():
     same(lambda lib: catch(lib.save, lib.ones(1), 5))
 
