@@ -498,6 +498,34 @@ def test_storage_facts():
     same(program)
 
 
+VIEWS = {
+    "diagonal": lambda b: b.diagonal(), "narrow": lambda b: b.narrow(1, 1, 2),
+    "select": lambda b: b.select(1, 3), "split": lambda b: b.split(2, dim=1)[1],
+    "chunk": lambda b: b.chunk(3, 0)[2], "unbind": lambda b: b.unbind(1)[2],
+    "permute": lambda b: b.unsqueeze(0).permute(2, 0, 1), "squeeze": lambda b: b[1:2].squeeze(0),
+    "view": lambda b: b.view(4, 3)[1:], "flatten": lambda b: b.flatten()[5:],
+    "movedim": lambda b: b.movedim(0, 1), "view_of_view": lambda b: b[1:].t()[1:, :1],
+    "detach": lambda b: b[1:].detach(), "reshape": lambda b: b.reshape(2, 6),
+    "contiguous_copy": lambda b: b.t().contiguous(),
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_storage_of_views(view, tmp_path):
+    """Each view's offset, strides, storage and sharing, and the same after a file round trip
+    through the other library."""
+    def program(lib):
+        base = lib.arange(12.0).reshape(3, 4)
+        v = VIEWS[view](base)
+        path = tmp_path / f"{view}_{lib.__name__}.pt"
+        lib.save([base, v], path)
+        other = gg if lib is torch else torch
+        shared = v.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+        return [describe([base, v]), shared and v.data_ptr() - base.data_ptr(),
+                describe(other.load(path))]
+    same(program)
+
+
 # -- pickle, copy, deepcopy -----------------------------------------------------------------------
 def layout(t):
     return [str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
