@@ -413,7 +413,21 @@ class Tensor:
         return storage, (data_ptr(self._data) - low) // self._data.itemsize, \
             tuple(self._data.shape), self.stride()
 
+    def _warn_if_has_hooks(self):
+        """torch's warning, when pickling or saving, for each backward hook (not kept)."""
+        if self.grad_fn is None:
+            hooks = (self._hook_state and self._hook_state.backward_hooks) or {}
+        else:
+            hooks = (self.grad_fn._tensor_hooks() or {}).get(self._output_nr, {})
+        for hook in hooks.values():
+            if not hasattr(hook, "__torch_unserializable__"):
+                warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this "
+                              "is expected, you can decorate the function with "
+                              "@torch.utils.hooks.unserializable_hook to suppress this warning",
+                              stacklevel=3)
+
     def __reduce_ex__(self, protocol):
+        self._warn_if_has_hooks()
         # copy.copy shares the storage (as torch's); pickle writes the storage's bytes once per
         # tensor (torch's Tensor pickles a new storage wrapper each time: no sharing on loads)
         storage, offset, size, stride = self._layout()

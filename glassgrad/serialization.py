@@ -132,6 +132,7 @@ def _parameter_class():
 
 def _reduce_tensor(t):
     """What torch's Tensor.__reduce_ex__ gives for a CPU tensor, with glassgrad's storage."""
+    t._warn_if_has_hooks()
     parameter = _parameter_class()
     if parameter is not None and isinstance(t, parameter):
         return (_REBUILD_PARAMETER, (t.detach(), t.requires_grad, collections.OrderedDict()))

@@ -526,6 +526,24 @@ def test_storage_of_views(view, tmp_path):
     same(program)
 
 
+def test_hooks_are_not_saved_and_say_so():
+    def hook(grad):
+        return grad * 2
+
+    def program(lib):
+        leaf = lib.ones(2, requires_grad=True)
+        nonleaf = leaf * 3
+        leaf.register_hook(hook)
+        nonleaf.register_hook(hook)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.save([leaf, nonleaf], io.BytesIO())
+            pickle.dumps(leaf)
+            copy.copy(nonleaf)
+        return [(w.category.__name__, str(w.message)) for w in caught]
+    assert len(same(program)[1]) == 4
+
+
 # -- pickle, copy, deepcopy -----------------------------------------------------------------------
 def layout(t):
     return [str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
