@@ -19,6 +19,7 @@ import contextlib
 import io
 import os
 import pickle
+import pickletools
 import re
 import secrets
 import struct
@@ -34,7 +35,7 @@ from ._tensor import Size, Tensor
 from .backend import backend_for, xp
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "UntypedStorage"]
+           "safe_globals", "get_unsafe_globals_in_checkpoint", "UntypedStorage"]
 
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64
@@ -435,10 +436,32 @@ def _user_globals():
 
 
 def _read_name(readline):
-    module, name = readline()[:-1].decode("utf-8"), readline()[:-1].decode("utf-8")
-    if (module, name) in NAME_MAPPING:      # Python 2's names, as torch maps them
+    return _mapped(readline()[:-1].decode("utf-8"), readline()[:-1].decode("utf-8"))
+
+
+def _mapped(module, name):
+    """A GLOBAL's module and name, Python 2's names mapped as torch maps them."""
+    if (module, name) in NAME_MAPPING:
         return NAME_MAPPING[(module, name)]
     return IMPORT_MAPPING.get(module, module), name
+
+
+def get_unsafe_globals_in_checkpoint(f):
+    """The GLOBALs in a torch.save file that weights_only loading would refuse (read from the
+    pickle's opcodes, nothing run)."""
+    with (open(f, "rb") if isinstance(f, (str, os.PathLike)) else
+          contextlib.nullcontext(f)) as file:
+        if not _is_zipfile(file):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        archive = _Archive(file)
+        if archive.has("constants.pkl"):
+            raise ValueError("Expected input to be a checkpoint returned by torch.save but got a "
+                             "torchscript checkpoint")
+        names = {".".join(_mapped(*arg.split(" ", 1)))
+                 for op, arg, _ in pickletools.genops(archive.record("data.pkl"))
+                 if op.name == "GLOBAL"}
+    safe = set(_torch_globals()) | set(_user_globals())
+    return [n for n in names if n not in safe and not _TORCH_ONLY.match(n)]
 
 
 _NEEDS_IMPORT = {

@@ -334,6 +334,20 @@ def test_safe_globals(tmp_path):
     assert ours == theirs
 
 
+def test_unsafe_globals_in_checkpoint(tmp_path):
+    path = tmp_path / "mixed.pt"
+    torch.save({"cfg": Config(0.5, "x"), "evil": Marker("nowhere"), "t": torch.ones(2),
+                "od": collections.OrderedDict(), "dtype": torch.float16}, path)
+
+    def program(lib):
+        found = sorted(lib.serialization.get_unsafe_globals_in_checkpoint(path))
+        with lib.serialization.safe_globals([Config]):
+            allowed = sorted(lib.serialization.get_unsafe_globals_in_checkpoint(str(path)))
+        return [found, allowed, catch(lib.serialization.get_unsafe_globals_in_checkpoint,
+                                      io.BytesIO(b"no zip"))]
+    assert same(program)[1][0][1]      # something is unsafe
+
+
 def test_weights_only_false_and_pickle_module(tmp_path):
     path = tmp_path / "any.pt"
     torch.save({"cfg": Config(1.0, "x"), "t": torch.arange(3)}, path)
