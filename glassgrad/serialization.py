@@ -35,7 +35,7 @@ from ._tensor import Size, Tensor
 from .backend import backend_for, xp
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
-           "safe_globals", "get_unsafe_globals_in_checkpoint", "UntypedStorage"]
+           "safe_globals", "get_unsafe_globals_in_checkpoint"]
 
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64
