@@ -26,6 +26,9 @@ from .ops.nn import *  # noqa: F401,F403
 from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from . import autograd, linalg, nn  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from ._storage import UntypedStorage  # noqa: E402
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table
     setattr(Tensor, _name, _fn)
