@@ -257,3 +257,30 @@ def _poisson_one(eng, lam):
             uniform_double(eng, 2 * (j + 1))
             return float(k[j])
         uniform_double(eng, 2 * len(pairs))
+
+
+def normal(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
+    """normal_kernel: normal_fill for 16 or more contiguous elements, else n scalar draws
+    (normal_distribution<double>, cast to the dtype)."""
+    if n >= 16 and contiguous:
+        return normal_fill(eng, n, dtype, mean, std)
+    return cast(normal_scalar(eng, n, mean, std), dtype)
+
+
+def visit_order(array):
+    """The axes of ``array`` outermost first, as torch's iterator visits a tensor's memory
+    (largest stride first; the identity for a contiguous one)."""
+    return sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+
+
+def place(array, flat):
+    """An array shaped like ``array`` holding ``flat`` in the order its memory is visited."""
+    order = visit_order(array)
+    out = np.empty(array.shape, flat.dtype)
+    out.transpose(order)[...] = flat.reshape([array.shape[d] for d in order])
+    return out
+
+
+def in_visit_order(array, values):
+    """``values`` (broadcast to array's shape) flattened in array's visiting order."""
+    return np.broadcast_to(values, array.shape).transpose(visit_order(array)).ravel()
