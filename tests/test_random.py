@@ -40,11 +40,20 @@ STREAMS = {
     **{f"rand_{d}_{n}": (lambda d, n: lambda t: t.rand(n, dtype=getattr(t, d)))(d, n)
        for d in ("float32", "float64") for n in (1, 3, 16, 37, 1000)},
     "rand_f16": lambda t: t.rand(7, dtype=t.float16),
+    "rand_f16_many": lambda t: t.rand(5000, dtype=t.float16),       # some round up to 1 -> 0
+    **{f"uniform_f16_{lo}_{hi}": (lambda lo, hi: lambda t: t.empty(3000, dtype=t.float16).uniform_(
+        lo, hi))(lo, hi) for lo, hi in ((-2, 3), (-2.5, 3.7), (0.1, 0.7))},
+    "uniform_f32_odd": lambda t: t.empty(3000).uniform_(-2.5, 3.7),
+    "uniform_f64_odd": lambda t: t.empty(3000, dtype=t.float64).uniform_(-100.3, 1000.7),
     "rand_2d": lambda t: t.rand(4, 5),
     **{f"randn_{d}_{n}": (lambda d, n: lambda t: t.randn(n, dtype=getattr(t, d)))(d, n)
        for d in ("float32", "float64") for n in (1, 3, 15, 16, 17, 37, 64, 1000)},
     **{f"randn_f16_{n}": (lambda n: lambda t: t.randn(n, dtype=t.float16))(n)
-       for n in (1, 5, 15, 16, 32, 160)},
+       for n in (1, 5, 15, 16, 17, 20, 31, 32, 37, 160, 1000)},
+    "normal__f16": lambda t: t.empty(37, dtype=t.float16).normal_(1.5, 2.0),
+    "normal__f16_small": lambda t: t.empty(5, dtype=t.float16).normal_(1.5, 2.0),
+    "exponential_f16": lambda t: t.empty(40, dtype=t.float16).exponential_(),
+    "bernoulli_f16": lambda t: t.bernoulli(t.rand(30, dtype=t.float16)),
     "randn_2d": lambda t: t.randn(8, 5),
     "randint": lambda t: t.randint(-5, 17, (30,)),
     "randint_high": lambda t: t.randint(10, (3, 4), dtype=t.int32),
@@ -162,11 +171,6 @@ def test_rng_state_round_trip():
     _same_values(a, gg.rand(10))
     torch.set_rng_state(torch.from_numpy(mine.numpy()))
     _same_values(torch.rand(10), a)
-
-
-def test_rng_state_errors():
-    check_error(lambda t: t.set_rng_state(t.zeros(3, dtype=t.uint8)))
-    check_error(lambda t: t.set_rng_state(t.zeros(5056)))
 
 
 def test_fork_rng():
@@ -436,6 +440,26 @@ ERRORS = {
     "multinomial_repl_inf": lambda t: t.multinomial(t.tensor([1., float("inf")]), 2, True),
     "multinomial_repl_nan": lambda t: t.multinomial(t.tensor([1., float("nan")]), 2, True),
     "multinomial_repl_zero_sum": lambda t: t.multinomial(t.tensor([0., 0.]), 2, True),
+    "geometric_zero": lambda t: t.zeros(3).geometric_(0),
+    "geometric_one": lambda t: t.zeros(3).geometric_(1),
+    "geometric_big": lambda t: t.zeros(3).geometric_(1.5),
+    "log_normal_std": lambda t: t.zeros(3).log_normal_(0, 0),
+    "log_normal_int": lambda t: t.zeros(3, dtype=t.int64).log_normal_(),
+    "cauchy_sigma": lambda t: t.zeros(3).cauchy_(0, -1),
+    **{f"cauchy_{d}": (lambda d: lambda t: t.zeros(3, dtype=getattr(t, d)).cauchy_())(d)
+       for d in ("int64", "int32", "uint8", "bool")},
+    "random_from_to": lambda t: t.zeros(3).random_(5, 2),
+    "random_to_zero": lambda t: t.zeros(3).random_(0),
+    "random_to_neg": lambda t: t.zeros(3).random_(-1),
+    "random_from_uint8": lambda t: t.zeros(3, dtype=t.uint8).random_(-3, 5),
+    "random_to_int8": lambda t: t.zeros(3, dtype=t.int8).random_(0, 1000),
+    "random_to_bool": lambda t: t.zeros(3, dtype=t.bool).random_(0, 3),
+    "random_from_int8": lambda t: t.zeros(3, dtype=t.int8).random_(-300, None),
+    "randint_range": lambda t: t.randint(3, 2, (2,)),
+    "poisson_neg": lambda t: t.poisson(t.tensor([-1.0])),
+    "poisson_int": lambda t: t.poisson(t.tensor([1, 2])),
+    "set_rng_state_size": lambda t: t.set_rng_state(t.zeros(3, dtype=t.uint8)),
+    "set_rng_state_dtype": lambda t: t.set_rng_state(t.zeros(5056)),
 }
 
 

@@ -330,11 +330,25 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 
 @public("method")
 def cauchy_(self, median=0, sigma=1, *, generator=None):
-    _float_self(self, "cauchy_cpu")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified "
+                           f"{_C10_NAMES[self.dtype.name]}")
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     return apply_inplace(_cauchy_, self, (self,), {"median": median, "sigma": sigma,
                                                    "generator": generator})
+
+
+def _check_in_range(dtype, low, high):
+    """check_from_to_in_range for integer dtypes (floating ones only warn in torch)."""
+    if dtype.is_floating_point:
+        return
+    lo, hi = (0, 1) if dtype is dtypes.bool else (int(xp.iinfo(dtype.np).min),
+                                                  int(xp.iinfo(dtype.np).max))
+    for name, v in (("from", low), ("to - 1", high - 1)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{name} is out of bounds for {_C10_NAMES[dtype.name]}")
 
 
 def _top(dtype):
@@ -355,6 +369,7 @@ def random_(self, *args, generator=None, **kwargs):
     if len(args) == 1 and not kwargs or set(kwargs) == {"to"} and not args:
         to = args[0] if args else kwargs["to"]
         _check_from_to(0, to)
+        _check_in_range(self.dtype, 0, int(to))
         return apply_inplace(_random_to_, self, (self,), {"span": int(to), "base": 0,
                                                           "generator": generator})
     low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to")][len(args):])[:2]
@@ -363,9 +378,11 @@ def random_(self, *args, generator=None, **kwargs):
         if low == -(1 << 63) and self.dtype.name in ("int64", "float32", "float64"):
             raise NotImplementedError("random_(from=int64 min, to=None) (the full 64-bit range) "
                                       "is not implemented in glassgrad")
+        _check_in_range(self.dtype, low, _top(self.dtype) + 1)
         span = _top(self.dtype) - low + 1
     else:
         _check_from_to(low, int(high))
+        _check_in_range(self.dtype, low, int(high))
         span = int(high) - low
     return apply_inplace(_random_from_to_, self, (self,), {"span": span, "base": low,
                                                            "generator": generator})

@@ -26,13 +26,14 @@ def _fraction(eng, n, dtype):
 
 
 def uniform(eng, n, dtype, low=0.0, high=1.0):
-    """uniform_real_distribution: fma(x, to - from, from) in float (half and float: the bounds
-    rounded to the dtype first) or double, rounded to the dtype."""
+    """uniform_real_distribution: fma(x, to - from, from) in float (for half too) or double,
+    rounded to the dtype; a result that rounds to ``to`` becomes ``from``."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
     lo, hi = (dtype if dtype == _F32 else work).type(low), (dtype if dtype == _F32 else work).type(high)
     span = (hi - lo).astype(work)
-    return fma(_fraction(eng, n, dtype), span, lo.astype(work)).astype(dtype)
+    out = fma(_fraction(eng, n, dtype), span, lo.astype(work)).astype(dtype)
+    return np.where(out == dtype.type(high), dtype.type(low), out)     # [from, to): to -> from
 
 
 def cast(values, dtype):
@@ -87,19 +88,18 @@ def _box_muller_16(u, dtype, mean, std):
 
 
 def normal_fill(eng, n, dtype, mean=0.0, std=1.0):
-    """normal_fill (n >= 16, contiguous): n uniforms, Box-Muller in blocks of 16; when n is not
-    a multiple of 16, 16 fresh uniforms redo the last 16 elements. Half fills whole blocks of
-    float uniforms (n rounded up to 16) and keeps the first n."""
+    """normal_fill (n >= 16, contiguous): n uniforms, Box-Muller in blocks of 16. When n is not
+    a multiple of 16 the last 16 elements are redone from 16 more uniforms (float, double) or
+    from the n % 16 left over and 16 - n % 16 more (half, computed as float)."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
-    if dtype == _F16:
-        return _box_muller_16(uniform(eng, -(-n // 16) * 16, work), dtype, mean, std)[:n]
-    u = uniform(eng, n, work)
-    full = n // 16 * 16
+    full, rest = n // 16 * 16, n % 16
+    u = uniform(eng, n + (16 - rest) % 16 if dtype == _F16 else n, work)
     out = np.empty(n, dtype)
     out[:full] = _box_muller_16(u[:full], dtype, mean, std)
-    if n % 16:
-        out[n - 16:] = _box_muller_16(uniform(eng, 16, work), dtype, mean, std)
+    if rest:
+        tail = u[full:] if dtype == _F16 else uniform(eng, 16, work)
+        out[n - 16:] = _box_muller_16(tail, dtype, mean, std)
     return out
 
 
@@ -174,21 +174,45 @@ def random_full_range(eng, n, dtype):
 
 def randperm(eng, n):
     """randperm_cpu: for n below 2**32 / 20, swap position i with i + random() % (n - i) for
-    i < n - 1; above, the inside-out shuffle with random64() % (i + 1). The swaps are a chain
-    (each reads the last), so they run as a loop over the drawn offsets."""
-    perm = list(range(n))
+    i < n - 1 (vectorised by _swap_chain); above, the inside-out shuffle with random64() %
+    (i + 1), a chain of reads run as a loop."""
     if n < (2 ** 32 - 1) // 20:
-        if n > 1:
-            z = (eng.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).tolist()
-            for i, k in enumerate(z):
-                j = i + k
-                perm[i], perm[j] = perm[j], perm[i]
-    else:
-        z = (eng.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()
-        for i, k in enumerate(z):
-            perm[i] = perm[k]
-            perm[k] = i
+        z = eng.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64) if n > 1 else []
+        return _swap_chain(np.append(np.asarray(z, np.int64), 0) + np.arange(n))
+    perm = list(range(n))
+    for i, k in enumerate((eng.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()):
+        perm[i] = perm[k]
+        perm[k] = i
     return np.array(perm, np.int64)
+
+
+def _swap_chain(target):
+    """The array left by swapping positions i and target[i] (>= i) for i = 0, 1, ... on
+    arange(n). Step i fixes position i to what position target[i] holds just before it: its
+    own index, unless an earlier step k swapped into it, which left there what position k held
+    before step k. Those "earlier step" links are found by sorting (target, step) pairs; the
+    chains of links are followed by pointer jumping."""
+    n = len(target)
+    steps = np.arange(n)
+    keys = np.sort(target * n + steps)          # each step's (target, step), ordered
+
+    def last_step_into(pos, before):
+        """the last step k < before with target[k] == pos, or -1"""
+        at = np.searchsorted(keys, pos * n + before) - 1
+        k = keys[np.maximum(at, 0)]
+        return np.where((at >= 0) & (k // n == pos), k % n, -1)
+
+    # held[k]: what position k holds just before step k
+    link = last_step_into(steps, steps)
+    root = np.where(link < 0, steps, link)
+    while True:
+        nxt = root[root]
+        if np.array_equal(nxt, root):
+            break
+        root = nxt
+    held = root           # a chain ends at a step nothing swapped into: it held its own index
+    src = last_step_into(target, steps)
+    return np.where(src < 0, target, held[np.maximum(src, 0)]).astype(np.int64)
 
 
 def multinomial_with_replacement(eng, rows, n_sample):
