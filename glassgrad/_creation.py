@@ -5,8 +5,7 @@ from . import dtypes
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
-from ._generator import (Generator, default_generator, engine, initial_seed,  # noqa: F401
-                         manual_seed, seed)
+from ._generator import engine
 from .backend import ndarray, xp
 from .backend.kernels import random as sample
 

@@ -30,9 +30,8 @@ def uniform(eng, n, dtype, low=0.0, high=1.0):
     rounded to the dtype; a result that rounds to ``to`` becomes ``from``."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
-    lo, hi = (dtype if dtype == _F32 else work).type(low), (dtype if dtype == _F32 else work).type(high)
-    span = (hi - lo).astype(work)
-    out = fma(_fraction(eng, n, dtype), span, lo.astype(work)).astype(dtype)
+    lo, hi = work.type(low), work.type(high)
+    out = fma(_fraction(eng, n, dtype), hi - lo, lo).astype(dtype)
     return np.where(out == dtype.type(high), dtype.type(low), out)     # [from, to): to -> from
 
 
@@ -176,9 +175,11 @@ def randperm(eng, n):
     """randperm_cpu: for n below 2**32 / 20, swap position i with i + random() % (n - i) for
     i < n - 1 (vectorised by _swap_chain); above, the inside-out shuffle with random64() %
     (i + 1), a chain of reads run as a loop."""
+    if n <= 1:
+        return np.arange(n, dtype=np.int64)
     if n < (2 ** 32 - 1) // 20:
-        z = eng.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64) if n > 1 else []
-        return _swap_chain(np.append(np.asarray(z, np.int64), 0) + np.arange(n))
+        z = (eng.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64)
+        return _swap_chain(np.append(z, 0) + np.arange(n))
     perm = list(range(n))
     for i, k in enumerate((eng.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()):
         perm[i] = perm[k]
@@ -190,29 +191,25 @@ def _swap_chain(target):
     """The array left by swapping positions i and target[i] (>= i) for i = 0, 1, ... on
     arange(n). Step i fixes position i to what position target[i] holds just before it: its
     own index, unless an earlier step k swapped into it, which left there what position k held
-    before step k. Those "earlier step" links are found by sorting (target, step) pairs; the
-    chains of links are followed by pointer jumping."""
+    before step k. Sorting the steps by (target, step) finds those earlier steps; the chains
+    of them are followed by pointer jumping."""
     n = len(target)
     steps = np.arange(n)
-    keys = np.sort(target * n + steps)          # each step's (target, step), ordered
-
-    def last_step_into(pos, before):
-        """the last step k < before with target[k] == pos, or -1"""
-        at = np.searchsorted(keys, pos * n + before) - 1
-        k = keys[np.maximum(at, 0)]
-        return np.where((at >= 0) & (k // n == pos), k % n, -1)
-
-    # held[k]: what position k holds just before step k
-    link = last_step_into(steps, steps)
-    root = np.where(link < 0, steps, link)
+    order = np.argsort(target * n + steps)
+    by_target = target[order]
+    same = by_target[1:] == by_target[:-1]
+    previous = np.full(n, -1)                   # the step before, into the same position
+    previous[order[1:][same]] = order[:-1][same]
+    last = order[np.append(~same, True)]        # each target's last step
+    into = np.full(n, -1)                       # the last step k < p swapping into p
+    into[target[last]] = np.where(last < target[last], last, previous[last])
+    held = np.where(into < 0, steps, into)      # what position k holds just before step k
     while True:
-        nxt = root[root]
-        if np.array_equal(nxt, root):
+        jumped = held[held]
+        if np.array_equal(jumped, held):
             break
-        root = nxt
-    held = root           # a chain ends at a step nothing swapped into: it held its own index
-    src = last_step_into(target, steps)
-    return np.where(src < 0, target, held[np.maximum(src, 0)]).astype(np.int64)
+        held = jumped
+    return np.where(previous < 0, target, held[np.maximum(previous, 0)]).astype(np.int64)
 
 
 def multinomial_with_replacement(eng, rows, n_sample):
@@ -230,58 +227,74 @@ def multinomial_with_replacement(eng, rows, n_sample):
 
 
 def poisson(eng, lambdas):
-    """sample_poisson per element, in order (each draws a data-dependent number of doubles):
-    Knuth's product of uniforms below 10, Hormann's transformed rejection from 10. The
-    uniforms are taken in blocks and only those used are consumed."""
-    out = np.empty(lambdas.size, _F64)
-    for i, lam in enumerate(lambdas.astype(_F64).tolist()):
-        out[i] = _poisson_one(eng, lam)
+    """sample_poisson per element, in order (each takes a data-dependent number of doubles, so
+    the elements run one after another, each vectorised): Knuth's product of uniforms below
+    10, Hormann's transformed rejection from 10."""
+    stream = _Lookahead(eng)
+    out = np.array([_poisson_one(stream, lam) for lam in lambdas.astype(_F64).tolist()], _F64)
+    stream.commit()
     return out
 
 
-def _peek(eng, count):
-    snap = eng.snapshot()
-    u = uniform_double(eng, count)
-    eng.restore(snap)
-    return u
+class _Lookahead:
+    """Double uniforms drawn ahead of use; commit() leaves the engine after those used."""
+
+    def __init__(self, eng):
+        self.eng, self.start = eng, eng.snapshot()
+        self.buf, self.used = uniform_double(eng, 256), 0
+
+    def window(self, count):
+        """the next ``count`` uniforms, not yet used"""
+        while self.used + count > len(self.buf):
+            self.buf = np.concatenate([self.buf, uniform_double(self.eng, len(self.buf))])
+        return self.buf[self.used:self.used + count]
+
+    def use(self, count):
+        self.used += count
+
+    def commit(self):
+        self.eng.restore(self.start)
+        uniform_double(self.eng, self.used)
 
 
-def _poisson_one(eng, lam):
+def _poisson_one(stream, lam):
     if lam == 0:
         return 0.0
     if lam < 10:
-        enlam = math.exp(-lam)
-        block = 16
+        enlam, size = math.exp(-lam), 32
         while True:
-            prod = np.cumprod(_peek(eng, block))
-            stop = np.flatnonzero(prod <= enlam)
+            stop = np.flatnonzero(np.cumprod(stream.window(size)) <= enlam)
             if stop.size:
-                uniform_double(eng, int(stop[0]) + 1)
+                stream.use(int(stop[0]) + 1)
                 return float(stop[0])
-            block *= 4
+            size *= 4
     slam, loglam = math.sqrt(lam), math.log(lam)
     b = 0.931 + 2.53 * slam
     a = -0.059 + 0.02483 * b
     invalpha = 1.1239 + 1.1328 / (b - 3.4)
     vr = 0.9277 - 3.6224 / (b - 2)
     while True:
-        pairs = _peek(eng, 32).reshape(-1, 2)
+        pairs = stream.window(32).reshape(-1, 2)
         u, v = pairs[:, 0] - 0.5, pairs[:, 1]
         us = 0.5 - np.abs(u)
         k = np.floor((2 * a / us + b) * u + lam + 0.43)
         quick = (us >= 0.07) & (v <= vr)
-        skip = (k < 0) | ((us < 0.013) & (v > us))
-        kk = np.maximum(k, 0)
-        lhs = libm("log", v) + math.log(invalpha) - libm("log", a / (us * us) + b)
-        rhs = -lam + kk * loglam - libm("lgamma", kk + 1)
-        accept = quick | (~skip & (lhs <= rhs))
-        first = np.flatnonzero(accept)
-        if first.size:
-            j = int(first[0])
-            uniform_double(eng, 2 * (j + 1))
-            return float(k[j])
-        uniform_double(eng, 2 * len(pairs))
+        maybe = ~((k < 0) | ((us < 0.013) & (v > us)))     # the pairs that reach the log test
+        end = int(np.argmax(quick)) if quick.any() else len(quick)
+        for j in [*np.flatnonzero(maybe[:end]).tolist(), end]:
+            if j == end or _hormann_accepts(u[j], v[j], us[j], k[j], lam, a, b, invalpha,
+                                            loglam):
+                if j < len(quick):
+                    stream.use(2 * (j + 1))
+                    return float(k[j])
+                break
+        stream.use(32)
 
+
+def _hormann_accepts(u, v, us, k, lam, a, b, invalpha, loglam):
+    """The log test of the transformed rejection, with the C library's log and lgamma."""
+    lhs = math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+    return lhs <= -lam + k * loglam - math.lgamma(k + 1)
 
 def normal(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
     """normal_kernel: normal_fill for 16 or more contiguous elements, else n scalar draws
