@@ -61,6 +61,7 @@ STREAMS = {
     "randint_f32": lambda t: t.randint(0, 100, (9,), dtype=t.float32),
     "randperm_small": lambda t: t.randperm(10),
     "randperm_1000": lambda t: t.randperm(1000, dtype=t.int32),
+    "randperm_big": lambda t: t.randperm(100_000),
     "normal_tt": lambda t: t.normal(t.zeros(20), t.ones(20) * 2),
     "normal_tt_small": lambda t: t.normal(t.zeros(3), t.ones(3) * 2),
     "normal_tf": lambda t: t.normal(t.ones(5), 2.0),
