@@ -300,18 +300,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not replacement or num_samples == 1:
         out = _exponential_race(eng, input, num_samples)
     else:
-        rows = input._data.reshape(-1, input.shape[-1])
         out = sample.multinomial_with_replacement(eng, rows, num_samples).reshape(
             *input.shape[:-1], num_samples)
     return _new(out, None, False)
 
 
 # -- more in-place samplers --------------------------------------------------------------------
-def _float_self(self, name):
-    if not self.dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}" not implemented for \'{_name(self.dtype)}\'')
-
-
 @public("method")
 def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
@@ -321,7 +315,7 @@ def geometric_(self, p, *, generator=None):
 
 @public("method")
 def log_normal_(self, mean=1, std=2, *, generator=None):
-    _float_self(self, "log_normal_cpu")
+    _float_kernel(self.dtype, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     return apply_inplace(_log_normal_, self, (self,), {"mean": mean, "std": std,
