@@ -97,6 +97,10 @@ STREAMS = {
     "random_to": lambda t: t.empty(20, dtype=t.int64).random_(10),
     "random_from_to": lambda t: t.empty(20).random_(-3, 9),
     "random_from": lambda t: t.empty(20, dtype=t.int8).random_(5, None),
+    **{f"random_full_{d}": (lambda d: lambda t: t.empty(20, dtype=getattr(t, d)).random_(
+        -2 ** 63, None))(d) for d in ("int64", "float32", "float64")},
+    "random_from_f32": lambda t: t.empty(20).random_(3, None),
+    "random_from_to_f64_wide": lambda t: t.empty(20, dtype=t.float64).random_(-5, 2 ** 40),
     "poisson": lambda t: t.poisson(t.tensor([0.5, 3.0, 0.0, 12.0, 50.0, 1000.0, 7.0] * 5,
                                             dtype=t.float64)),
     "poisson_f32": lambda t: t.poisson(t.tensor([0.5, 3.0, 12.0] * 4)),
@@ -464,6 +468,8 @@ ERRORS = {
     "random_to_int8": lambda t: t.zeros(3, dtype=t.int8).random_(0, 1000),
     "random_to_bool": lambda t: t.zeros(3, dtype=t.bool).random_(0, 3),
     "random_from_int8": lambda t: t.zeros(3, dtype=t.int8).random_(-300, None),
+    **{f"random_full_{d}": (lambda d: lambda t: t.zeros(3, dtype=getattr(t, d)).random_(
+        -2 ** 63, None))(d) for d in ("int32", "uint8", "bool", "float16")},
     "randint_range": lambda t: t.randint(3, 2, (2,)),
     "poisson_neg": lambda t: t.poisson(t.tensor([-1.0])),
     "poisson_int": lambda t: t.poisson(t.tensor([1, 2])),

@@ -71,9 +71,17 @@ _random_bits_ = defop("RandomBackward2", _draw(
 _random_to_ = defop("RandomBackward1", _draw(
     lambda eng, self, span, base: sample.random_from_to(eng, self.size, self.dtype, span, base)),
     dtype="same", grads={"self": _zero_grad})
-_random_from_to_ = defop("RandomBackward0", _draw(
-    lambda eng, self, span, base: sample.random_from_to(eng, self.size, self.dtype, span, base)),
-    dtype="same", grads={"self": _zero_grad})
+_FULL_RANGE = 1 << 64        # random_(int64 min, None) on int64, float and double
+
+
+def _from_to(eng, self, span, base):
+    if span == _FULL_RANGE:
+        return sample.random_full_range(eng, self.size, self.dtype)
+    return sample.random_from_to(eng, self.size, self.dtype, span, base)
+
+
+_random_from_to_ = defop("RandomBackward0", _draw(_from_to), dtype="same",
+                         grads={"self": _zero_grad})
 _bernoulli_scalar_ = defop("BernoulliBackward2", _draw(
     lambda eng, self, p: sample.bernoulli_scalar(eng, self.size, p)), dtype="same",
     grads={"self": _zero_grad})
@@ -368,10 +376,15 @@ def random_(self, *args, generator=None, **kwargs):
                                                           "generator": generator})
     low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to")][len(args):])[:2]
     low = int(low)
-    if high is None:
-        if low == -(1 << 63) and self.dtype.name in ("int64", "float32", "float64"):
-            raise NotImplementedError("random_(from=int64 min, to=None) (the full 64-bit range) "
-                                      "is not implemented in glassgrad")
+    if high is None and low == -(1 << 63):
+        if self.dtype.name in ("bool", "float16"):
+            raise NotImplementedError(f'"random_full_64_bits_range_kernel_cpu" not implemented '
+                                      f"for '{_name(self.dtype)}'")
+        if self.dtype.name not in ("int64", "float32", "float64"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                               "float and bfloat16")
+        span = _FULL_RANGE
+    elif high is None:
         _check_in_range(self.dtype, low, _top(self.dtype) + 1)
         span = _top(self.dtype) - low + 1
     else:
