@@ -18,10 +18,23 @@ def _seed_value(seed):
     return seed
 
 
+_NO_CUDA = ("Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into "
+            "two shared libraries: a CPU library and a CUDA library; this error has occurred "
+            "because you are trying to use some CUDA functionality, but the CUDA library has not "
+            "been loaded by the dynamic linker for some reason.  The CUDA library MUST be loaded, "
+            "EVEN IF you don't directly use any symbols from the CUDA library! One common culprit "
+            "is a lack of -Wl,--no-as-needed in your link arguments; many dynamic linkers will "
+            "delete dynamic library dependencies if you don't depend on any of their symbols.  "
+            "You can check if this has occurred by using ldd on your binary to see if there is a "
+            "dependency on *_cuda.so library.")
+
+
 class Generator:
     def __init__(self, device="cpu"):
-        if str(device).split(":", 1)[0] != "cpu":
-            raise RuntimeError(f"glassgrad has CPU generators only; got device {device!r}")
+        kind = str(device).split(":", 1)[0]
+        if kind != "cpu":       # (torch's CPU build says this of cuda)
+            raise RuntimeError(_NO_CUDA if kind == "cuda" else
+                               f"glassgrad has CPU generators only; got device {device!r}")
         self._rng = Engine(_DEFAULT_SEED)
 
     @property

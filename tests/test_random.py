@@ -474,6 +474,7 @@ ERRORS = {
     "poisson_neg": lambda t: t.poisson(t.tensor([-1.0])),
     "poisson_int": lambda t: t.poisson(t.tensor([1, 2])),
     "set_rng_state_size": lambda t: t.set_rng_state(t.zeros(3, dtype=t.uint8)),
+    "generator_cuda": lambda t: t.Generator("cuda"),
     "set_rng_state_dtype": lambda t: t.set_rng_state(t.zeros(5056)),
 }
 
