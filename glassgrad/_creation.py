@@ -1,44 +1,13 @@
-"""Factory functions: tensor, from_numpy, zeros, ones, arange, rand, ... and the generator."""
+"""Factory functions: tensor, from_numpy, zeros, ones, arange, rand, randn, randint, ..."""
 import builtins
 
 from . import _device, dtypes
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
+from ._generator import engine
 from .backend import ndarray, xp
-
-_DEFAULT_SEED = 67280421310721     # torch's default seed; the stream itself is NumPy's
-
-
-class Generator:
-    def __init__(self, device="cpu"):
-        self.manual_seed(_DEFAULT_SEED)
-
-    def manual_seed(self, seed):
-        self._seed = builtins.int(seed)
-        self._rng = xp.random.Generator(xp.random.PCG64(self._seed))
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def seed():
-    s = builtins.int(xp.random.SeedSequence().entropy % (2 ** 63))
-    default_generator.manual_seed(s)
-    return s
-
+from .backend.kernels import random as sample
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -287,29 +256,39 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
     return _new(xp.eye(n, n if m is None else m, dtype=_dtype(dtype).np), None, requires_grad)
 
 
-def _rng(generator):
-    return (generator or default_generator)._rng
-
-
 def _float_only(dtype, kernel):
     if not dtype.is_floating_point:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dtype.tensor_type[:-len('Tensor')]}'")
 
 
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _device.check(device, "rand")
-    dtype = _dtype(dtype)
+    dtype, shape = _dtype(dtype), _size(size)
     _float_only(dtype, "check_uniform_bounds")
-    return _new(_rng(generator).random(_size(size)).astype(dtype.np), None, requires_grad)
+    data = sample.uniform(engine(generator), _numel(shape), dtype.np).reshape(shape)
+    return _new(data, None, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _device.check(device, "randn")
-    dtype = _dtype(dtype)
+    dtype, shape = _dtype(dtype), _size(size)
     _float_only(dtype, "normal_kernel_cpu")
-    return _new(_rng(generator).standard_normal(_size(size)).astype(dtype.np), None,
-                requires_grad)
+    data = sample.normal(engine(generator), _numel(shape), dtype.np).reshape(shape)
+    return _new(data, None, requires_grad)
+
+
+def _check_from_to(low, high):
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
@@ -319,20 +298,27 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    data = _rng(generator).integers(low, high, _size((size,)))
-    return _new(data.astype((dtype or dtypes.int64).np), None, requires_grad)
+    low, high, shape = builtins.int(low), builtins.int(high), _size((size,))
+    _check_from_to(low, high)
+    dtype = dtype or dtypes.int64
+    data = sample.random_from_to(engine(generator), _numel(shape), dtype.np, high - low, low)
+    return _new(data.reshape(shape), None, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
     _device.check(device, "rand_like", like=True)
-    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
+                generator=generator)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
     _device.check(device, "randn_like", like=True)
-    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
+                 generator=generator)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 generator=None):
     _device.check(device, "randint_like", like=True)
-    return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+    return randint(low, high, input.shape, dtype=_like(input, dtype),
+                   requires_grad=requires_grad, generator=generator)

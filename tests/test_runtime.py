@@ -996,3 +996,17 @@ def test_summary_writer_refuses_what_it_cannot_write(tmp_path):
         for name in ("add_image", "add_graph", "add_hparams", "add_embedding"):
             with pytest.raises(NotImplementedError, match=name):
                 getattr(w, name)("tag", gg.zeros(1))
+
+
+def test_devices_round_trip_through_save_and_load():
+    import io
+    obj = {"cpu": "lib.device('cpu')", "cuda1": "lib.device('cuda', 1)", "t": "lib.ones(2).device"}
+
+    def saved_by(lib):
+        buf = io.BytesIO()
+        lib.save({k: eval(v, {"lib": lib}) for k, v in obj.items()}, buf)
+        return buf.getvalue()
+    for writer in LIBS:
+        data = saved_by(writer)
+        same(lambda lib: lib.load(io.BytesIO(data)))
+        same(lambda lib: lib.load(io.BytesIO(data), weights_only=False))

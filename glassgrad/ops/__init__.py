@@ -10,19 +10,23 @@ in one vocabulary of *variants*:
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
 wrapper with torch's argument checks, a composite, a dunder) with ``@public(*variants,
-name=None, aliases=())``. aliases are further names for the function, method, linalg and
-functional variants. ``publish(globals())`` at the bottom of each ops module names them all in
+name=None, aliases=(), signatures=())``. aliases are further names for the function, method,
+linalg and functional variants. The function and method variants take their arguments through
+the argument layer (glassgrad/_args.py): a row's from its one tensor, ``name(Tensor input, *,
+Tensor? out=None)``; a Python function's from its ``signatures`` (PyTorch's overloads), where
+it declares them. ``publish(globals())`` at the bottom of each ops module names them all in
 that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``; the merges
 below check that no name is defined twice."""
 import sys
 
+from .._args import bind as _bind
 from . import registry as _registry
 
 _PUBLISHED = set()      # the rows publish() has named
 _DECLARED = []          # (module name, object, name, variants, aliases) from @public
 
 
-def public(*variants, name=None, aliases=()):
+def public(*variants, name=None, aliases=(), signatures=()):
     """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
     given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
     or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
@@ -30,23 +34,33 @@ def public(*variants, name=None, aliases=()):
     module = sys._getframe(1).f_globals["__name__"]
 
     def declare(obj):
-        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases))
+        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures))
         return obj
     return declare
 
 
-def _function(op, name):
-    def function(input):
+def _row_forms(op):
+    """A row's public forms by variant, for one of its names: function and in-place function
+    (torch.sin, torch.sin_) and method and in-place method (Tensor.sin, Tensor.sin_) through
+    the argument layer; "functional" and the dunders call the row as Python calls it."""
+    def plain(input):
         return op(input)
-    function.__name__ = function.__qualname__ = name
-    return function
 
-
-def _inplace(op, name):
-    def method(self):
+    def inplace(self):
         return _registry.apply_inplace(op, self, (self,), {})
-    method.__name__ = method.__qualname__ = name + "_"
-    return method
+
+    def forms(name, variant):
+        if variant == "function":
+            return _bind(op, [f"{name}(Tensor input, *, Tensor? out=None)"], positional=True)
+        if variant == "method":
+            return _bind(op, [f"{name}(Tensor input)"], method=True, positional=True)
+        if variant == "inplace":
+            return _bind(inplace, [f"{name}_(Tensor input)"], method=True, positional=True)
+        if variant == "inplace_function":
+            return _bind(inplace, [f"{name}_(Tensor input)"], positional=True)
+        plain.__name__ = plain.__qualname__ = name
+        return plain
+    return forms
 
 
 def _tables(namespace):
@@ -65,38 +79,40 @@ def publish(namespace):
             continue
         assert op.inputs == ("self",), op.public
         _PUBLISHED.add(op)
-        function, inplace = _function(op, op.public), _inplace(op, op.public)
+        forms = _row_forms(op)
         for name in (op.public, *op.aliases):
             if "function" in op.variants:
-                namespace[name] = function
+                namespace[name] = forms(name, "function")
                 names.append(name)
             if "method" in op.variants:
-                methods[name] = function
+                methods[name] = forms(name, "method")
             if "functional" in op.variants:
-                functional[name] = function
+                functional[name] = forms(name, "functional")
             if "inplace" in op.variants:
-                methods[name + "_"] = inplace
-                if name == op.public:
-                    namespace.setdefault(name + "_", inplace)
+                methods[name + "_"] = forms(name, "inplace")
+                if name == op.public and name + "_" not in namespace:
+                    namespace[name + "_"] = forms(name, "inplace_function")
             if "inplace_function" in op.variants:
-                namespace[name + "_"] = inplace
+                namespace[name + "_"] = forms(name, "inplace_function")
                 names.append(name + "_")
         for dunder in (v for v in op.variants if v.startswith("__")):
-            methods[dunder] = function
+            methods[dunder] = forms(dunder, "__dunder__")
     module = namespace["__name__"]
     for entry in [e for e in _DECLARED if e[0] == module]:
         _DECLARED.remove(entry)
-        _, obj, name, variants, aliases = entry
+        _, obj, name, variants, aliases, signatures = entry
         for variant in variants:
             if variant.startswith("__"):
                 methods[variant] = obj
                 continue
             for alias in (name, *aliases):
                 if variant == "function":
-                    namespace[alias] = obj
+                    namespace[alias] = (_bind(obj, [alias + s[s.index("("):] for s in signatures])
+                                        if signatures else obj)
                     names.append(alias)
                 elif variant == "method":
-                    methods[alias] = obj
+                    methods[alias] = (_bind(obj, [alias + s[s.index("("):] for s in signatures],
+                                            method=True) if signatures else obj)
                 elif variant == "linalg":
                     linalg[alias] = obj
                 elif variant == "functional":
