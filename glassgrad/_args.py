@@ -23,6 +23,7 @@ import warnings
 
 from . import dtypes
 from ._autograd.grad_mode import state
+from ._device import device
 from ._tensor import Tensor
 from .backend import xp
 
@@ -34,9 +35,9 @@ _NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", 
 _NUMBERS_AS_TENSORS = {
     f + s for f in ("add", "div", "divide", "mul", "multiply", "sub", "subtract", "true_divide",
                     "floor_divide") for s in ("", "_", "_out")} | {"to", "_to_copy", "copy_"}
-# the other types a kind accepts, registered by the modules that define them (Generator,
-# device): see accept()
-_EXTRA = {"Generator": (), "Device": (), "Layout": (), "MemoryFormat": ()}
+# the other types a kind accepts, registered by the modules that define them (Generator): see
+# accept(); torch.device is below this layer (_tensor.py imports it), so it is named here
+_EXTRA = {"Generator": (), "Device": (device,), "Layout": (), "MemoryFormat": ()}
 
 _TYPE_NAMES = {
     "Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
