@@ -114,7 +114,9 @@ TO_CALLS = {
     "dtype_twice": "t.to(lib.float64, dtype=lib.float32)", "bad_kw": "t.to(foo=1)",
     "bad_kw_after": "t.to(lib.float64, foo=1)", "five": "t.to(1, 2, 3, 4, 5)",
     "two_devices": "t.to('cpu', 'cpu')", "tensor_dtype": "t.to(lib.zeros(1), dtype=lib.float64)",
-    "list": "t.to([1])", "nb_int": "t.to(non_blocking=1)",
+    "list": "t.to([1])", "nb_int": "t.to(non_blocking=1)", "float_number": "t.to(1.5)",
+    "bool_number": "t.to(True)", "float_number_nb": "t.to(1.5, True, True)",
+    "tuple": "t.to((1.5, True))", "dtype_float": "t.to(lib.float64, 1.5)",
 }
 
 
@@ -273,12 +275,20 @@ def test_set_default_tensor_type(arg):
 
 
 def test_set_default_tensor_type_warns_deprecation_once():
+    # torch warns once per process: ask a fresh one
+    import subprocess
+    import sys
+    code = ("import warnings, torch\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    torch.set_default_tensor_type(torch.FloatTensor)\n"
+            "    torch.set_default_tensor_type(torch.FloatTensor)\n"
+            "print(repr([(x.category.__name__, str(x.message)) for x in w]))")
+    theirs = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
     gg.ops.legacy._warned[0] = False
-    first = warned(gg.set_default_tensor_type, gg.FloatTensor)[1]
-    second = warned(gg.set_default_tensor_type, gg.FloatTensor)[1]
-    assert [c for c, _ in first] == ["UserWarning"] and second == []
-    assert first[0][1].startswith("torch.set_default_tensor_type() is deprecated as of "
-                                  "PyTorch 2.1")
+    ours = warned(gg.set_default_tensor_type, gg.FloatTensor)[1] + \
+        warned(gg.set_default_tensor_type, gg.FloatTensor)[1]
+    assert repr(ours) == theirs
 
 
 # -- threads --------------------------------------------------------------------------------
@@ -378,8 +388,6 @@ def test_backends_flags():
 
 def test_backends_glassgrad_lacks():
     # torch's CPU build has oneDNN, MKL and OpenMP; glassgrad computes through NumPy and says so
-    assert (torch.backends.mkldnn.is_available(), torch.backends.openmp.is_available()) == \
-        (True, True)
     assert not gg.backends.mkldnn.is_available() and not gg.backends.openmp.is_available()
     assert not gg.backends.mkl.is_available()
 

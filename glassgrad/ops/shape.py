@@ -394,7 +394,8 @@ _TO_EXPECTED = "".join(
 
 
 _TO_KINDS = {"device": (str, _device.device, builtins.int, type(None)),
-             "dtype": (dtypes.dtype, type(None)), "tensor": Tensor, "non_blocking": builtins.bool,
+             "dtype": (dtypes.dtype, type(None)), "tensor": (Tensor, builtins.float, builtins.bool),
+             "non_blocking": builtins.bool,
              "copy": builtins.bool, "memory_format": type(None)}
 
 
@@ -414,8 +415,11 @@ def _to_args(args, kwargs):
         raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
                         "given")
     first = args[0] if args else None
+    # a Python float or bool is a tensor to torch's parser here (a wrapped number: to(1.5)
+    # converts to float64), an int a device index
     names = _TO_SIGNATURES[1 if isinstance(first, dtypes.dtype) else
-                           2 if isinstance(first, Tensor) else 0]
+                           2 if isinstance(first, (Tensor, builtins.float, builtins.bool))
+                           else 0]
     bound = dict(zip(names, args))
     ok = len(args) <= len(names)
     for k, v in kwargs.items():
@@ -441,7 +445,9 @@ def _to(self, *args, **kwargs):
     bound = _to_args(args, kwargs)
     dtype, device = bound.get("dtype"), bound.get("device")
     if "tensor" in bound:
-        dtype, device = bound["tensor"].dtype, bound["tensor"].device
+        other = bound["tensor"]
+        dtype, device = (other.dtype, other.device) if isinstance(other, Tensor) else \
+            (dtypes.scalar_dtype(other) if type(other) is builtins.bool else dtypes.float64, None)
     if device is not None:
         device = _device.as_device(device)
         if device.type != "cpu":
