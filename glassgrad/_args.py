@@ -24,7 +24,7 @@ import warnings
 from . import dtypes
 from ._autograd.grad_mode import state
 from ._device import device
-from ._tensor import Tensor
+from ._tensor import Size, Tensor
 from .backend import xp
 
 _TENSORS = dtypes.TENSOR_TYPES      # Tensor and every subclass (a live set)
@@ -60,7 +60,11 @@ def type_name(obj):
     t = type(obj)
     if t.__module__ == "numpy":
         return "numpy." + t.__name__
-    return t.__name__
+    return _TORCH_TYPE_NAMES.get(t, t.__name__)
+
+
+# torch's C types carry their module in tp_name
+_TORCH_TYPE_NAMES = {dtypes.dtype: "torch.dtype", device: "torch.device", Size: "torch.Size"}
 
 
 # -- what each kind accepts ------------------------------------------------------------------

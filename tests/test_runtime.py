@@ -1018,3 +1018,15 @@ def test_devices_round_trip_through_save_and_load():
         data = saved_by(writer)
         same(lambda lib: lib.load(io.BytesIO(data)))
         same(lambda lib: lib.load(io.BytesIO(data), weights_only=False))
+
+
+@pytest.mark.parametrize("call", ["t.to(lib.float64, lib.float32)", "t.to(foo=1)",
+                                  "t.to(lib.zeros(1), dtype=lib.float64)", "t.to('cpu', 'x')",
+                                  "t.to(lib.device('cpu'), lib.float64, 'x')"])
+def test_to_errors_in_full(call):
+    def message(lib):
+        try:
+            eval(call, {"lib": lib, "t": lib.zeros(1)})
+        except TypeError as e:
+            return str(e)
+    assert message(gg) == message(torch) is not None

@@ -9,11 +9,12 @@ import builtins
 import warnings
 
 from .. import _device, dtypes
+from .._args import type_name
 from .._creation import _flat, _size, empty, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
 from . import public, publish
-from .shape import _alias as alias, _argtype, _to
+from .shape import _alias as alias, _to
 
 _SIGNATURES = ("\n * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)"
                "\n * (tuple of ints size, *, torch.device device = None)\n * (object data, *, "
@@ -71,8 +72,8 @@ def _legacy_device(args, kwargs):
     keywords, for a first argument that is no size among several, and for other devices."""
     if builtins.any(k != "device" for k in kwargs) or \
             (len(args) > 1 and not isinstance(args[0], builtins.int)):
-        got = ", ".join([_argtype(a) for a in args] +
-                        [f"{k}={_argtype(v)}" for k, v in kwargs.items()])
+        got = ", ".join([type_name(a) for a in args] +
+                        [f"{k}={type_name(v)}" for k, v in kwargs.items()])
         raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but "
                         f"expected one of:{_SIGNATURES}")
     device = kwargs.get("device")

@@ -4,6 +4,7 @@ import itertools
 import warnings
 
 from .. import _device, dtypes
+from .._args import Parser as _Parser
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
@@ -383,54 +384,10 @@ def to_dtype(input, dtype):
     return input if input.dtype is dtype else _to_copy(input, dtype=dtype)
 
 
-_TO_SIGNATURES = (
-    ("device", "dtype", "non_blocking", "copy"), ("dtype", "non_blocking", "copy"),
-    ("tensor", "non_blocking", "copy"))
-_TO_EXPECTED = "".join(
-    f"\n * ({s}, *, torch.memory_format memory_format = None)" for s in (
-        "torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
-        "bool copy = False", "torch.dtype dtype, bool non_blocking = False, bool copy = False",
-        "Tensor tensor, bool non_blocking = False, bool copy = False")) + "\n"
-
-
-_TO_KINDS = {"device": (str, _device.device, builtins.int, type(None)),
-             "dtype": (dtypes.dtype, type(None)), "tensor": (Tensor, builtins.float, builtins.bool),
-             "non_blocking": builtins.bool,
-             "copy": builtins.bool, "memory_format": type(None)}
-
-
-def _argtype(obj):
-    """How torch's argument parser names an argument's type in its messages."""
-    if isinstance(obj, Tensor):
-        return "Tensor"
-    if isinstance(obj, (dtypes.dtype, _device.device)):
-        return f"torch.{type(obj).__name__}"
-    return type(obj).__name__
-
-
-def _to_args(args, kwargs):
-    """Tensor.to's three signatures bound: a dict of device, dtype, tensor, non_blocking, copy
-    and memory_format given; torch's TypeError when none of them fits."""
-    if len(args) > 4:
-        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were "
-                        "given")
-    first = args[0] if args else None
-    # a Python float or bool is a tensor to torch's parser here (a wrapped number: to(1.5)
-    # converts to float64), an int a device index
-    names = _TO_SIGNATURES[1 if isinstance(first, dtypes.dtype) else
-                           2 if isinstance(first, (Tensor, builtins.float, builtins.bool))
-                           else 0]
-    bound = dict(zip(names, args))
-    ok = len(args) <= len(names)
-    for k, v in kwargs.items():
-        ok = ok and (k in names or k == "memory_format") and k not in bound
-        bound[k] = v
-    if not ok or not all(isinstance(v, _TO_KINDS[k]) for k, v in bound.items()):
-        got = [_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()]
-        got = ", ".join(got) if args else "".join(g + ", " for g in got)
-        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but "
-                        f"expected one of:{_TO_EXPECTED}")
-    return bound
+_TO = _Parser([f"to(Tensor input, {s}, *, MemoryFormat? memory_format=None)" for s in (
+    "Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False",
+    "ScalarType dtype, bool non_blocking=False, bool copy=False",
+    "Tensor tensor, bool non_blocking=False, bool copy=False")], method=True)
 
 
 @public("method", name="to")
@@ -442,9 +399,9 @@ def _to(self, *args, **kwargs):
             return to_dtype(self, args[0])
         if type(args[0]) is str and _device.as_device(args[0]) is _device.CPU:
             return self
-    bound = _to_args(args, kwargs)
+    bound = _TO.parse(args, kwargs)
     dtype, device = bound.get("dtype"), bound.get("device")
-    if "tensor" in bound:
+    if "tensor" in bound:       # a tensor, or a Python float or bool (a wrapped number)
         other = bound["tensor"]
         dtype, device = (other.dtype, other.device) if isinstance(other, Tensor) else \
             (dtypes.scalar_dtype(other) if type(other) is builtins.bool else dtypes.float64, None)
