@@ -5,13 +5,17 @@ Use it as ``import glassgrad as torch``.
 from . import dtypes as _dtypes
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
+from ._device import device, get_default_device, set_default_device
+from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
                      half, int, int8, int16, int32, int64, long, promote_types, result_type,
                      set_default_dtype, short, uint8)
-from ._creation import (Generator, arange, as_tensor, default_generator, empty, empty_like, eye,
-                        from_numpy, full, full_like, initial_seed, linspace, manual_seed, ones,
-                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
-                        seed, tensor, zeros, zeros_like)
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
+                        randn_like, tensor, zeros, zeros_like)
+from ._generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
+                         seed, set_rng_state)
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                   is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._autograd.anomaly import (is_anomaly_check_nan_enabled, is_anomaly_enabled,
@@ -25,7 +29,13 @@ from .ops.indexing import *  # noqa: F401,F403
 from .ops.nn import *  # noqa: F401,F403
 from .ops.conv import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
-from . import autograd, linalg, nn  # noqa: E402
+from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
+from . import autograd, linalg, nn, random  # noqa: E402
+from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from ._storage import UntypedStorage  # noqa: E402
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table
     setattr(Tensor, _name, _fn)
@@ -51,6 +61,10 @@ def is_floating_point(input):
 
 def detach(input):
     return input.detach()
+
+
+def get_device(input):
+    return input.get_device()
 
 
 __version__ = "0.1.0"

@@ -1,44 +1,13 @@
-"""Factory functions: tensor, from_numpy, zeros, ones, arange, rand, ... and the generator."""
+"""Factory functions: tensor, from_numpy, zeros, ones, arange, rand, randn, randint, ..."""
 import builtins
 
-from . import dtypes
+from . import _device, dtypes
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
+from ._generator import engine
 from .backend import ndarray, xp
-
-_DEFAULT_SEED = 67280421310721     # torch's default seed; the stream itself is NumPy's
-
-
-class Generator:
-    def __init__(self, device="cpu"):
-        self.manual_seed(_DEFAULT_SEED)
-
-    def manual_seed(self, seed):
-        self._seed = builtins.int(seed)
-        self._rng = xp.random.Generator(xp.random.PCG64(self._seed))
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def seed():
-    s = builtins.int(xp.random.SeedSequence().entropy % (2 ** 63))
-    default_generator.manual_seed(s)
-    return s
-
+from .backend.kernels import random as sample
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -147,12 +116,15 @@ def _nested_tolist(data):
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    _device.check(device, "tensor", op=None)
+    _device.check_pin(pin_memory)
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
+    _device.check(device, "as_tensor", op=None)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, ndarray):
@@ -168,10 +140,17 @@ def from_numpy(ndarray_):
     return Tensor._make(ndarray_)
 
 
-def _size(size):
+def _size(size, negative=None):
+    """A factory's sizes as a tuple; torch's error for a negative one (``negative``: the
+    factory's own text)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    return tuple(builtins.int(s) for s in size)
+    size = tuple(builtins.int(s) for s in size)
+    bad = [s for s in size if s < 0]
+    if bad:
+        raise RuntimeError(negative or f"Trying to create tensor with negative dimension "
+                                       f"{bad[0]}: {list(size)}")
+    return size
 
 
 def _dtype(dtype):
@@ -179,18 +158,23 @@ def _dtype(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _new(xp.zeros(_size(size), _dtype(dtype).np), None, requires_grad)
+    _device.check(device, "zeros")
+    shape = _size(size, negative="zeros: Dimension size must be non-negative.")
+    return _new(xp.zeros(shape, _dtype(dtype).np), None, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "ones")
     return _new(xp.ones(_size(size), _dtype(dtype).np), None, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "empty")
     return _new(xp.empty(_size(size), _dtype(dtype).np), None, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "full")
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     return _new(xp.full(_size((size,)), fill_value, dtype.np), None, requires_grad)
@@ -208,23 +192,28 @@ def _made_like(input, data, requires_grad):
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "zeros_like", like=True)
     return _made_like(input, xp.zeros(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "ones_like", like=True)
     return _made_like(input, xp.ones(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "empty_like", like=True)
     return _made_like(input, xp.empty(input.shape, _like(input, dtype).np), requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "full_like", like=True)
     return _made_like(input, xp.full(input.shape, fill_value, _like(input, dtype).np),
                       requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "arange")
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -243,6 +232,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "linspace")
     dtype = _dtype(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -259,11 +249,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    _device.check(device, "eye")
+    for name, k in (("n", n), ("m", m)):
+        if k is not None and k < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {k}")
     return _new(xp.eye(n, n if m is None else m, dtype=_dtype(dtype).np), None, requires_grad)
-
-
-def _rng(generator):
-    return (generator or default_generator)._rng
 
 
 def _float_only(dtype, kernel):
@@ -272,46 +262,63 @@ def _float_only(dtype, kernel):
                                   f"'{dtype.tensor_type[:-len('Tensor')]}'")
 
 
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    dtype = _dtype(dtype)
+    _device.check(device, "rand")
+    dtype, shape = _dtype(dtype), _size(size)
     _float_only(dtype, "check_uniform_bounds")
-    return _new(_rng(generator).random(_size(size)).astype(dtype.np), None, requires_grad)
+    data = sample.uniform(engine(generator), _numel(shape), dtype.np).reshape(shape)
+    return _new(data, None, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    dtype = _dtype(dtype)
+    _device.check(device, "randn")
+    dtype, shape = _dtype(dtype), _size(size)
     _float_only(dtype, "normal_kernel_cpu")
-    return _new(_rng(generator).standard_normal(_size(size)).astype(dtype.np), None,
-                requires_grad)
+    data = sample.normal(engine(generator), _numel(shape), dtype.np).reshape(shape)
+    return _new(data, None, requires_grad)
+
+
+def _check_from_to(low, high):
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
+    _device.check(device, "randint")
     if size is None:            # torch.randint(high, size)
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    data = _rng(generator).integers(low, high, _size((size,)))
-    return _new(data.astype((dtype or dtypes.int64).np), None, requires_grad)
+    low, high, shape = builtins.int(low), builtins.int(high), _size((size,))
+    _check_from_to(low, high)
+    dtype = dtype or dtypes.int64
+    data = sample.random_from_to(engine(generator), _numel(shape), dtype.np, high - low, low)
+    return _new(data.reshape(shape), None, requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
-    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+    _device.check(device, "rand_like", like=True)
+    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
+                generator=generator)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
+    _device.check(device, "randn_like", like=True)
+    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
+                 generator=generator)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, requires_grad=False):
-    return randint(low, high, input.shape, dtype=_like(input, dtype), requires_grad=requires_grad)
-
-
-def _legacy_new(cls, *args, **kwargs):
-    """The legacy constructor: ``torch.Tensor(data)`` (default dtype) or ``torch.Tensor(*sizes)``."""
-    if len(args) == 1 and not isinstance(args[0], builtins.int):
-        return tensor(args[0], dtype=dtypes.get_default_dtype())
-    return empty(*args)
-
-
-Tensor.__new__ = staticmethod(_legacy_new)
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 generator=None):
+    _device.check(device, "randint_like", like=True)
+    return randint(low, high, input.shape, dtype=_like(input, dtype),
+                   requires_grad=requires_grad, generator=generator)

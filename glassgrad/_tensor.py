@@ -1,14 +1,17 @@
 """Tensor: an array plus autograd state. Math lives in ops/; the methods here delegate."""
+import copy
 import warnings
 import weakref
 
 from . import dtypes
+from ._device import CPU
+from ._storage import rebuild, storage_of
 from ._autograd import explain_hook
 from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
 from ._autograd.provenance import leaf_created
 from ._printing import tensor_repr
-from .backend import ndarray, xp
+from .backend import data_ptr, ndarray, xp
 
 
 class VersionCounter:
@@ -79,6 +82,14 @@ _NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+def _readonly(name, getter):
+    """A metadata property that refuses assignment with torch's message."""
+    def refuse(self, value):
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not "
+                             "writable")
+    return property(getter, refuse)
+
+
 class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
                  "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
@@ -141,6 +152,20 @@ class Tensor:
             s = tuple(st // self._data.itemsize for st in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
 
+    def untyped_storage(self):
+        return storage_of(self._data)[0]
+
+    def storage_offset(self):
+        storage, low = storage_of(self._data)
+        return (data_ptr(self._data) - low) // self._data.itemsize
+
+    def data_ptr(self):
+        if state.vmap is not None:
+            state.vmap.refuse("data_ptr", self)
+        storage, low = storage_of(self._data)
+        # torch: the storage's address (0 for no bytes) plus the offset
+        return data_ptr(self._data) - (low if storage.nbytes() == 0 else 0)
+
     def is_contiguous(self):
         return self._data.flags.c_contiguous
 
@@ -150,9 +175,21 @@ class Tensor:
     def is_inference(self):
         return self._inference
 
-    @property
-    def device(self):
-        return "cpu"
+    device = _readonly("device", lambda self: CPU)
+    is_cpu = _readonly("is_cpu", lambda self: True)
+    is_cuda = _readonly("is_cuda", lambda self: False)
+    is_meta = _readonly("is_meta", lambda self: False)
+    itemsize = _readonly("itemsize", lambda self: self._data.itemsize)
+    nbytes = _readonly("nbytes", lambda self: self._data.size * self._data.itemsize)
+
+    def get_device(self):
+        return -1       # a CPU tensor's
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
 
     @property
     def _version(self):
@@ -390,8 +427,53 @@ class Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
+    # -- copy and pickle (torch.save is serialization.py) ------------------------------------
+    def _layout(self):
+        """(storage, offset, size, stride): where the elements lie, as torch describes it."""
+        storage, low = storage_of(self._data)
+        return storage, (data_ptr(self._data) - low) // self._data.itemsize, \
+            tuple(self._data.shape), self.stride()
+
+    def _warn_if_has_hooks(self):
+        """torch's warning, when pickling or saving, for each backward hook (not kept)."""
+        if self.grad_fn is None:
+            hooks = (self._hook_state and self._hook_state.backward_hooks) or {}
+        else:
+            hooks = (self.grad_fn._tensor_hooks() or {}).get(self._output_nr, {})
+        for hook in hooks.values():
+            if not hasattr(hook, "__torch_unserializable__"):
+                warnings.warn(f"backward hook {hook!r} on tensor will not be serialized.  If this "
+                              "is expected, you can decorate the function with "
+                              "@torch.utils.hooks.unserializable_hook to suppress this warning",
+                              stacklevel=3)
+
     def __reduce_ex__(self, protocol):
-        return (_rebuild, (self._data.copy(),), None)
+        self._warn_if_has_hooks()
+        # copy.copy shares the storage (as torch's); pickle writes the storage's bytes once per
+        # tensor (torch's Tensor pickles a new storage wrapper each time: no sharing on loads)
+        storage, offset, size, stride = self._layout()
+        args = (type(self), _PickledStorage(storage), offset, size, stride, self.dtype.name,
+                self.requires_grad)
+        return (_rebuild, args, getattr(self, "__dict__", None) or None)
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                "be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        storage, offset, size, stride = self._layout()
+        new = rebuild(type(self), copy.deepcopy(storage, memo), offset, size, stride, self.dtype,
+                      self.requires_grad)
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        if getattr(self, "__dict__", None):
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        memo[id(self)] = new
+        return new
 
 
 _new = object.__new__
@@ -399,9 +481,24 @@ _VersionCounter = VersionCounter
 dtypes.TENSOR_TYPES.add(Tensor)
 
 
-def _rebuild(data):
-    """Unpickling: a new tensor on the data."""
-    return Tensor._make(data)
+class _PickledStorage:
+    """A tensor's storage as its __reduce_ex__ hands it on: copy.copy passes it through (the copy
+    shares memory); pickling it writes the storage's bytes."""
+    __slots__ = ("storage",)
+
+    def __init__(self, storage):
+        self.storage = storage
+
+    def __reduce__(self):
+        return self.storage.__reduce__()
+
+
+def _rebuild(cls, storage, offset, size, stride, dtype_name, requires_grad):
+    """Unpickling and copy.copy: a tensor of class cls on the storage."""
+    if isinstance(storage, _PickledStorage):
+        storage = storage.storage
+    return rebuild(cls, storage, offset, size, stride, getattr(dtypes, dtype_name),
+                   requires_grad)
 
 
 def _wrap_dim(dim, ndim):

@@ -56,7 +56,11 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
-    if not isinstance(d, dtype) or not d.is_floating_point:
+    """float16, float32 or float64 (torch also takes bfloat16, which glassgrad has not)."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d
     for cache in CACHES:    # Python floats promote to the default dtype: cached results go

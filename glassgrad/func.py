@@ -22,7 +22,8 @@ from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
 from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
-from ._creation import default_generator, zeros, zeros_like
+from ._creation import zeros, zeros_like
+from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
 from .ops.shape import stack
@@ -441,7 +442,7 @@ def _check_randomness(randomness):
 
 
 class _NoRandomness:
-    """Stands in for the default generator's numpy Generator under randomness='error'."""
+    """Stands in for the default generator's engine under randomness='error'."""
 
     def __getattr__(self, name):
         raise RuntimeError(_RANDOM_ERROR)
@@ -690,7 +691,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         name = _name(func)
         gen = default_generator
         saved_rng = gen._rng
-        same_state = saved_rng.bit_generator.state if randomness == "same" and \
+        same_state = saved_rng.snapshot() if randomness == "same" and \
             not isinstance(saved_rng, _NoRandomness) else None
         per_element = []
         batching = state.vmap
@@ -713,7 +714,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                     if d is not None:
                         batching.mark(a, batching.of((a,)) | {level})
                 if same_state is not None:
-                    gen._rng.bit_generator.state = same_state
+                    gen._rng.restore(same_state)
                 per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
         finally:
             if randomness == "error":

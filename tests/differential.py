@@ -45,6 +45,8 @@ def norm(x):
                 x.requires_grad)
     if isinstance(x, (torch.dtype, gg.dtype)):
         return ("dtype", repr(x))
+    if isinstance(x, (torch.device, gg.device)):
+        return ("device", repr(x))
     if isinstance(x, (torch.Size, gg.Size)):
         return ("Size", repr(x), tuple(x))
     if isinstance(x, (list, tuple)):

@@ -1784,8 +1784,13 @@ AVG_POOL = [row(f"avg_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
 ]]
 
 
-# == random sampling, at parameters whose draws are determined (the generators differ from
-# torch's; tests/test_random.py checks the draws) ============================================
+# == random sampling, at parameters whose draws are determined, or seeded (tests/test_random.py
+# checks the draws against torch's) ==========================================================
+def _seeded(t, draw):
+    t.manual_seed(0)
+    return draw()
+
+
 RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("uniform_", lambda t, x: (x * 1).uniform_(0.5, 0.5), [(3, 4)], {}),
     ("normal_", lambda t, x: (x * 1).normal_(0.3, 0.0), [(3, 4)], {}),
@@ -1799,6 +1804,16 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("normal_tensor_mean", lambda t, m: t.normal(m, 0.0), [(3, 4)], {"fd": False}),
     ("normal_tensor_std", lambda t, s: t.normal(0.5, s * 0), [(3, 4)], {"fd": False}),
     ("normal_tensors", lambda t, m, s: t.normal(m, s * 0), [(3, 4), (4,)], {"fd": False}),
+    # (seeded: the draws are torch's own)
+    ("geometric_", lambda t, x: _seeded(t, lambda: (x * 1).geometric_(0.3)), [(3, 4)], {}),
+    ("log_normal_", lambda t, x: _seeded(t, lambda: (x * 1).log_normal_(0.5, 0.7)), [(3, 4)],
+     {}),
+    ("cauchy_", lambda t, x: _seeded(t, lambda: (x * 1).cauchy_(0.5, 2.0)), [(3, 4)], {}),
+    ("random_", lambda t, x: _seeded(t, lambda: (x * 1).random_()), [(3, 4)], {}),
+    ("random_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(7)), [(3, 4)], {}),
+    ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
+    ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
+     {"fd": False}),
 ]]
 
 

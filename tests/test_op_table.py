@@ -161,19 +161,21 @@ def _programs():
 
 
 def _reached():
-    """The TABLE rows (OpDef objects) whose forward runs while every program runs once."""
+    """The TABLE rows (OpDef objects) whose forward runs while every program runs once (a
+    row's forward runs through its kernel, bound on first use: the kernels start empty)."""
     reached = set()
 
-    def recording(op, forward):
-        def run(*args, **kwargs):
+    def recording(op, kernel):
+        def bind(arrays):
             reached.add(op)
-            return forward(*args, **kwargs)
-        return run
+            return kernel(arrays)
+        return bind
 
-    originals = {op: op.forward for op in TABLE}
+    originals = {op: op.kernels for op in TABLE}
     try:
         for op in TABLE:
-            op.forward = recording(op, op.forward)
+            op.kernels = {}
+            op.kernel = recording(op, op.kernel)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for program in _programs():
@@ -182,8 +184,9 @@ def _reached():
                 except Exception:   # noqa: BLE001 - an error case still reached its rows
                     pass
     finally:
-        for op, forward in originals.items():
-            op.forward = forward
+        for op, kernels in originals.items():
+            op.kernels = kernels
+            del op.kernel
     return reached
 
 

@@ -1,7 +1,7 @@
-"""Random ops (glassgrad/ops/random.py) and dropout. Their stream is NumPy's, so values cannot
-match torch's: these tests check shapes, dtypes, ranges, statistics over many samples, that
-manual_seed and generator= make draws repeatable, and against torch everything deterministic
-(node names, zero gradients, dropout's scale, errors)."""
+"""Random ops (glassgrad/ops/random.py, glassgrad/_creation.py) and dropout, against torch bit for
+bit: after the same manual_seed (or with a Generator of the same seed) every sampler returns
+torch's values and leaves the generator in torch's state (get_rng_state's bytes compared), so
+mixed sequences of calls stay in step. Also: node names, zero gradients, errors."""
 import numpy as np
 import pytest
 import torch
@@ -10,50 +10,195 @@ import glassgrad as gg
 from optable import assert_same, check_error, outcome
 
 N = 100_000
+SEEDS = [0, 1, 42, 2 ** 32 + 5, 2 ** 63 + 12345]
 
 
-def draws(f, seed=0):
+def _same_values(t, g):
+    t, g = t.detach().numpy(), g.detach().numpy()
+    assert g.dtype == t.dtype and g.shape == t.shape
+    np.testing.assert_array_equal(g, t)
+
+
+def _same_state():
+    np.testing.assert_array_equal(gg.get_rng_state().numpy(), torch.get_rng_state().numpy())
+
+
+def differential(f, seed):
+    torch.manual_seed(seed)
     gg.manual_seed(seed)
-    return f().numpy()
+    t, g = f(torch), f(gg)
+    for a, b in zip(t if isinstance(t, tuple) else (t,), g if isinstance(g, tuple) else (g,)):
+        _same_values(a, b)
+    _same_state()
 
 
-# -- repeatability ---------------------------------------------------------------------------
-SAMPLERS = {
-    "randperm": lambda g=None: gg.randperm(20, generator=g),
-    "normal_tt": lambda g=None: gg.normal(gg.zeros(5), gg.ones(5), generator=g),
-    "normal_tf": lambda g=None: gg.normal(gg.zeros(5), 2.0, generator=g),
-    "normal_ft": lambda g=None: gg.normal(1.0, gg.ones(5), generator=g),
-    "normal_ff": lambda g=None: gg.normal(0.0, 1.0, (5,), generator=g),
-    "bernoulli": lambda g=None: gg.bernoulli(gg.full((20,), 0.5), generator=g),
-    "bernoulli_p": lambda g=None: gg.bernoulli(gg.zeros(20), 0.5, generator=g),
-    "multinomial": lambda g=None: gg.multinomial(gg.ones(20), 5, generator=g),
-    "multinomial_repl": lambda g=None: gg.ones(20).multinomial(5, True, generator=g),
-    "uniform_": lambda g=None: gg.zeros(5).uniform_(generator=g),
-    "normal_": lambda g=None: gg.zeros(5).normal_(generator=g),
-    "bernoulli_": lambda g=None: gg.zeros(20).bernoulli_(generator=g),
-    "bernoulli_tensor": lambda g=None: gg.zeros(20).bernoulli_(gg.full((20,), .5), generator=g),
-    "exponential_": lambda g=None: gg.zeros(5).exponential_(generator=g),
+def _w(t):
+    return t.tensor([0.1, 0.0, 2.0, 0.5, 1.5, 0.25, 3.0])
+
+
+STREAMS = {
+    **{f"rand_{d}_{n}": (lambda d, n: lambda t: t.rand(n, dtype=getattr(t, d)))(d, n)
+       for d in ("float32", "float64") for n in (1, 3, 16, 37, 1000)},
+    "rand_f16": lambda t: t.rand(7, dtype=t.float16),
+    "rand_f16_many": lambda t: t.rand(5000, dtype=t.float16),       # some round up to 1 -> 0
+    **{f"uniform_f16_{lo}_{hi}": (lambda lo, hi: lambda t: t.empty(3000, dtype=t.float16).uniform_(
+        lo, hi))(lo, hi) for lo, hi in ((-2, 3), (-2.5, 3.7), (0.1, 0.7))},
+    "uniform_f32_odd": lambda t: t.empty(3000).uniform_(-2.5, 3.7),
+    "uniform_f64_odd": lambda t: t.empty(3000, dtype=t.float64).uniform_(-100.3, 1000.7),
+    "rand_2d": lambda t: t.rand(4, 5),
+    **{f"randn_{d}_{n}": (lambda d, n: lambda t: t.randn(n, dtype=getattr(t, d)))(d, n)
+       for d in ("float32", "float64") for n in (1, 3, 15, 16, 17, 37, 64, 1000)},
+    **{f"randn_f16_{n}": (lambda n: lambda t: t.randn(n, dtype=t.float16))(n)
+       for n in (1, 5, 15, 16, 17, 20, 31, 32, 37, 160, 1000)},
+    "normal__f16": lambda t: t.empty(37, dtype=t.float16).normal_(1.5, 2.0),
+    "normal__f16_small": lambda t: t.empty(5, dtype=t.float16).normal_(1.5, 2.0),
+    "exponential_f16": lambda t: t.empty(40, dtype=t.float16).exponential_(),
+    "bernoulli_f16": lambda t: t.bernoulli(t.rand(30, dtype=t.float16)),
+    "randn_2d": lambda t: t.randn(8, 5),
+    "randint": lambda t: t.randint(-5, 17, (30,)),
+    "randint_high": lambda t: t.randint(10, (3, 4), dtype=t.int32),
+    "randint_wide": lambda t: t.randint(0, 2 ** 40, (20,)),
+    "randint_f32": lambda t: t.randint(0, 100, (9,), dtype=t.float32),
+    "randperm_small": lambda t: t.randperm(10),
+    "randperm_1000": lambda t: t.randperm(1000, dtype=t.int32),
+    "randperm_big": lambda t: t.randperm(100_000),
+    "normal_tt": lambda t: t.normal(t.zeros(20), t.ones(20) * 2),
+    "normal_tt_small": lambda t: t.normal(t.zeros(3), t.ones(3) * 2),
+    "normal_tf": lambda t: t.normal(t.ones(5), 2.0),
+    "normal_tf_big": lambda t: t.normal(t.ones(40, dtype=t.float64), 0.5),
+    "normal_ft": lambda t: t.normal(1.0, t.ones(20) * 3),
+    "normal_ff": lambda t: t.normal(0.5, 2.0, (7,)),
+    "normal_ff_big": lambda t: t.normal(0.5, 2.0, (70,)),
+    "normal_bcast": lambda t: t.normal(t.zeros(2, 1), t.ones(3)),
+    **{f"uniform_{d}": (lambda d: lambda t: t.empty(50, dtype=getattr(t, d)).uniform_(-2, 3))(d)
+       for d in ("float32", "float64")},
+    **{f"normal__{d}_{n}": (lambda d, n: lambda t: t.empty(n, dtype=getattr(t, d)).normal_(
+        1.5, 2.0))(d, n) for d in ("float32", "float64") for n in (5, 40)},
+    "normal__transposed": lambda t: t.zeros(5, 4).t().normal_(),
+    "uniform__transposed": lambda t: t.zeros(5, 4).t().uniform_(),
+    "bernoulli_f32": lambda t: t.bernoulli(t.rand(30)),
+    "bernoulli_f64": lambda t: t.bernoulli(t.rand(30, dtype=t.float64)),
+    "bernoulli_p": lambda t: t.bernoulli(t.zeros(30), 0.3),
+    "bernoulli_": lambda t: t.empty(30).bernoulli_(0.3),
+    "bernoulli__int": lambda t: t.empty(30, dtype=t.int64).bernoulli_(),
+    "bernoulli__tensor": lambda t: t.empty(4, 6).bernoulli_(t.rand(6)),
+    "multinomial": lambda t: t.multinomial(_w(t), 3),
+    "multinomial_one": lambda t: t.multinomial(_w(t).repeat(3, 1), 1),
+    "multinomial_all": lambda t: t.multinomial(_w(t), 5),
+    "multinomial_repl": lambda t: t.multinomial(_w(t), 20, True),
+    "multinomial_repl_2d": lambda t: t.multinomial(_w(t).repeat(2, 1).double(), 6, True),
+    "exponential_": lambda t: t.empty(40, dtype=t.float64).exponential_(2.5),
+    "exponential_f32": lambda t: t.empty(40).exponential_(),
+    "geometric_": lambda t: t.empty(40).geometric_(0.3),
+    "log_normal_": lambda t: t.empty(41, dtype=t.float64).log_normal_(0.5, 0.7),
+    "cauchy_": lambda t: t.empty(40, dtype=t.float64).cauchy_(0.5, 2.0),
+    **{f"random_{d}": (lambda d: lambda t: t.empty(20, dtype=getattr(t, d)).random_())(d)
+       for d in ("int64", "int32", "int16", "int8", "uint8", "bool", "float32", "float64")},
+    "random_to": lambda t: t.empty(20, dtype=t.int64).random_(10),
+    "random_from_to": lambda t: t.empty(20).random_(-3, 9),
+    "random_from": lambda t: t.empty(20, dtype=t.int8).random_(5, None),
+    **{f"random_full_{d}": (lambda d: lambda t: t.empty(20, dtype=getattr(t, d)).random_(
+        -2 ** 63, None))(d) for d in ("int64", "float32", "float64")},
+    "random_from_f32": lambda t: t.empty(20).random_(3, None),
+    "random_from_to_f64_wide": lambda t: t.empty(20, dtype=t.float64).random_(-5, 2 ** 40),
+    "poisson": lambda t: t.poisson(t.tensor([0.5, 3.0, 0.0, 12.0, 50.0, 1000.0, 7.0] * 5,
+                                            dtype=t.float64)),
+    "poisson_f32": lambda t: t.poisson(t.tensor([0.5, 3.0, 12.0] * 4)),
+    "rand_like": lambda t: t.rand_like(t.zeros(3, 7, dtype=t.float64)),
+    "randn_like": lambda t: t.randn_like(t.zeros(3, 7)),
+    "randint_like": lambda t: t.randint_like(t.zeros(3, 7), 4, 9),
+    "dropout": lambda t: t.nn.functional.dropout(t.ones(100), 0.3),
+    "dropout_transposed": lambda t: t.nn.functional.dropout(t.ones(5, 6).t(), 0.4),
+    "multinomial_ties": lambda t: t.multinomial(t.tensor([0., 0, 1, 0, 2, 0, 0, 0]), 6),
+    "multinomial_transposed": lambda t: t.multinomial(t.rand(3, 40).t(), 2),
+    "multinomial_f16": lambda t: t.multinomial(t.rand(4, 50, dtype=t.float16), 3),
+    "multinomial_repl_f16": lambda t: t.multinomial(t.rand(4, 50, dtype=t.float16), 3, True),
+    "bernoulli_transposed": lambda t: t.bernoulli(t.rand(4, 6).t()),
+    "bernoulli__transposed": lambda t: t.zeros(4, 6).t().bernoulli_(t.rand(6, 1)),
+    "exponential__transposed": lambda t: t.zeros(4, 5).t().exponential_(),
+    "mixed": lambda t: (t.rand(3), t.randn(3), t.randn(100), t.randint(0, 10, (5,)), t.randn(1),
+                        t.empty(7).normal_(), t.rand(2, dtype=t.float64), t.randn(3),
+                        t.randperm(5), t.randn(17, dtype=t.float64)),
 }
 
 
-@pytest.mark.parametrize("f", SAMPLERS.values(), ids=SAMPLERS.keys())
-def test_manual_seed_repeats(f):
-    a, b, c = draws(f, 7), draws(f, 7), draws(f, 8)
-    np.testing.assert_array_equal(a, b)
-    assert not np.array_equal(a, c)
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("f", STREAMS.values(), ids=STREAMS.keys())
+def test_stream_matches_torch(f, seed):
+    differential(f, seed)
 
 
-@pytest.mark.parametrize("f", SAMPLERS.values(), ids=SAMPLERS.keys())
-def test_generator_argument(f):
-    """A generator of its own: repeatable by its seed, and the default stream is untouched."""
+@pytest.mark.parametrize("seed", [0, 7])
+def test_generator_objects(seed):
+    """A Generator of its own draws torch's numbers and leaves the default stream alone."""
+    tg, gen = torch.Generator().manual_seed(seed), gg.Generator().manual_seed(seed)
+    torch.manual_seed(3)
     gg.manual_seed(3)
-    before = gg.rand(4).numpy()
-    gg.manual_seed(3)
-    a = f(gg.Generator().manual_seed(11)).numpy()
-    after = gg.rand(4).numpy()
-    b = f(gg.Generator().manual_seed(11)).numpy()
-    np.testing.assert_array_equal(before, after)
-    np.testing.assert_array_equal(a, b)
+    for f in (lambda t, g: t.rand(5, generator=g), lambda t, g: t.randn(40, generator=g),
+              lambda t, g: t.randn(3, generator=g), lambda t, g: t.randperm(9, generator=g),
+              lambda t, g: t.empty(6).normal_(generator=g),
+              lambda t, g: t.multinomial(_w(t), 2, generator=g)):
+        _same_values(f(torch, tg), f(gg, gen))
+        np.testing.assert_array_equal(gen.get_state().numpy(), tg.get_state().numpy())
+    _same_state()           # the default generators did not move
+    assert gen.initial_seed() == tg.initial_seed() == seed
+    assert str(gen.device) == str(tg.device)
+    fresh = gg.Generator()
+    assert fresh.initial_seed() == torch.Generator().initial_seed()
+    np.testing.assert_array_equal(fresh.get_state().numpy(), torch.Generator().get_state().numpy())
+
+
+@pytest.mark.parametrize("seed", [0, -1, 2 ** 32 + 5, 2 ** 64 - 1, -(2 ** 63)])
+def test_seeds(seed):
+    torch.manual_seed(seed)
+    gg.manual_seed(seed)
+    assert gg.initial_seed() == torch.initial_seed()
+    _same_state()
+    _same_values(torch.rand(5), gg.rand(5))
+
+
+def test_seed_overflow():
+    for bad in (2 ** 64, -(2 ** 63) - 1):
+        check_error(lambda t: t.manual_seed(bad))
+
+
+def test_seed_is_fresh():
+    s = gg.seed()
+    assert gg.initial_seed() == s and 0 <= s < 2 ** 64
+    assert gg.random.seed() != s
+
+
+def test_rng_state_round_trip():
+    """torch's saved state set into glassgrad gives torch's next numbers, and back."""
+    torch.manual_seed(5)
+    torch.randn(3)          # leaves a cached normal in the state
+    torch.rand(700)         # crosses a twist
+    saved = torch.get_rng_state()
+    gg.set_rng_state(gg.tensor(saved.numpy()))
+    _same_state()
+    _same_values(torch.randn(5), gg.randn(5))
+    mine = gg.get_rng_state()
+    assert mine.dtype is gg.uint8 and mine.shape == (5056,)
+    a = gg.rand(10)
+    gg.random.set_rng_state(mine)
+    _same_values(a, gg.rand(10))
+    torch.set_rng_state(torch.from_numpy(mine.numpy()))
+    _same_values(torch.rand(10), a)
+
+
+def test_fork_rng():
+    for lib in (torch, gg):
+        lib.manual_seed(0)
+        before = lib.get_rng_state()
+        with lib.random.fork_rng():
+            lib.rand(100)
+        np.testing.assert_array_equal(lib.get_rng_state().numpy(), before.numpy())
+        with lib.random.fork_rng(enabled=False):
+            lib.rand(1)
+        assert not np.array_equal(lib.get_rng_state().numpy(), before.numpy())
+    _same_state()
+    assert gg.random.initial_seed() == torch.random.initial_seed()
+    assert gg.random.default_generator is gg.default_generator
 
 
 # -- values and statistics -------------------------------------------------------------------
@@ -63,7 +208,7 @@ def test_uniform_(dtype):
     assert x.uniform_(-2, 3) is x
     a = x.numpy().astype(np.float64)
     assert x.dtype is getattr(gg, dtype) and x._version == 1
-    assert a.min() >= -2 and a.max() < 3
+    assert a.min() >= -2 and a.max() <= 3      # half rounds up to `to`, as in torch
     assert abs(a.mean() - 0.5) < 0.03 and abs(a.std() - 5 / np.sqrt(12)) < 0.03
     b = gg.empty(N).uniform_(**{"from": 1, "to": 2}).numpy()
     assert b.min() >= 1 and b.max() < 2 and abs(b.mean() - 1.5) < 0.01
@@ -308,6 +453,29 @@ ERRORS = {
     "multinomial_repl_inf": lambda t: t.multinomial(t.tensor([1., float("inf")]), 2, True),
     "multinomial_repl_nan": lambda t: t.multinomial(t.tensor([1., float("nan")]), 2, True),
     "multinomial_repl_zero_sum": lambda t: t.multinomial(t.tensor([0., 0.]), 2, True),
+    "geometric_zero": lambda t: t.zeros(3).geometric_(0),
+    "geometric_one": lambda t: t.zeros(3).geometric_(1),
+    "geometric_big": lambda t: t.zeros(3).geometric_(1.5),
+    "log_normal_std": lambda t: t.zeros(3).log_normal_(0, 0),
+    "log_normal_int": lambda t: t.zeros(3, dtype=t.int64).log_normal_(),
+    "cauchy_sigma": lambda t: t.zeros(3).cauchy_(0, -1),
+    **{f"cauchy_{d}": (lambda d: lambda t: t.zeros(3, dtype=getattr(t, d)).cauchy_())(d)
+       for d in ("int64", "int32", "uint8", "bool")},
+    "random_from_to": lambda t: t.zeros(3).random_(5, 2),
+    "random_to_zero": lambda t: t.zeros(3).random_(0),
+    "random_to_neg": lambda t: t.zeros(3).random_(-1),
+    "random_from_uint8": lambda t: t.zeros(3, dtype=t.uint8).random_(-3, 5),
+    "random_to_int8": lambda t: t.zeros(3, dtype=t.int8).random_(0, 1000),
+    "random_to_bool": lambda t: t.zeros(3, dtype=t.bool).random_(0, 3),
+    "random_from_int8": lambda t: t.zeros(3, dtype=t.int8).random_(-300, None),
+    **{f"random_full_{d}": (lambda d: lambda t: t.zeros(3, dtype=getattr(t, d)).random_(
+        -2 ** 63, None))(d) for d in ("int32", "uint8", "bool", "float16")},
+    "randint_range": lambda t: t.randint(3, 2, (2,)),
+    "poisson_neg": lambda t: t.poisson(t.tensor([-1.0])),
+    "poisson_int": lambda t: t.poisson(t.tensor([1, 2])),
+    "set_rng_state_size": lambda t: t.set_rng_state(t.zeros(3, dtype=t.uint8)),
+    "generator_cuda": lambda t: t.Generator("cuda"),
+    "set_rng_state_dtype": lambda t: t.set_rng_state(t.zeros(5056)),
 }
 
 

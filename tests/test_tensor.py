@@ -396,7 +396,7 @@ def test_index_protocol():
 def test_device_and_misc():
     def program(lib):
         x = lib.tensor([1.0])
-        return (str(x.device), x.cpu() is x, x.is_floating_point(),
+        return (x.device, repr(x.device), x.cpu() is x, x.is_cpu, x.is_floating_point(),
                 lib.tensor([1]).is_floating_point(),
                 lib.is_tensor(x), lib.is_tensor([1]), lib.numel(lib.zeros(2, 2)),
                 lib.is_floating_point(x), x.detach()._version, x.nelement())

@@ -3,8 +3,9 @@ buffers and central validation (shape reduction, dtype cast) of every gradient. 
 
 A backward pass is a GraphTask (PyTorch's name): ``run`` pops a ready node, ``evaluate`` runs it
 (the one place a node is applied), ``route`` hands its gradients to the nodes they belong to and
-says which runs next. Without create_graph gradients flow as NumPy arrays (array mode): nodes
-with ``apply_arrays`` take them as they are; every other node, and every hook, sees Tensors.
+says which runs next. Without create_graph gradients flow as NumPy arrays (array mode): the engine calls
+``node.apply_arrays`` (rows whose formulas work on arrays and leaves take them as they are; the
+base Node wraps them for ``apply``) and ``node.apply`` otherwise; every hook sees Tensors.
 """
 import heapq
 
@@ -14,7 +15,7 @@ from ..dtypes import _FROM_NP
 from . import explain_hook
 from .anomaly import check_nan, warn_failure
 from .grad_mode import state
-from .node import AccumulateGrad
+from .node import AccumulateGrad, wrap_arrays
 
 
 def _graph(roots):
@@ -181,12 +182,6 @@ def _call_function(node, grads, tensor_hooks_done=False):
     return out
 
 
-def _wrap(grads):
-    """Array mode: gradients as Tensors, for hooks and nodes without apply_arrays."""
-    make = Tensor._make
-    return [None if g is None else make(xp.asarray(g)) for g in grads]
-
-
 def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accumulate=True):
     """Propagate ``root_grads`` from ``roots`` ((node, nr) pairs).
 
@@ -292,35 +287,30 @@ class GraphTask:
     def evaluate(self, node, grads):
         """Run ``node`` on ``grads`` (with its hooks, when it has any): its gradients, one per
         next function; () for a leaf's AccumulateGrad."""
-        arrays = self.arrays
         hooks_done = False
         if self.captures is not None and node in self.captures:
-            if arrays:
-                grads = _wrap(grads)
+            if self.arrays:
+                grads = wrap_arrays(grads)
             grads, hooks_done = _call_tensor_pre_hooks(node, grads), True
             self.capture(node, grads)
         if self.needed is not None and node not in self.needed:
             return None
         if (self.slow or hooks_done or node._pre_hooks is not None or node._hooks is not None
-                or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None):
-            if not arrays:
-                return _call_function(node, grads, hooks_done)
-            if not hooks_done:
-                grads = _wrap(grads)   # rebound: an AccumulateGrad may take the buffer
-            return [None if g is None else g._data
-                    for g in _call_function(node, grads, hooks_done)]
-        if type(node) is AccumulateGrad:    # a leaf: no outputs, nothing to validate
-            if not (arrays and node.accumulate_array(grads)):   # False: the leaf has hooks
-                return _call_function(node, _wrap(grads) if arrays else grads)
-            return ()
-        if not arrays:
-            return _validate(node, node.apply(grads))
-        if node._arrays and not state.grad:   # (a hook may have enabled grad)
-            # _exact: the gradient provably fits already (OpDef.attach)
-            return (node.apply_arrays(grads) if node._exact else
-                    _validate(node, node.apply_arrays(grads)))
+                or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
+                or type(node) is AccumulateGrad and node.hooked()):
+            return self.evaluate_hooked(node, grads, hooks_done)
+        out = node.apply_arrays(grads) if self.arrays else node.apply(grads)
+        return out if node._exact else _validate(node, out)
+
+    def evaluate_hooked(self, node, grads, hooks_done):
+        """evaluate() for a node with hooks (or every node, in anomaly mode and while
+        tracing): hooks see tensors, also in array mode."""
+        if not self.arrays:
+            return _call_function(node, grads, hooks_done)
+        if not hooks_done:
+            grads = wrap_arrays(grads)   # rebound: an AccumulateGrad may take the buffer
         return [None if g is None else g._data
-                for g in _validate(node, node.apply(_wrap(grads)))]
+                for g in _call_function(node, grads, hooks_done)]
 
     def capture(self, node, grads):
         tr = state.tracer

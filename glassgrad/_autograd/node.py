@@ -38,8 +38,7 @@ class Node:
     # _source: where user code made the node (provenance.py); set by whoever makes the node
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
                  "_retain_grad_hooks", "_input_metadata", "_metadata", "_source", "__weakref__")
-    _arrays = False     # True: has apply_arrays (gradients as NumPy arrays, grad mode off)
-    _exact = False      # True: apply_arrays' gradients need no _validate (OpDef.attach)
+    _exact = False      # True: the gradients it returns need no _validate (OpDef.attach)
 
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
@@ -88,6 +87,12 @@ class Node:
         """grads: one gradient per forward output -> one per entry of next_functions."""
         raise NotImplementedError
 
+    def apply_arrays(self, grads):
+        """apply() in the engine's array mode (a backward without create_graph): gradients as
+        NumPy arrays or scalars (or None), in and out. A node whose code works on arrays
+        overrides it; this one hands apply() tensors."""
+        return [None if g is None else g._data for g in self.apply(wrap_arrays(grads))]
+
     def release(self):
         """Free saved buffers (after a backward without retain_graph)."""
 
@@ -95,9 +100,16 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
+def wrap_arrays(grads):
+    """Array-mode gradients as Tensors (for hooks and nodes that take tensors)."""
+    make = Tensor._make
+    return [None if g is None else make(xp.asarray(g)) for g in grads]
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf: adds incoming gradients into ``variable.grad``."""
     __slots__ = ("variable",)
+    _exact = True       # no outputs to validate
 
     def __init__(self, variable):
         super().__init__((), ((variable.shape, variable.dtype),))
@@ -138,15 +150,18 @@ class AccumulateGrad(Node):
                     tr.call("post-accumulate-grad hook", self, hook, (var,))
         return ()
 
-    def accumulate_array(self, grads):
-        """apply() in array mode (the engine's fast path): ``grads[0]`` is a NumPy array or
-        scalar; False (nothing done) when the leaf has hooks. The array becomes ``.grad`` as
-        is when only the engine's buffer holds it (refcounts: the list, this frame,
-        getrefcount's argument) and it owns its writable memory."""
+    def hooked(self):
+        """Does the leaf have hooks (tensor hooks, post-accumulate-grad hooks)? The engine
+        then runs it through its hook path, with tensors."""
+        hs = self.variable._hook_state
+        return hs is not None and bool(hs.backward_hooks or hs.post_accumulate_grad_hooks)
+
+    def apply_arrays(self, grads):
+        """apply() in array mode, for a leaf without hooks: ``grads[0]`` is a NumPy array or
+        scalar. The array becomes ``.grad`` as is when only the engine's buffer holds it
+        (refcounts: the list, this frame, getrefcount's argument) and it owns its writable
+        memory."""
         var, g = self.variable, grads[0]
-        hs = var._hook_state
-        if hs is not None and (hs.backward_hooks or hs.post_accumulate_grad_hooks):
-            return False
         with _accumulating:
             if var._grad is None:
                 if not (type(g) is ndarray and _refcount(g) <= 3 and g.base is None
@@ -156,7 +171,7 @@ class AccumulateGrad(Node):
             else:
                 var._grad._data += g
                 var._grad._version_counter.version += 1
-        return True
+        return ()
 
     def _tensor_hooks(self):
         hs = self.variable._hook_state

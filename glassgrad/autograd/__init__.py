@@ -15,6 +15,7 @@ from ..ops.shape import stack
 from . import anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
+from .variable import Variable  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
                         set_grad_enabled)
 

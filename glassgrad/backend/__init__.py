@@ -5,8 +5,10 @@ its memory facts.
 A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``,
 ``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
 ``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
-``to_host(a)`` (numpy_backend.NumpyBackend is the reference). Kernels that replay torch's exact
-numerics on one backend live in ``backend/kernels/``.
+``to_host(a)``, and for storages ``memory(a)``, ``typed_view(span, dtype, offset, shape,
+strides)``, ``empty_bytes(n)``, ``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend
+is the reference). Kernels that replay torch's exact numerics on one backend live in
+``backend/kernels/``.
 """
 from .numpy_backend import NUMPY
 
@@ -75,5 +77,11 @@ def may_share_memory(a, b):
     return backend_of(a).may_share_memory(a, b)
 
 
+def memory(array):
+    """(owner, span): the array holding array's memory and its bytes as a flat uint8 array
+    (storages, serialization)."""
+    return backend_of(array).memory(array)
+
+
 __all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "xp_of", "to_host",
-           "data_ptr", "may_share_memory"]
+           "data_ptr", "may_share_memory", "memory"]

@@ -4,6 +4,8 @@ Everything here answers a question that depends on how NumPy lays out memory: wh
 data starts, whether two arrays may overlap, an array's bits as unsigned words. A CuPy backend
 answers the same questions through ``__cuda_array_interface__``.
 """
+import os
+
 import numpy
 
 # torch computes IEEE results (inf, nan) silently; NumPy would warn on every overflow or log(0)
@@ -23,6 +25,20 @@ class NumpyBackend:
     scalar_types = (numpy.generic,)
 
     @staticmethod
+    def set_num_threads(n):
+        """Limit NumPy's BLAS pool to n threads (through threadpoolctl), for the process."""
+        import threadpoolctl     # imported on first use: it scans the loaded libraries
+        threadpoolctl.threadpool_limits(limits=n, user_api="blas")
+
+    @staticmethod
+    def get_num_threads():
+        """The threads NumPy's BLAS may use (the CPU count where no BLAS pool is found)."""
+        import threadpoolctl
+        pools = threadpoolctl.threadpool_info()
+        blas = [p["num_threads"] for p in pools if p["user_api"] == "blas"]
+        return max(blas) if blas else os.cpu_count()
+
+    @staticmethod
     def data_ptr(a):
         """The address of a's first element (torch's data_ptr())."""
         return a.__array_interface__["data"][0]
@@ -38,6 +54,45 @@ class NumpyBackend:
         """A view of a's memory with the given shape and byte strides (no bounds check),
         writable exactly when a is."""
         return numpy.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
+
+    @staticmethod
+    def memory(a):
+        """(owner, span): the array that holds a's memory (followed through ``.base``, past the
+        buffers NumPy puts between a view and its array) and that array's bytes as a flat
+        uint8 array (a view: writing into it writes into a)."""
+        owner, obj = a, getattr(a, "base", None)
+        while obj is not None:
+            if isinstance(obj, numpy.ndarray):
+                owner = obj
+            obj = getattr(obj, "base", None)
+        if not isinstance(owner, numpy.ndarray):      # a NumPy scalar: its own memory
+            owner = numpy.asarray(owner)
+        low, high = numpy.lib.array_utils.byte_bounds(owner)
+        return owner, numpy.asarray(_Span(owner, low, high - low))
+
+    @staticmethod
+    def typed_view(span, dtype, offset, shape, strides):
+        """A view of the flat uint8 ``span`` as ``dtype`` elements, starting ``offset``
+        elements in, with ``shape`` and element ``strides`` (the caller checks the bounds)."""
+        size = dtype.itemsize
+        start = offset * size
+        count = max(len(span) - start, 0) // size
+        flat = span[start:start + count * size].view(dtype)
+        return numpy.lib.stride_tricks.as_strided(
+            flat, tuple(shape), tuple(s * size for s in strides), writeable=span.flags.writeable)
+
+    @staticmethod
+    def empty_bytes(nbytes):
+        """A new flat uint8 array of nbytes (uninitialised)."""
+        return numpy.empty(nbytes, numpy.uint8)
+
+    @staticmethod
+    def map_bytes(path, offset, nbytes):
+        """nbytes of the file at path from offset, mapped copy-on-write (writes stay in
+        memory, as mmap's MAP_PRIVATE): a flat uint8 array."""
+        if nbytes == 0:
+            return numpy.empty(0, numpy.uint8)
+        return numpy.memmap(path, numpy.uint8, mode="c", offset=offset, shape=(nbytes,))
 
     @staticmethod
     def word(dtype):
@@ -58,6 +113,16 @@ class NumpyBackend:
     def to_host(a):
         """a as a NumPy array in host memory (already there: the array itself)."""
         return numpy.asarray(a)
+
+
+class _Span:
+    """A byte range of an array's memory, as NumPy's array interface (``base`` keeps the
+    array alive and lets memory() find it again)."""
+
+    def __init__(self, base, address, nbytes):
+        self.base = base
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "version": 3,
+                                    "data": (address, not base.flags.writeable)}
 
 
 NUMPY = NumpyBackend()

@@ -1,2 +1,2 @@
 """glassgrad.nn: the functional ops so far (modules, losses and init come with the nn issue)."""
-from . import functional  # noqa: F401
+from . import functional, parallel  # noqa: F401

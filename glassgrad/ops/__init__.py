@@ -10,19 +10,23 @@ in one vocabulary of *variants*:
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
 wrapper with torch's argument checks, a composite, a dunder) with ``@public(*variants,
-name=None, aliases=())``. aliases are further names for the function, method, linalg and
-functional variants. ``publish(globals())`` at the bottom of each ops module names them all in
+name=None, aliases=(), signatures=())``. aliases are further names for the function, method,
+linalg and functional variants. The function and method variants take their arguments through
+the argument layer (glassgrad/_args.py): a row's from its one tensor, ``name(Tensor input, *,
+Tensor? out=None)``; a Python function's from its ``signatures`` (PyTorch's overloads), where
+it declares them. ``publish(globals())`` at the bottom of each ops module names them all in
 that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``; the merges
 below check that no name is defined twice."""
 import sys
 
+from .._args import bind as _bind
 from . import registry as _registry
 
 _PUBLISHED = set()      # the rows publish() has named
 _DECLARED = []          # (module name, object, name, variants, aliases) from @public
 
 
-def public(*variants, name=None, aliases=()):
+def public(*variants, name=None, aliases=(), signatures=()):
     """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
     given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
     or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
@@ -30,23 +34,37 @@ def public(*variants, name=None, aliases=()):
     module = sys._getframe(1).f_globals["__name__"]
 
     def declare(obj):
-        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases))
+        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures))
         return obj
     return declare
 
 
-def _function(op, name):
-    def function(input):
-        return op(input)
-    function.__name__ = function.__qualname__ = name
-    return function
+def _row_forms(op):
+    """A row's public forms by variant, for one of its names: function and in-place function
+    (torch.atan2, torch.sin_) and method and in-place method (Tensor.atan2, Tensor.atan2_)
+    through the argument layer, with the signature its tensor inputs give (the first one is
+    ``input``: ``atan2(Tensor input, Tensor other, *, Tensor? out=None)``); "functional" and
+    the dunders call the row as Python calls it."""
+    params = ", ".join(f"Tensor {'input' if i == 0 else n}" for i, n in enumerate(op.inputs))
 
+    def plain(*values):
+        return op(*values)
 
-def _inplace(op, name):
-    def method(self):
-        return _registry.apply_inplace(op, self, (self,), {})
-    method.__name__ = method.__qualname__ = name + "_"
-    return method
+    def inplace(self, *others):
+        return _registry.apply_inplace(op, self, (self, *others), {})
+
+    def forms(name, variant):
+        if variant == "function":
+            return _bind(op, [f"{name}({params}, *, Tensor? out=None)"], positional=True)
+        if variant == "method":
+            return _bind(op, [f"{name}({params})"], method=True, positional=True)
+        if variant == "inplace":
+            return _bind(inplace, [f"{name}_({params})"], method=True, positional=True)
+        if variant == "inplace_function":
+            return _bind(inplace, [f"{name}_({params})"], positional=True)
+        plain.__name__ = plain.__qualname__ = name
+        return plain
+    return forms
 
 
 def _tables(namespace):
@@ -57,46 +75,45 @@ def _tables(namespace):
 def publish(namespace):
     """Name every row and every @public object of this module declared since the last call by
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
-    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take one
-    tensor, ``self``, and no attrs."""
+    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
+    tensors (``self`` first) and no attrs."""
     names, methods, linalg, functional = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
-        assert op.inputs == ("self",), op.public
         _PUBLISHED.add(op)
-        function, inplace = _function(op, op.public), _inplace(op, op.public)
+        forms = _row_forms(op)
         for name in (op.public, *op.aliases):
             if "function" in op.variants:
-                namespace[name] = function
+                namespace[name] = forms(name, "function")
                 names.append(name)
             if "method" in op.variants:
-                methods[name] = function
+                methods[name] = forms(name, "method")
             if "functional" in op.variants:
-                functional[name] = function
+                functional[name] = forms(name, "functional")
             if "inplace" in op.variants:
-                methods[name + "_"] = inplace
-                if name == op.public:
-                    namespace.setdefault(name + "_", inplace)
+                methods[name + "_"] = forms(name, "inplace")
             if "inplace_function" in op.variants:
-                namespace[name + "_"] = inplace
+                namespace[name + "_"] = forms(name, "inplace_function")
                 names.append(name + "_")
         for dunder in (v for v in op.variants if v.startswith("__")):
-            methods[dunder] = function
+            methods[dunder] = forms(dunder, "__dunder__")
     module = namespace["__name__"]
     for entry in [e for e in _DECLARED if e[0] == module]:
         _DECLARED.remove(entry)
-        _, obj, name, variants, aliases = entry
+        _, obj, name, variants, aliases, signatures = entry
         for variant in variants:
             if variant.startswith("__"):
                 methods[variant] = obj
                 continue
             for alias in (name, *aliases):
                 if variant == "function":
-                    namespace[alias] = obj
+                    namespace[alias] = (_bind(obj, [alias + s[s.index("("):] for s in signatures])
+                                        if signatures else obj)
                     names.append(alias)
                 elif variant == "method":
-                    methods[alias] = obj
+                    methods[alias] = (_bind(obj, [alias + s[s.index("("):] for s in signatures],
+                                            method=True) if signatures else obj)
                 elif variant == "linalg":
                     linalg[alias] = obj
                 elif variant == "functional":
@@ -105,9 +122,9 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import conv, indexing, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
+from . import conv, indexing, legacy, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random, legacy)
 
 
 def _merged(attr):

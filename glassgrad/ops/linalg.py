@@ -27,12 +27,12 @@ _mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self"
             grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
                    "mat2": lambda grad, self: _mm.call(_t.call(self), grad)},
             explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
-_mv = defop("MvBackward0", lambda xp, self, vec: xp.matmul(self, vec), ("self", "vec"),
+_mv = defop("MvBackward0", "matmul", ("self", "vec"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, vec: _unsqueeze.call(grad, dim=1) * vec,
                    "vec": lambda grad, self: _mv.call(_t.call(self), grad)},
             explain="d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad")
-_dot = defop("DotBackward0", lambda xp, self, tensor: xp.dot(self, tensor), ("self", "tensor"),
+_dot = defop("DotBackward0", "dot", ("self", "tensor"),
              dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self},
@@ -188,7 +188,7 @@ def _add_scaled(self, prod, beta, alpha):
     return out if beta == 0 else out + (self if beta == 1 else self * beta)
 
 
-_vdot = defop("VdotBackward0", lambda xp, self, other: xp.vdot(self, other), ("self", "other"),
+_vdot = defop("VdotBackward0", "vdot", ("self", "other"),
               dtype="same",
               grads={"self": lambda grad, other: grad * other,
                      "other": lambda grad, self: grad * self})
@@ -543,7 +543,7 @@ _diagonal_copy = defop("DiagonalBackward0_copy", lambda xp, self, offset, dim1, 
 _diag_embed = defop("DiagEmbedBackward0", _diag_embed_forward, dtype="same",
                     grads={"self": lambda grad, offset, dim1, dim2:
                            diagonal(grad, offset, dim1, dim2)})
-_trace = defop("TraceBackward0", lambda xp, self: xp.trace(self), dtype=lambda v, a: (
+_trace = defop("TraceBackward0", "trace", dtype=lambda v, a: (
     v[0].dtype if v[0].dtype.is_floating_point else dtypes.int64),
     grads={"self": lambda grad, self_sym_sizes: _diagonal_backward(
         grad.expand(min(self_sym_sizes)), input_sizes=self_sym_sizes, offset=0, dim1=0,

@@ -9,10 +9,11 @@ import math
 import warnings
 
 from .. import dtypes
-from .._creation import empty_like, ones_like, zeros, zeros_like
+from .._creation import empty, empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad
 from ..backend import xp
+from ..backend.kernels.random import visit_order
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
 from .pointwise import _exp, clamp_, clamp_min, where
@@ -104,6 +105,16 @@ def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 # -- dropout ---------------------------------------------------------------------------------
+def _empty_in_layout(input):
+    """empty_like as ATen makes it: laid out in memory like ``input`` (a transposed input gives
+    a transposed tensor), so the samples drawn into it land where torch's do."""
+    order = visit_order(input._data)
+    if order == list(range(input.dim())):
+        return empty_like(input)
+    inverse = sorted(range(len(order)), key=order.__getitem__)
+    return empty([input.shape[d] for d in order], dtype=input.dtype).permute(inverse)
+
+
 def _dropout(input, p, train, inplace):
     """ATen's _dropout: input times a Bernoulli(1 - p) mask scaled by 1 / (1 - p)."""
     if p == 0 or not train or input.numel() == 0:
@@ -111,7 +122,7 @@ def _dropout(input, p, train, inplace):
     if p == 1:
         noise = zeros((), dtype=input.dtype)
     else:
-        noise = bernoulli_(empty_like(input), 1 - p)
+        noise = bernoulli_(_empty_in_layout(input), 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
 

@@ -49,11 +49,11 @@ _rsub = defop("RsubBackward1", lambda xp, self, other, alpha: xp.subtract(other,
               dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
               grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
               arrays=True)
-_mul = defop("MulBackward0", lambda xp, self, other: xp.multiply(self, other), ("self", "other"),
+_mul = defop("MulBackward0", "multiply", ("self", "other"),
              grads={"self": lambda grad, other: grad * other,
                     "other": lambda grad, self: grad * self}, arrays=True,
              explain="d({self}*{other})/d{self} = {other}, d/d{other} = {self}")
-_div = defop("DivBackward0", lambda xp, self, other: xp.true_divide(self, other),
+_div = defop("DivBackward0", "true_divide",
              ("self", "other"), dtype="float",
              grads={"self": lambda grad, other: grad / other,
                     "other": lambda grad, self, other: -grad * ((self / other) / other)},
@@ -189,7 +189,7 @@ _FMI = ("function", "method", "inplace")    # defop's variants: glassgrad.x, Ten
 _FMII = _FMI + ("inplace_function",)        # and glassgrad.x_
 
 
-def _math(name, forward, grad, dtype="float", arrays=False, explain=None, variants=_FMI,
+def _math(name, forward, grad, dtype="float", arrays=False, explain=None, variants=_FMII,
           aliases=()):
     """A unary math row: the op ``name`` (by default function, method and in-place method)."""
     return defop(name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
@@ -230,19 +230,19 @@ def _sign(xp, a):
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
 
 
-_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote")
+_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote", variants=_FMI)
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
-_exp = _math("exp", lambda xp, self: xp.exp(self), lambda grad, result: grad * result,
+_exp = _math("exp", "exp", lambda grad, result: grad * result,
              arrays=True, variants=_FMII,
              explain="the derivative of exp is exp itself: the output {result}")
-_math("log", lambda xp, self: xp.log(self), lambda grad, self: grad / self, arrays=True,
+_math("log", "log", lambda grad, self: grad / self, arrays=True,
       variants=_FMII, explain="d(log({self}))/d{self} = 1/{self}")
-_math("sqrt", lambda xp, self: xp.sqrt(self), lambda grad, result: grad / (2 * result),
+_math("sqrt", "sqrt", lambda grad, result: grad / (2 * result),
       arrays=True, variants=_FMII,
       explain="d(sqrt(x))/dx = 1/(2*{result}), from the output {result}")
-_sin = _math("sin", lambda xp, self: xp.sin(self), lambda grad, self: grad * _cos.call(self),
+_sin = _math("sin", "sin", lambda grad, self: grad * _cos.call(self),
              arrays=True, variants=_FMII, explain="d(sin({self}))/d{self} = cos({self})")
-_cos = _math("cos", lambda xp, self: xp.cos(self), lambda grad, self: grad * -_sin.call(self),
+_cos = _math("cos", "cos", lambda grad, self: grad * -_sin.call(self),
              arrays=True, variants=_FMII, explain="d(cos({self}))/d{self} = -sin({self})")
 # tanh_backward and sigmoid_backward: PyTorch's fused backward ops, with derivatives.yaml's
 # formulas for their own grads
@@ -256,7 +256,7 @@ _sigmoid_backward = defop(
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
         "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
-_math("tanh", lambda xp, self: xp.tanh(self),
+_math("tanh", "tanh",
       lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
       variants=_FMII + ("functional",),
       explain="d(tanh(x))/dx = 1 - {result}**2, from the output {result}")
@@ -520,33 +520,33 @@ def _quiet(f):
 
 
 _SQRT_PI = math.sqrt(math.pi)
-_math("exp2", lambda xp, self: xp.exp2(self), lambda grad, result: grad * result * _LN2)
-_math("expm1", lambda xp, self: xp.expm1(self), lambda grad, result: grad * (result + 1))
+_math("exp2", "exp2", lambda grad, result: grad * result * _LN2)
+_math("expm1", "expm1", lambda grad, result: grad * (result + 1))
 _math("log2", _quiet(lambda xp, a: xp.log2(a)), lambda grad, self: grad / (self * _LN2))
 _math("log10", _quiet(lambda xp, a: xp.log10(a)), lambda grad, self: grad / (self * _LN10))
 _math("log1p", _quiet(lambda xp, a: xp.log1p(a)), lambda grad, self: grad / (self + 1))
 _math("rsqrt", _quiet(lambda xp, a: 1 / xp.sqrt(a)),
       lambda grad, result: -0.5 * grad * result.pow(3))
-_math("tan", lambda xp, self: xp.tan(self), lambda grad, result: grad * (1 + result.pow(2)))
+_math("tan", "tan", lambda grad, result: grad * (1 + result.pow(2)))
 _math("asin", _quiet(lambda xp, a: xp.arcsin(a)),
       lambda grad, self: grad * (-self * self + 1).rsqrt(), aliases=("arcsin",))
 _math("acos", _quiet(lambda xp, a: xp.arccos(a)),
       lambda grad, self: grad * -((-self * self + 1).rsqrt()), aliases=("arccos",))
-_math("atan", lambda xp, self: xp.arctan(self), lambda grad, self: grad / (self * self + 1),
+_math("atan", "arctan", lambda grad, self: grad / (self * self + 1),
       aliases=("arctan",))
-_math("sinh", lambda xp, self: xp.sinh(self), lambda grad, self: grad * self.cosh())
-_math("cosh", lambda xp, self: xp.cosh(self), lambda grad, self: grad * self.sinh())
+_math("sinh", "sinh", lambda grad, self: grad * self.cosh())
+_math("cosh", "cosh", lambda grad, self: grad * self.sinh())
 # torch has no derivative for these three in place: their in-place nodes (Backward1) refuse
 # backward
 _FM = ("function", "method")
-_math("asinh", lambda xp, self: xp.arcsinh(self),
+_math("asinh", "arcsinh",
       lambda grad, self: grad * (self.pow(2) + 1).rsqrt(), variants=_FM, aliases=("arcsinh",))
 _math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
       lambda grad, self: grad * (self * self - 1).rsqrt(), variants=_FM, aliases=("arccosh",))
 _math("atanh", _quiet(lambda xp, a: xp.arctanh(a)), lambda grad, self: grad / (1 - self.pow(2)),
       variants=_FM, aliases=("arctanh",))
 for _name, _f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")):
-    public("method", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
+    public("method", "function", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
         f"{_name.capitalize()}Backward1", _quiet(lambda xp, a, f=_f: getattr(xp, f)(a)),
         _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
                                               f"{_name}' is not implemented."),
@@ -557,14 +557,14 @@ _math("erf", lambda xp, a: _erf_np(a),
 _math("erfc", lambda xp, a: _erfc_np(a),
       lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
 _math("erfinv", lambda xp, a: _erfinv_np(a),
-      lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
+      lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad, variants=_FMI)
 _math("frac", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
       dtype=_rule("frac_cpu", kinds="f"))
 _math("sgn", lambda xp, a: _sign(xp, a), lambda grad, self, result: zeros_like(grad),
-      dtype="promote")
+      dtype="promote", variants=_FMI)
 
 
-def _rounding(name, forward, variants=_FMI, aliases=()):
+def _rounding(name, forward, variants=_FMII, aliases=()):
     """floor/ceil/trunc/round: integers pass through as a copy, bool has no kernel."""
     def f(xp, a):
         return a.copy() if a.dtype.kind in "iu" else getattr(xp, forward)(a)
@@ -656,26 +656,6 @@ isfinite = public("function", "method", name="isfinite")(_float_test(xp.isfinite
 
 
 # -- binary math -----------------------------------------------------------------------------
-def _tensor_binary(name, op):
-    """function(input, other) and method(self, other) of a Tensor-only binary op."""
-    def function(input, other):
-        _need_tensors(name, ("input", input), ("other", other))
-        return op(input, other)
-
-    def method(self, other):
-        _need_tensors(name, ("other", other))
-        return op(self, other)
-    return function, method
-
-
-def _tensor_binary_inplace(name, op, to_float=False):
-    def method(self, other):
-        _need_tensors(name + "_", ("other", other))
-        _check_cast(self, other, to_float=to_float)
-        return apply_inplace(op, self, (self, other), {})
-    return method
-
-
 def _atan2_grad(which):
     """torch's atan2_backward: 1/(self² + other²) taken as 0 where the sum is 0, so the
     gradient at (0, 0) is 0 (its double backward stays NaN there, as torch's)."""
@@ -708,52 +688,28 @@ def _logaddexp_forward(xp, self, other):
         return xp.logaddexp(self, other)
 
 
-_atan2 = defop("Atan2Backward0", lambda xp, self, other: xp.arctan2(self, other),
-               ("self", "other"), dtype="float",
-               grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
-_maximum = defop("MaximumBackward0", lambda xp, self, other: _keep(xp.maximum, other, self),
+_atan2 = defop("atan2", "arctan2", ("self", "other"), dtype="float",
+               grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")},
+               variants=_FMI, aliases=("arctan2",))
+_maximum = defop("maximum", lambda xp, self, other: _keep(xp.maximum, other, self),
                  ("self", "other"),
-                 grads=_extremum_grads(lambda a, b: a > b))
-_minimum = defop("MinimumBackward0", lambda xp, self, other: _keep(xp.minimum, other, self),
+                 grads=_extremum_grads(lambda a, b: a > b), variants=_FM)
+_minimum = defop("minimum", lambda xp, self, other: _keep(xp.minimum, other, self),
                  ("self", "other"),
-                 grads=_extremum_grads(lambda a, b: a < b))
-_fmax = defop("FmaxBackward0", lambda xp, self, other: xp.fmax(self, other), ("self", "other"),
-              grads=_fextremum_grads(lambda a, b: a >= b))
-_fmin = defop("FminBackward0", lambda xp, self, other: xp.fmin(self, other), ("self", "other"),
-              grads=_fextremum_grads(lambda a, b: a <= b))
-_hypot = defop("HypotBackward0", lambda xp, self, other: xp.hypot(self, other), ("self", "other"),
-               dtype=_rule("hypot_cpu", "f"),
+                 grads=_extremum_grads(lambda a, b: a < b), variants=_FM)
+_fmax = defop("fmax", "fmax", ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a >= b), variants=_FM)
+_fmin = defop("fmin", "fmin", ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a <= b), variants=_FM)
+_hypot = defop("hypot", "hypot", ("self", "other"), dtype=_rule("hypot_cpu", "f"),
                grads={"self": lambda grad, self, result: grad * self / result,
-                      "other": lambda grad, other, result: grad * other / result})
-_logaddexp = defop("LogaddexpBackward0", _logaddexp_forward, ("self", "other"),
+                      "other": lambda grad, other, result: grad * other / result},
+               variants=_FMI)
+_logaddexp = defop("logaddexp", _logaddexp_forward, ("self", "other"),
                    dtype=_rule("logaddexp_cpu", "f"),
                    grads={"self": lambda grad, self, other: grad / (1 + (other - self).exp()),
-                          "other": lambda grad, self, other: grad / (1 + (self - other).exp())})
-
-atan2, _atan2_method = _tensor_binary("atan2", _atan2)
-public("function", name="atan2", aliases=("arctan2",))(atan2)
-public("method", name="atan2", aliases=("arctan2",))(_atan2_method)
-maximum, _maximum_method = _tensor_binary("maximum", _maximum)
-public("function", name="maximum")(maximum)
-public("method", name="maximum")(_maximum_method)
-minimum, _minimum_method = _tensor_binary("minimum", _minimum)
-public("function", name="minimum")(minimum)
-public("method", name="minimum")(_minimum_method)
-fmax, _fmax_method = _tensor_binary("fmax", _fmax)
-public("function", name="fmax")(fmax)
-public("method", name="fmax")(_fmax_method)
-fmin, _fmin_method = _tensor_binary("fmin", _fmin)
-public("function", name="fmin")(fmin)
-public("method", name="fmin")(_fmin_method)
-hypot, _hypot_method = _tensor_binary("hypot", _hypot)
-public("function", name="hypot")(hypot)
-public("method", name="hypot")(_hypot_method)
-logaddexp, _logaddexp_method = _tensor_binary("logaddexp", _logaddexp)
-public("function", name="logaddexp")(logaddexp)
-public("method", name="logaddexp")(_logaddexp_method)
-atan2_ = public("method", name="atan2_", aliases=("arctan2_",))(
-    _tensor_binary_inplace("atan2", _atan2, to_float=True))
-hypot_ = public("method", name="hypot_")(_tensor_binary_inplace("hypot", _hypot))
+                          "other": lambda grad, self, other: grad / (1 + (self - other).exp())},
+                   variants=_FM)
 
 
 def _xlogy_forward(xp, self, other):
@@ -1402,7 +1358,7 @@ def clamp_max_(self, max):
     return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
 
 # -- in-place --------------------------------------------------------------------------------
-_zero = defop("ZeroBackward0", lambda xp, self: xp.zeros_like(self), dtype="same",
+_zero = defop("ZeroBackward0", "zeros_like", dtype="same",
               grads={"self": _ZERO})
 _fill = defop("FillBackward2", lambda xp, self, value: xp.full_like(self, value), dtype="same",
               grads={"self": lambda grad: zeros_like(grad)})

@@ -1,16 +1,17 @@
-"""Random ops drawing from glassgrad's own generator (manual_seed makes runs repeatable).
-
-The stream is NumPy's, not PyTorch's: the same seed gives the same numbers here every time, never
-the numbers torch draws. Sampling is not differentiable: the nodes pass zero gradients back, as
-PyTorch's do.
+"""Random ops drawing PyTorch's CPU stream (glassgrad/_generator.py; the samplers replay
+ATen's, backend/kernels/random.py): after the same manual_seed, the same numbers as torch.
+Sampling is not differentiable: the nodes pass zero gradients back, as PyTorch's do.
 """
 
-from .. import dtypes
-from .._creation import _dtype, _new, _rng, _size, zeros, zeros_like
+from .. import _device, dtypes
+from .._creation import _check_from_to, _dtype, _new, _numel, _size, zeros, zeros_like
+from .._generator import engine
 from .._tensor import Tensor
 from ..backend import xp
+from ..backend.kernels import random as sample
 from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
+from .reduce import topk
 from .shape import expand
 
 _P_IN_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
@@ -31,31 +32,68 @@ def _zero_grad(grad):
 
 
 def _draw(kind):
-    """A forward that overwrites ``self`` with samples (for an in-place row)."""
-    return lambda xp, self, generator, **kw: kind(_rng(generator), self, **kw).astype(self.dtype)
+    """A forward that overwrites ``self`` with samples (for an in-place row): ``kind(engine,
+    self, **attrs)`` gives them flat, in the order torch visits self's memory."""
+    def forward(xp, self, generator, **kw):
+        return sample.place(self, kind(engine(generator), self, **kw).astype(self.dtype))
+    return forward
 
 
 # -- in-place samplers -------------------------------------------------------------------------
-def _uniform(rng, self, low, high):
-    work = xp.float32 if self.dtype == xp.float32 else xp.float64
-    out = (low + (high - low) * rng.random(self.shape, dtype=work)).astype(self.dtype)
-    if high > low:      # rounding may reach ``high``; the range is [low, high)
-        out = xp.minimum(out, xp.nextafter(self.dtype.type(high), self.dtype.type(low)))
-    return out
+def _contiguous(a):
+    return a.flags.c_contiguous
 
 
-_uniform_ = defop("UniformBackward0", _draw(_uniform), dtype="same", grads={"self": _zero_grad})
+_uniform_ = defop("UniformBackward0", _draw(
+    lambda eng, self, low, high: sample.uniform(eng, self.size, self.dtype, low, high)),
+    dtype="same", grads={"self": _zero_grad})
 _normal_ = defop("NormalBackward0", _draw(
-    lambda rng, self, mean, std: mean + std * rng.standard_normal(self.shape)), dtype="same",
-    grads={"self": _zero_grad})
+    lambda eng, self, mean, std: sample.normal(eng, self.size, self.dtype, mean, std,
+                                               _contiguous(self))),
+    dtype="same", grads={"self": _zero_grad})
 _exponential_ = defop("ExponentialBackward0", _draw(
-    lambda rng, self, lambd: rng.exponential(1 / lambd, self.shape)), dtype="same",
-    grads={"self": _zero_grad})
+    lambda eng, self, lambd: sample.cast(sample.exponential(eng, self.size, lambd), self.dtype)),
+    dtype="same", grads={"self": _zero_grad})
+_geometric_ = defop("GeometricBackward0", _draw(
+    lambda eng, self, p: sample.cast(sample.geometric(eng, self.size, p), self.dtype)),
+    dtype="same", grads={"self": _zero_grad})
+_log_normal_ = defop("LogNormalBackward0", _draw(
+    lambda eng, self, mean, std: sample.cast(sample.log_normal(eng, self.size, mean, std),
+                                             self.dtype)),
+    dtype="same", grads={"self": _zero_grad})
+_cauchy_ = defop("CauchyBackward0", _draw(
+    lambda eng, self, median, sigma: sample.cast(sample.cauchy(eng, self.size, median, sigma),
+                                                 self.dtype)),
+    dtype="same", grads={"self": _zero_grad})
+_random_bits_ = defop("RandomBackward2", _draw(
+    lambda eng, self: sample.random_bits(eng, self.size, self.dtype)),
+    dtype="same", grads={"self": _zero_grad})
+_random_to_ = defop("RandomBackward1", _draw(
+    lambda eng, self, span, base: sample.random_from_to(eng, self.size, self.dtype, span, base)),
+    dtype="same", grads={"self": _zero_grad})
+_FULL_RANGE = 1 << 64        # random_(int64 min, None) on int64, float and double
+
+
+def _from_to(eng, self, span, base):
+    if span == _FULL_RANGE:
+        return sample.random_full_range(eng, self.size, self.dtype)
+    return sample.random_from_to(eng, self.size, self.dtype, span, base)
+
+
+_random_from_to_ = defop("RandomBackward0", _draw(_from_to), dtype="same",
+                         grads={"self": _zero_grad})
 _bernoulli_scalar_ = defop("BernoulliBackward2", _draw(
-    lambda rng, self, p: rng.random(self.shape) < p), dtype="same", grads={"self": _zero_grad})
+    lambda eng, self, p: sample.bernoulli_scalar(eng, self.size, p)), dtype="same",
+    grads={"self": _zero_grad})
+
+
+def _bernoulli_tensor_forward(xp, self, p, generator):
+    drawn = sample.bernoulli_tensor(engine(generator), sample.in_visit_order(self, p))
+    return sample.place(self, drawn.astype(self.dtype))
+
+
 _bernoulli_tensor_ = defop(
-    "BernoulliBackward1", lambda xp, self, p, generator: (_rng(generator).random(self.shape) <
-                                                      p).astype(self.dtype), ("self", "p"),
+    "BernoulliBackward1", _bernoulli_tensor_forward, ("self", "p"),
     dtype="same", grads={"self": _zero_grad,
                          "p": lambda grad, p_sym_sizes: zeros(p_sym_sizes, dtype=grad.dtype)})
 
@@ -124,11 +162,12 @@ def _bernoulli_not_implemented(grad):
     raise RuntimeError("derivative for aten::bernoulli is not implemented")
 
 
-_bernoulli = defop("BernoulliBackward0", lambda xp, self, generator: (
-    _rng(generator).random(self.shape) < self).astype(self.dtype), dtype="same",
+_bernoulli = defop("BernoulliBackward0", lambda xp, self, generator: sample.bernoulli_tensor(
+    engine(generator), self.ravel()).reshape(self.shape).astype(self.dtype), dtype="same",
     grads={"self": _zero_grad})
-_bernoulli_p = defop("NotImplemented", _draw(lambda rng, self, p: rng.random(self.shape) < p),
-                     dtype="same", grads={"self": _bernoulli_not_implemented})
+_bernoulli_p = defop("NotImplemented", lambda xp, self, p, generator: sample.bernoulli_scalar(
+    engine(generator), self.size, p).reshape(self.shape).astype(self.dtype), dtype="same",
+    grads={"self": _bernoulli_not_implemented})
 
 
 @public("function", "method")
@@ -144,9 +183,17 @@ def bernoulli(input, p=None, *, generator=None):
 
 
 def _normal_forward(xp, mean, std, generator):
+    """ATen's normal_out_impl: standard normals over the output (with std folded in when std
+    is a number), then times a std tensor, then plus mean, each rounded to the dtype."""
     shape = xp.broadcast_shapes(xp.shape(mean), xp.shape(std))
+    std_t = isinstance(std, xp.ndarray)
     dtype = (mean if isinstance(mean, xp.ndarray) else std).dtype
-    return (mean + std * _rng(generator).standard_normal(shape)).astype(dtype)
+    out = sample.normal(engine(generator), _numel(shape), dtype, 0.0, 1.0 if std_t else std)
+    out = out.reshape(shape)
+    if std_t:
+        out = (out * std.astype(dtype)).astype(dtype)
+    return xp.asarray(out + (mean.astype(dtype) if isinstance(mean, xp.ndarray) else mean),
+                      dtype)
 
 
 def _zeros_of(name):
@@ -174,6 +221,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """normal(Tensor mean, Tensor std) | (Tensor mean, float std=1) | (float mean, Tensor std)
     | (float mean, float std, size, *, dtype, requires_grad)."""
+    _device.check(device, "normal")
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if (m_t or s_t) == (size is not None) or \
             (size is not None and not isinstance(size, (tuple, list))):
@@ -196,8 +244,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     dtype = _dtype(dtype)
     _float_kernel(dtype, "normal_kernel_cpu")
     _check_std(std)
-    data = mean + std * _rng(generator).standard_normal(_size((size,)))
-    return _new(xp.asarray(data, dtype.np), None, requires_grad)
+    shape = _size((size,))
+    data = sample.normal(engine(generator), _numel(shape), dtype.np, mean, std)
+    return _new(data.reshape(shape), None, requires_grad)
 
 
 _RANGE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int"}
@@ -206,6 +255,7 @@ _RANGE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32
 @public("function")
 def randperm(n, *, generator=None, dtype=dtypes.int64, layout=None, device=None,
              requires_grad=False, pin_memory=False):
+    _device.check(device, "randperm")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dtype is dtypes.bool:
@@ -215,18 +265,18 @@ def randperm(n, *, generator=None, dtype=dtypes.int64, layout=None, device=None,
     if dtype.name in _RANGE_NAMES and n - 1 > xp.iinfo(dtype.np).max:
         raise RuntimeError(f"value cannot be converted to type {_RANGE_NAMES[dtype.name]} without "
                            f"overflow")
-    return _new(_rng(generator).permutation(n).astype(dtype.np), None, requires_grad)
+    return _new(sample.randperm(engine(generator), n).astype(dtype.np), None, requires_grad)
 
 
-def _multinomial_row(rng, p, num_samples, replacement):
-    if replacement:
-        cdf = xp.cumsum(p.astype(xp.float64))
-        return xp.minimum(xp.searchsorted(cdf, rng.random(num_samples) * cdf[-1], side="right"),
-                          len(p) - 1)
-    # the exponential race: each category's first arrival time; earliest win, zeros never first
-    with xp.errstate(divide="ignore"):
-        keys = rng.exponential(size=len(p)) / p.astype(xp.float64)
-    return xp.argsort(keys, kind="stable")[:num_samples]
+def _exponential_race(eng, input, num_samples):
+    """ATen's multinomial without replacement (and for one sample): q ~ Exp(1) over the input,
+    the categories of the largest input / q (argmax for one, topk for more)."""
+    a = input._data
+    q = sample.place(a, sample.cast(sample.exponential(eng, a.size, 1.0), a.dtype))
+    keys = (a / q).astype(a.dtype)
+    if num_samples == 1:
+        return xp.argmax(keys, axis=-1, keepdims=True).astype(xp.int64)
+    return topk(Tensor._make(keys), num_samples)[1]._data
 
 
 @public("function", "method")
@@ -256,10 +306,108 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
                                    "entry = infinity or NaN)")
         if (rows.sum(-1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng(generator)
-    out = xp.array([_multinomial_row(rng, r, num_samples, replacement) for r in rows],
-                   dtype=xp.int64).reshape(*input.shape[:-1], num_samples)
+    eng = engine(generator)
+    if not replacement or num_samples == 1:
+        out = _exponential_race(eng, input, num_samples)
+    else:
+        out = sample.multinomial_with_replacement(eng, rows, num_samples).reshape(
+            *input.shape[:-1], num_samples)
     return _new(out, None, False)
+
+
+# -- more in-place samplers --------------------------------------------------------------------
+@public("method")
+def geometric_(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return apply_inplace(_geometric_, self, (self,), {"p": p, "generator": generator})
+
+
+@public("method")
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    _float_kernel(self.dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return apply_inplace(_log_normal_, self, (self,), {"mean": mean, "std": std,
+                                                       "generator": generator})
+
+
+@public("method")
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified "
+                           f"{_C10_NAMES[self.dtype.name]}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return apply_inplace(_cauchy_, self, (self,), {"median": median, "sigma": sigma,
+                                                   "generator": generator})
+
+
+def _check_in_range(dtype, low, high):
+    """check_from_to_in_range for integer dtypes (floating ones only warn in torch)."""
+    if dtype.is_floating_point:
+        return
+    lo, hi = (0, 1) if dtype is dtypes.bool else (int(xp.iinfo(dtype.np).min),
+                                                  int(xp.iinfo(dtype.np).max))
+    for name, v in (("from", low), ("to - 1", high - 1)):
+        if not lo <= v <= hi:
+            raise RuntimeError(f"{name} is out of bounds for {_C10_NAMES[dtype.name]}")
+
+
+def _top(dtype):
+    """The largest value random_(from) draws up to: 2**digits for floating types, max for
+    integers, 1 for bool."""
+    if dtype is dtypes.bool:
+        return 1
+    if dtype.is_floating_point:
+        return 1 << {"float16": 11, "float32": 24, "float64": 53}[dtype.name]
+    return int(xp.iinfo(dtype.np).max)
+
+
+@public("method")
+def random_(self, *args, generator=None, **kwargs):
+    """random_() | random_(to) | random_(from, to) (to may be None: up to the dtype's top)."""
+    if not args and not kwargs:
+        return apply_inplace(_random_bits_, self, (self,), {"generator": generator})
+    if len(args) == 1 and not kwargs or set(kwargs) == {"to"} and not args:
+        to = args[0] if args else kwargs["to"]
+        _check_from_to(0, to)
+        _check_in_range(self.dtype, 0, int(to))
+        return apply_inplace(_random_to_, self, (self,), {"span": int(to), "base": 0,
+                                                          "generator": generator})
+    low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to")][len(args):])[:2]
+    low = int(low)
+    if high is None and low == -(1 << 63):
+        if self.dtype.name in ("bool", "float16"):
+            raise NotImplementedError(f'"random_full_64_bits_range_kernel_cpu" not implemented '
+                                      f"for '{_name(self.dtype)}'")
+        if self.dtype.name not in ("int64", "float32", "float64"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
+                               "float and bfloat16")
+        span = _FULL_RANGE
+    elif high is None:
+        _check_in_range(self.dtype, low, _top(self.dtype) + 1)
+        span = _top(self.dtype) - low + 1
+    else:
+        _check_from_to(low, int(high))
+        _check_in_range(self.dtype, low, int(high))
+        span = int(high) - low
+    return apply_inplace(_random_from_to_, self, (self,), {"span": span, "base": low,
+                                                           "generator": generator})
+
+
+_poisson = defop("PoissonBackward0", lambda xp, self, generator: sample.cast(
+    sample.poisson(engine(generator), self.ravel()), self.dtype).reshape(self.shape),
+    dtype="same", grads={"self": _zero_grad})
+
+
+@public("function")
+def poisson(input, generator=None):
+    _float_kernel(input.dtype, "poisson_cpu")
+    if input.numel() and not (input._data >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _poisson(input, generator=generator)
 
 
 # @public objects name themselves (glassgrad.ops.publish)

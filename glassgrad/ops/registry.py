@@ -23,6 +23,7 @@ returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 import inspect
 import re
 import weakref
+from functools import partial
 
 from .. import dtypes
 from .._tensor import Tensor, VersionCounter
@@ -45,6 +46,7 @@ _NOT_SAVED = object()
 _PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
 _new = object.__new__
 _FROM_NP = dtypes._FROM_NP
+_TENSOR_TYPES = dtypes.TENSOR_TYPES
 _VersionCounter = VersionCounter
 # how a formula's parameter is saved (OpDef._save_kind)
 (_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
@@ -87,12 +89,12 @@ class OpNode(Node):
             out = list(formula(grad, *[self._value(n) for n in names]))
             return [g if edge is not None else None
                     for g, (edge, _) in zip(out, self.next_functions)]
-        return self.apply_arrays((grad,), False)
+        return self._formulas((grad,), False)
 
-    def apply_arrays(self, grads, arrays=True):
-        """apply() with NumPy arrays for gradients and saved tensors, for a row whose formulas
-        take arrays while grad mode is off (OpDef.arrays): no Tensor is built, no op recorded.
-        (arrays=False: the same with tensors, apply()'s one-output case.)"""
+    def _formulas(self, grads, arrays=True):
+        """The formulas on NumPy arrays for gradients and saved tensors: a row whose formulas
+        take arrays (OpDef.arrays) has this as its apply_arrays: no Tensor is built, no op
+        recorded. (arrays=False: the same with tensors, apply()'s one-output case.)"""
         grad = grads[0]
         op = self.op
         values = self._saved
@@ -237,7 +239,13 @@ class OpDef:
         self.aliases = aliases
         self.jvp = jvp
         self.promote = promote
-        self.forward = forward
+        # forward: a function (xp, *arrays, **attrs), or the name of the namespace function
+        # that is the forward ("multiply"); kernels: the forward bound to an array type's
+        # namespace (a ufunc itself for a name: no Python frame per call)
+        self.fname = forward if isinstance(forward, str) else None
+        self.forward = (forward if self.fname is None else
+                        lambda xp, *arrays, **attrs: getattr(xp, self.fname)(*arrays, **attrs))
+        self.kernels = {}
         self.variadic = inputs[0].startswith("*")
         self.inputs = (inputs[0][1:],) if self.variadic else inputs
         self.dtype_rule = dtype_rule
@@ -257,8 +265,9 @@ class OpDef:
         # the formulas also run on NumPy arrays when grad mode is off (a backward without
         # create_graph): the engine then skips Tensors and op dispatch (OpNode.apply_arrays)
         self.arrays = arrays and not self.multi_grads and not self.variadic
-        self.node_cls = type(node_name, (OpNode,), {"__slots__": (), "op": self,
-                                                    "_arrays": self.arrays})
+        self.node_cls = type(node_name, (OpNode,), {
+            "__slots__": (), "op": self,
+            "apply_arrays": OpNode._formulas if self.arrays else Node.apply_arrays})
         # the same node for a call whose gradient provably keeps its input's shape and dtype
         # (see attach): the engine skips _validate for it
         self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
@@ -273,9 +282,14 @@ class OpDef:
                         self._dtype_cache.prepare)
         self._single_diff = self.diff[0] if len(self.diff) == 1 and not self.variadic else None
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
-        # the node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
-        # save order (inputs by name, then outputs by name: what saved-tensor pack hooks see);
-        # which of them are tensor slots (freed by release()), each formula's indices into them
+        self._pair = self.diff == (0, 1) and len(self.inputs) == 2 and not self.variadic
+        self._plan_saves()
+        TABLE.append(self)
+
+    def _plan_saves(self):
+        """The node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
+        save order (inputs by name, then outputs by name: what saved-tensor pack hooks see);
+        which of them are tensor slots (freed by release()), each formula's indices into them."""
         users = {}
         for j, (_, names) in enumerate(self.formulas):
             for n in names:
@@ -290,7 +304,7 @@ class OpDef:
         self.slots = tuple(k for k, (_, kind, _, _) in enumerate(self._save_plan)
                            if kind in (_SAVE_OUTPUT, _SAVE_INPUT, _SAVE_ALL_INPUTS))
         self._formula_attrs = tuple(n for n, kind, _, _ in self._save_plan if kind is None)
-        # apply_arrays' plan for a row with one formula whose arguments are one tensor slot
+        # _formulas' plan for a row with one formula whose arguments are one tensor slot
         # and at most one other saved value (sin's self; pow's self and exponent):
         # (formula, the slot, the other's index or None, whether the slot comes first)
         self.unpack_plan = None
@@ -301,7 +315,6 @@ class OpDef:
                 self.unpack_plan = (fn, k, None, True)
             elif len(index) == 2 and k in index:
                 self.unpack_plan = (fn, k, index[1 - index.index(k)], index[0] == k)
-        TABLE.append(self)
 
     def _save_kind(self, n):
         if self.outputs is not None and n in self.outputs:
@@ -351,8 +364,8 @@ class OpDef:
             return state.handler.handle_call(self, values, attrs)
         try:
             arrays, want = self.prepare(values, attrs)
-            ns = _NAMESPACE_OF.get(type(arrays[0])) if arrays else None
-            out = self.forward(ns or _xp_of(arrays), *arrays, **attrs)
+            kernel = self.kernels.get(type(arrays[0])) if arrays else None
+            out = (kernel or self.kernel(arrays))(*arrays, **attrs)
         except Exception:
             self._edges_first(values)
             raise
@@ -367,16 +380,25 @@ class OpDef:
             out = xp.asarray(out, dtype=None if want is None else want.np)
         return self.record(values, attrs, (out,))[0]
 
+    def kernel(self, arrays):
+        """The forward bound to the namespace of ``arrays`` (see _xp_of), kept in
+        ``kernels`` by the first array's type when that type alone decides it."""
+        ns = _xp_of(arrays)
+        kernel = partial(self.forward, ns) if self.fname is None else getattr(ns, self.fname)
+        if arrays and type(arrays[0]) in _NAMESPACE_OF:
+            self.kernels[type(arrays[0])] = kernel
+        return kernel
+
     def call(self, /, *values, **attrs):
         """The row as a backward formula calls it, in either of the engine's modes: on NumPy
         arrays or scalars (OpNode.apply_arrays: grad mode off) its forward alone, on tensors
         the op."""
-        ns = _NAMESPACE_OF.get(type(values[0]))
-        if ns is not None:
-            return self.forward(ns, *values, **attrs)
+        kernel = self.kernels.get(type(values[0]))
+        if kernel is not None:
+            return kernel(*values, **attrs)
         if isinstance(values[0], Tensor):
             return self(*values, **attrs)
-        return self.forward(_xp_of(values), *values, **attrs)
+        return self.kernel(values)(*values, **attrs)
 
     # -- graph -------------------------------------------------------------------------------
     def record(self, values, attrs, outs):
@@ -422,8 +444,13 @@ class OpDef:
     def needs(self, values):
         """For each differentiable input: does it require grad? None when none does."""
         i = self._single_diff
-        if i is not None:       # the common case, without a list
+        if i is not None:       # the common cases, without a list
             return _ONE_NEEDED if _requires_grad(values[i]) else None
+        if self._pair:
+            a, b = values
+            a = type(a) in _TENSOR_TYPES and _requires_grad(a)
+            b = type(b) in _TENSOR_TYPES and _requires_grad(b)
+            return (a, b) if a or b else None
         needs = [_requires_grad(v) for v in (
             values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
         return needs if True in needs else None
@@ -512,7 +539,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
     (Tensor.<name>), "inplace" (Tensor.<name>_), "inplace_function" (glassgrad.<name>_);
     aliases: other names with the same variants (arcsin for asin). forward(xp, *arrays,
-    **attrs): the array namespace (handed by the registry, see _xp_of), then the inputs' arrays.
+    **attrs): the array namespace (handed by the registry, see _xp_of), then the inputs' arrays;
+    or, for a forward that is one namespace function of the inputs alone, its name ("sin").
     dtype: 'promote' (torch.result_type), 'float' (promote, then the default float for
     integers), 'bool' (comparisons), 'same' (no promotion), or a function (values, attrs) ->
     dtype; promote: the indices of the inputs that take part in promotion (default: all).
@@ -622,10 +650,17 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                 raise RuntimeError("unsupported operation: some elements of the input tensor and "
                                    "the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
+    if op.dtype_rule not in ("same", "bool") and all(isinstance(v, (Tensor, int, float))
+                                                   for v in values):
+        # like torch, the common dtype must fit self before a kernel is looked for
+        common = dtypes.result_type(*(values if op.promote is None else
+                                      [values[i] for i in op.promote]))
+        if op.dtype_rule == "float" and not common.is_floating_point:
+            common = dtypes.get_default_dtype()
+        _check_fits(self, common)
     arrays, want = op.prepare(values, attrs)
-    if want is not None and want.category > self.dtype.category:
-        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
-                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
+    if want is not None:
+        _check_fits(self, want)
     saved_self = None
     if needs and "self" in op.saved_index and _saves(
             op._save_plan[op.saved_index["self"]][3], edges):
@@ -633,7 +668,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    out = op.forward(_xp_of(arrays), *arrays, **attrs)
+    out = op.kernel(arrays)(*arrays, **attrs)
     out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)
@@ -653,6 +688,13 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _check_fits(self, want):
+    """An in-place op's result dtype must be one self can hold (no float into an int)."""
+    if want.category > self.dtype.category:
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
 
 
 def _dense(a):

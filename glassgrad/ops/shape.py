@@ -3,12 +3,13 @@ import builtins
 import itertools
 import warnings
 
-from .. import dtypes
+from .. import _device, dtypes
+from .._args import Parser as _Parser
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
-from ..backend import backend_of, xp, xp_of
+from ..backend import backend_of, xp
 from . import public, publish
 from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
 from .reduce import sum_to
@@ -61,7 +62,7 @@ def _unsqueeze_to(grad, dims, sizes):
     return grad
 
 
-_squeeze_all = defop("SqueezeBackward0", lambda xp, self: xp.squeeze(self), dtype="same", view=True,
+_squeeze_all = defop("SqueezeBackward0", "squeeze", dtype="same", view=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_dim = defop(
     "SqueezeBackward1", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
@@ -81,7 +82,7 @@ _transpose_ = defop("TransposeBackward1", lambda xp, self, dim0, dim1: xp.swapax
                     grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
 _unsqueeze_ = defop("UnsqueezeBackward1", lambda xp, self, dim: xp.expand_dims(self, dim),
                     dtype="same", grads={"self": lambda grad, dim: grad.squeeze(dim)})
-_squeeze_all_ = defop("SqueezeBackward3", lambda xp, self: xp.squeeze(self), dtype="same",
+_squeeze_all_ = defop("SqueezeBackward3", "squeeze", dtype="same",
                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_result = defop(
     "SqueezeBackward4", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
@@ -311,7 +312,7 @@ def _view_inplace(op, self, **attrs):
     check_inplace(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    new = op.forward(xp_of((self._data,)), self._data, **attrs)
+    new = op.kernel((self._data,))(self._data, **attrs)
     node = None
     if state.grad and self.requires_grad:
         shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
@@ -388,24 +389,51 @@ def to_dtype(input, dtype):
     return input if input.dtype is dtype else _to_copy(input, dtype=dtype)
 
 
+_TO = _Parser([f"to(Tensor input, {s}, *, MemoryFormat? memory_format=None)" for s in (
+    "Device? device=None, ScalarType? dtype=None, bool non_blocking=False, bool copy=False",
+    "ScalarType dtype, bool non_blocking=False, bool copy=False",
+    "Tensor tensor, bool non_blocking=False, bool copy=False")], method=True)
+
+
 @public("method", name="to")
 def _to(self, *args, **kwargs):
-    """to(dtype), to(device), to(other), to(device, dtype): devices other than cpu are refused."""
-    dtype = kwargs.get("dtype")
-    for a in args:
-        if isinstance(a, dtypes.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype = a.dtype
-        elif a not in ("cpu", None) and str(a) != "cpu":
-            raise RuntimeError(f"glassgrad runs on the CPU only; cannot move to {a!r}")
-    if kwargs.get("copy") and (dtype is None or dtype is self.dtype):
-        return self.clone()
-    return self if dtype is None else to_dtype(self, dtype)
+    """to(device, dtype), to(dtype), to(other): a copy (ToCopyBackward0) when the dtype changes
+    or copy=True, else self. Devices other than the CPU raise as PyTorch's CPU build does."""
+    if not kwargs and len(args) == 1:       # the common calls: to(dtype), to('cpu')
+        if type(args[0]) is dtypes.dtype:
+            return to_dtype(self, args[0])
+        if type(args[0]) is str and _device.as_device(args[0]) is _device.CPU:
+            return self
+    bound = _TO.parse(args, kwargs)
+    dtype, device = bound.get("dtype"), bound.get("device")
+    if "tensor" in bound:       # a tensor, or a Python float or bool (a wrapped number)
+        other = bound["tensor"]
+        dtype, device = (other.dtype, other.device) if isinstance(other, Tensor) else \
+            (dtypes.scalar_dtype(other) if type(other) is builtins.bool else dtypes.float64, None)
+    if device is not None:
+        device = _device.as_device(device)
+        if device.type != "cpu":
+            _device.unavailable(device)
+    dtype = dtype or self.dtype
+    # a device with an index is not the tensor's (index-less) cpu device: torch copies
+    if dtype is self.dtype and not bound.get("copy") and (device is None or device.index is None):
+        return self
+    return _to_copy(self, dtype=dtype)
+
+
+@public("method")
+def cpu(self, memory_format=None):
+    return self
+
+
+@public("method")
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    if device is not None and _device.as_device(device).type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
-public("method", name="cpu")(lambda self: self)
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),

@@ -22,7 +22,7 @@ from ..autograd.function import Function
 from .._autograd.node import reachable_leaves
 from .._autograd.grad_mode import enable_grad, no_grad, state
 from ._pytree import tree_flatten, tree_unflatten
-from .._creation import default_generator
+from .._generator import default_generator
 from .._tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "detach_variable", "check_backward_validity",
@@ -60,7 +60,7 @@ def check_backward_validity(inputs):
 
 
 def _rng_state():
-    return default_generator._rng.bit_generator.state
+    return default_generator.get_state()
 
 
 @contextlib.contextmanager
@@ -70,11 +70,11 @@ def _forked_rng(state_to_use, enabled):
         yield
         return
     outside = _rng_state()
-    default_generator._rng.bit_generator.state = state_to_use
+    default_generator.set_state(state_to_use)
     try:
         yield
     finally:
-        default_generator._rng.bit_generator.state = outside
+        default_generator.set_state(outside)
 
 
 class CheckpointFunction(Function):

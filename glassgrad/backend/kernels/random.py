@@ -1,0 +1,323 @@
+"""torch's CPU samplers on an ``Engine`` (backend/mt19937.py), bit for bit.
+
+Each function draws what ATen's CPU kernel draws, in the same order, and transforms the words
+as it does (aten/src/ATen/core/TransformationHelper.h, DistributionsHelper.h,
+native/cpu/DistributionTemplates.h): a flat array for ``n`` elements in the order torch's
+iterator visits them; the caller puts them in place.
+"""
+import math
+
+import numpy as np
+
+from ..mt19937 import fma, libm
+from . import avx_mathfun
+
+_TWO_PI = 2 * math.pi
+_F32, _F64, _F16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+_DIGITS = {_F16: 11, _F32: 24, _F64: 53}
+
+
+def _fraction(eng, n, dtype):
+    """uniform_real's x in [0, 1): the low 53 bits of a 64-bit word over 2**53 for double, the
+    low 24 bits of a 32-bit word over 2**24 (a float) for float and half."""
+    if dtype == _F64:
+        return (eng.words64(n) & np.uint64((1 << 53) - 1)).astype(_F64) * 2.0 ** -53
+    return (eng.words(n) & np.uint64((1 << 24) - 1)).astype(_F32) * np.float32(2.0 ** -24)
+
+
+def uniform(eng, n, dtype, low=0.0, high=1.0):
+    """uniform_real_distribution: fma(x, to - from, from) in float (for half too) or double,
+    rounded to the dtype; a result that rounds to ``to`` becomes ``from``."""
+    dtype = np.dtype(dtype)
+    work = _F64 if dtype == _F64 else _F32
+    lo, hi = work.type(low), work.type(high)
+    out = fma(_fraction(eng, n, dtype), hi - lo, lo).astype(dtype)
+    return np.where(out == dtype.type(high), dtype.type(low), out)     # [from, to): to -> from
+
+
+def cast(values, dtype):
+    """C++'s conversion of doubles to the dtype: to half through float (c10::Half)."""
+    dtype = np.dtype(dtype)
+    if dtype == _F16 and values.dtype == _F64:
+        values = values.astype(_F32)
+    return values.astype(dtype)
+
+
+def uniform_double(eng, n):
+    return _fraction(eng, n, _F64)
+
+
+# -- normal ---------------------------------------------------------------------------------
+def normal_scalar(eng, n, mean=0.0, std=1.0):
+    """n draws of normal_distribution<double>: Box-Muller on two doubles, the sine half cached
+    in the engine for the next draw (float64 results)."""
+    out = np.empty(n, _F64)
+    if n == 0:
+        return out
+    start = 0
+    if eng.normal is not None:
+        out[0], eng.normal, start = eng.normal, None, 1
+    pairs = (n - start + 1) // 2
+    if pairs:
+        u = uniform_double(eng, 2 * pairs)
+        r = np.sqrt(-2.0 * libm("log1p", -u[1::2]))
+        theta = _TWO_PI * u[0::2]
+        both = np.stack([r * libm("cos", theta), r * libm("sin", theta)], 1).ravel()
+        out[start:] = both[:n - start]
+        if (n - start) % 2:
+            eng.normal = float(both[-1])
+    return fma(out, np.float64(std), np.float64(mean))
+
+
+def _box_muller_16(u, dtype, mean, std):
+    """normal_fill_16 on blocks of 16 uniforms: the first 8 give the radii, the last 8 the
+    angles; cosines fill the first half, sines the second."""
+    u = u.reshape(-1, 2, 8)
+    if dtype == _F64:
+        radius = np.sqrt(-2 * libm("log", 1 - u[:, 0]))
+        theta = _TWO_PI * u[:, 1]
+        cos, sin = libm("cos", theta), libm("sin", theta)
+        return fma(np.stack([radius * cos, radius * sin], 1), np.float64(std),
+                   np.float64(mean)).reshape(-1)
+    # float and half (computed as float): the AVX2 kernel, torch's path on x86 with AVX2
+    radius = np.sqrt(np.float32(-2) * avx_mathfun.log(np.float32(1) - u[:, 0]))
+    sin, cos = avx_mathfun.sincos(np.float32(_TWO_PI) * u[:, 1])
+    both = np.stack([radius * cos, radius * sin], 1)
+    return fma(both, np.float32(std), np.float32(mean)).reshape(-1).astype(dtype)
+
+
+def normal_fill(eng, n, dtype, mean=0.0, std=1.0):
+    """normal_fill (n >= 16, contiguous): n uniforms, Box-Muller in blocks of 16. When n is not
+    a multiple of 16 the last 16 elements are redone from 16 more uniforms (float, double) or
+    from the n % 16 left over and 16 - n % 16 more (half, computed as float)."""
+    dtype = np.dtype(dtype)
+    work = _F64 if dtype == _F64 else _F32
+    full, rest = n // 16 * 16, n % 16
+    u = uniform(eng, n + (16 - rest) % 16 if dtype == _F16 else n, work)
+    out = np.empty(n, dtype)
+    out[:full] = _box_muller_16(u[:full], dtype, mean, std)
+    if rest:
+        tail = u[full:] if dtype == _F16 else uniform(eng, 16, work)
+        out[n - 16:] = _box_muller_16(tail, dtype, mean, std)
+    return out
+
+
+# -- other continuous distributions ---------------------------------------------------------
+def exponential(eng, n, lambd):
+    """exponential_distribution<double>: -1 / lambda * log1p(-u)."""
+    return -1.0 / lambd * libm("log1p", -uniform_double(eng, n))
+
+
+def geometric(eng, n, p):
+    """geometric_distribution<double>: ceil(log(u) / log(1 - p))."""
+    return np.ceil(libm("log", uniform_double(eng, n)) / libm("log", np.float64(1.0 - p)))
+
+
+def cauchy(eng, n, median, sigma):
+    """cauchy_distribution<double>: median + sigma * tan(pi * (u - 0.5))."""
+    return fma(np.float64(sigma), libm("tan", math.pi * (uniform_double(eng, n) - 0.5)),
+               np.float64(median))
+
+
+def log_normal(eng, n, mean, std):
+    """lognormal_distribution<double>: exp of normal_distribution<double> (sharing its cache)."""
+    return libm("exp", normal_scalar(eng, n, mean, std))
+
+
+def bernoulli_scalar(eng, n, p):
+    """bernoulli_distribution<double>(p): a double uniform below p."""
+    return uniform_double(eng, n) < p
+
+
+def bernoulli_tensor(eng, p):
+    """bernoulli with a probability per element: double uniforms against double p, float
+    uniforms (24 bits) against any other p (as float)."""
+    if p.dtype == _F64:
+        return uniform_double(eng, p.size) < p
+    return _fraction(eng, p.size, _F32) < p.astype(_F32)
+
+
+# -- integers -------------------------------------------------------------------------------
+def _wide(dtype):
+    return dtype in (np.dtype(np.int64), _F64)
+
+
+def random_bits(eng, n, dtype):
+    """uniform_int_distribution (random_() without bounds): 64-bit words for int64 and double,
+    else 32-bit; modulo max + 1 for integers, 2**digits + 1 for floating types, bit 0 for bool."""
+    dtype = np.dtype(dtype)
+    w = eng.words64(n) if _wide(dtype) else eng.words(n)
+    if dtype == np.bool_:
+        return (w & np.uint64(1)).astype(dtype)
+    if dtype.kind == "f":
+        return (w % np.uint64((1 << _DIGITS[dtype]) + 1)).astype(dtype)
+    return (w % np.uint64(int(np.iinfo(dtype).max) + 1)).astype(dtype)
+
+
+def random_from_to(eng, n, dtype, span, base):
+    """uniform_int_from_to_distribution: (word % span) + base, with 64-bit words when the span
+    is 2**32 or more for int64, double and float."""
+    dtype = np.dtype(dtype)
+    if span >= 1 << 32 and dtype in (np.dtype(np.int64), _F64, _F32):
+        w = eng.words64(n)
+    else:
+        w = eng.words(n)
+    v = ((w % np.uint64(span)) + np.uint64(base & ((1 << 64) - 1))).view(np.int64)
+    return v.astype(dtype)
+
+
+def random_full_range(eng, n, dtype):
+    """uniform_int_full_range: a 64-bit word as int64."""
+    return eng.words64(n).view(np.int64).astype(dtype)
+
+
+def randperm(eng, n):
+    """randperm_cpu: for n below 2**32 / 20, swap position i with i + random() % (n - i) for
+    i < n - 1 (vectorised by _swap_chain); above, the inside-out shuffle with random64() %
+    (i + 1), a chain of reads run as a loop."""
+    if n <= 1:
+        return np.arange(n, dtype=np.int64)
+    if n < (2 ** 32 - 1) // 20:
+        z = (eng.words(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64)
+        return _swap_chain(np.append(z, 0) + np.arange(n))
+    perm = list(range(n))
+    for i, k in enumerate((eng.words64(n) % np.arange(1, n + 1, dtype=np.uint64)).tolist()):
+        perm[i] = perm[k]
+        perm[k] = i
+    return np.array(perm, np.int64)
+
+
+def _swap_chain(target):
+    """The array left by swapping positions i and target[i] (>= i) for i = 0, 1, ... on
+    arange(n). Step i fixes position i to what position target[i] holds just before it: its
+    own index, unless an earlier step k swapped into it, which left there what position k held
+    before step k. Sorting the steps by (target, step) finds those earlier steps; the chains
+    of them are followed by pointer jumping."""
+    n = len(target)
+    steps = np.arange(n)
+    order = np.argsort(target * n + steps)
+    by_target = target[order]
+    same = by_target[1:] == by_target[:-1]
+    previous = np.full(n, -1)                   # the step before, into the same position
+    previous[order[1:][same]] = order[:-1][same]
+    last = order[np.append(~same, True)]        # each target's last step
+    into = np.full(n, -1)                       # the last step k < p swapping into p
+    into[target[last]] = np.where(last < target[last], last, previous[last])
+    held = np.where(into < 0, steps, into)      # what position k holds just before step k
+    while True:
+        jumped = held[held]
+        if np.array_equal(jumped, held):
+            break
+        held = jumped
+    return np.where(previous < 0, target, held[np.maximum(previous, 0)]).astype(np.int64)
+
+
+def multinomial_with_replacement(eng, rows, n_sample):
+    """multinomial_with_replacement_apply: per row, the running sum in the row's dtype (float
+    for half), divided by the total, the last set to 1; each sample is a double uniform and the
+    first bucket whose cumulative value is not below it."""
+    work = _F32 if rows.dtype == _F16 else rows.dtype
+    out = np.empty((rows.shape[0], n_sample), np.int64)
+    for i, row in enumerate(rows):      # one row after another: the draws follow the rows
+        cum = np.cumsum(row.astype(work), dtype=work)
+        cum = cum / cum[-1]
+        cum[-1] = 1
+        out[i] = np.searchsorted(cum.astype(_F64), uniform_double(eng, n_sample), side="left")
+    return out
+
+
+def poisson(eng, lambdas):
+    """sample_poisson per element, in order (each takes a data-dependent number of doubles, so
+    the elements run one after another, each vectorised): Knuth's product of uniforms below
+    10, Hormann's transformed rejection from 10."""
+    stream = _Lookahead(eng)
+    out = np.array([_poisson_one(stream, lam) for lam in lambdas.astype(_F64).tolist()], _F64)
+    stream.commit()
+    return out
+
+
+class _Lookahead:
+    """Double uniforms drawn ahead of use; commit() leaves the engine after those used."""
+
+    def __init__(self, eng):
+        self.eng, self.start = eng, eng.snapshot()
+        self.buf, self.used = uniform_double(eng, 256), 0
+
+    def window(self, count):
+        """the next ``count`` uniforms, not yet used"""
+        while self.used + count > len(self.buf):
+            self.buf = np.concatenate([self.buf, uniform_double(self.eng, len(self.buf))])
+        return self.buf[self.used:self.used + count]
+
+    def use(self, count):
+        self.used += count
+
+    def commit(self):
+        self.eng.restore(self.start)
+        uniform_double(self.eng, self.used)
+
+
+def _poisson_one(stream, lam):
+    if lam == 0:
+        return 0.0
+    if lam < 10:
+        enlam, size = math.exp(-lam), 32
+        while True:
+            stop = np.flatnonzero(np.cumprod(stream.window(size)) <= enlam)
+            if stop.size:
+                stream.use(int(stop[0]) + 1)
+                return float(stop[0])
+            size *= 4
+    slam, loglam = math.sqrt(lam), math.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        pairs = stream.window(32).reshape(-1, 2)
+        u, v = pairs[:, 0] - 0.5, pairs[:, 1]
+        us = 0.5 - np.abs(u)
+        k = np.floor((2 * a / us + b) * u + lam + 0.43)
+        quick = (us >= 0.07) & (v <= vr)
+        maybe = ~((k < 0) | ((us < 0.013) & (v > us)))     # the pairs that reach the log test
+        end = int(np.argmax(quick)) if quick.any() else len(quick)
+        for j in [*np.flatnonzero(maybe[:end]).tolist(), end]:
+            if j == end or _hormann_accepts(u[j], v[j], us[j], k[j], lam, a, b, invalpha,
+                                            loglam):
+                if j < len(quick):
+                    stream.use(2 * (j + 1))
+                    return float(k[j])
+                break
+        stream.use(32)
+
+
+def _hormann_accepts(u, v, us, k, lam, a, b, invalpha, loglam):
+    """The log test of the transformed rejection, with the C library's log and lgamma."""
+    lhs = math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+    return lhs <= -lam + k * loglam - math.lgamma(k + 1)
+
+def normal(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
+    """normal_kernel: normal_fill for 16 or more contiguous elements, else n scalar draws
+    (normal_distribution<double>, cast to the dtype)."""
+    if n >= 16 and contiguous:
+        return normal_fill(eng, n, dtype, mean, std)
+    return cast(normal_scalar(eng, n, mean, std), dtype)
+
+
+def visit_order(array):
+    """The axes of ``array`` outermost first, as torch's iterator visits a tensor's memory
+    (largest stride first; the identity for a contiguous one)."""
+    return sorted(range(array.ndim), key=lambda d: -abs(array.strides[d]))
+
+
+def place(array, flat):
+    """An array shaped like ``array`` holding ``flat`` in the order its memory is visited."""
+    order = visit_order(array)
+    out = np.empty(array.shape, flat.dtype)
+    out.transpose(order)[...] = flat.reshape([array.shape[d] for d in order])
+    return out
+
+
+def in_visit_order(array, values):
+    """``values`` (broadcast to array's shape) flattened in array's visiting order."""
+    return np.broadcast_to(values, array.shape).transpose(visit_order(array)).ravel()

@@ -1,0 +1,196 @@
+"""The argument layer (glassgrad/_args.py) against PyTorch's argument parser: the same calls,
+good and bad, give the same outcome (accepted, or the same exception type and message).
+
+The parser is checked twice: on PyTorch's own signatures of a few functions, bound to a probe
+that accepts anything (so only parsing is compared), and through the public functions and
+methods that use it."""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from glassgrad._args import bind
+
+SIGNATURES = {
+    "sum": ("sum(Tensor input, *, ScalarType? dtype=None)",
+            "sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+            "Tensor? out=None)"),
+    "mean": ("mean(Tensor input, *, ScalarType? dtype=None)",
+             "mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, "
+             "ScalarType? dtype=None, Tensor? out=None)"),
+    "exp": ("exp(Tensor input, *, Tensor? out=None)",),
+    "sin": ("sin(Tensor input, *, Tensor? out=None)",),
+    "mul": ("mul(Tensor input, Tensor other, *, Tensor? out=None)",),
+    "add": ("add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor? out=None)",),
+    "topk": ("topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, "
+             "TensorList? out=None)",),
+    "clamp": ("clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+              "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)"),
+    "max": ("max(Tensor input, *, Tensor? out=None)",
+            "max(Tensor input, Tensor other, *, Tensor? out=None)",
+            "max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList? out=None)"),
+    "pow": ("pow(Tensor input, Tensor exponent, *, Tensor? out=None)",
+            "pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
+            "pow(Tensor input, Scalar exponent, *, Tensor? out=None)"),
+    "zeros": ("zeros(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, "
+              "Device? device=None, bool? pin_memory=False, bool? requires_grad=False, "
+              "Tensor? out=None)",),
+}
+METHOD_SIGNATURES = {
+    "view": ("view(Tensor input, ScalarType dtype)", "view(Tensor input, SymIntArrayRef size)"),
+    "sum": SIGNATURES["sum"], "mul": SIGNATURES["mul"], "sin": ("sin(Tensor input)",),
+    "expand": ("expand(Tensor input, SymIntArrayRef size, *, bool implicit=False)",),
+}
+
+# (name, args, kwargs); "X" stands for a float tensor of 3 ones, "DT" for float64, "T1f" for
+# the 0-d tensor 1.0, "T0" for the 0-d integer tensor 0
+CALLS = [
+    ("mean", ([1., 2.],), {}), ("exp", (2.5,), {}), ("mul", ("X", "a"), {}), ("mul", ("X",), {}),
+    ("mul", ("X", "X", "X"), {}), ("add", ("X", "X"), {"alpha": "a"}),
+    ("add", ("X", "X"), {"beta": 2}), ("sum", ("X",), {"dim": "a"}),
+    ("topk", ("X", 1), {"largest": "no"}), ("sin", ("X", 1), {}), ("sin", (), {"input": "X"}),
+    ("sin", (), {"x": "X"}), ("clamp", ("X", "a"), {}), ("mean", ("X", 0, True, True), {}),
+    ("pow", (2, "a"), {}), ("sum", ("X", 0, 1), {}), ("max", ("X", "a"), {}),
+    ("max", ("X", 0, 1), {}), ("max", ("X",), {"foo": 1}), ("max", ("X",), {"dim": "a"}),
+    ("pow", ("X",), {}), ("sum", ("X",), {"keepdim": 1, "dim": [0]}), ("sum", (), {}),
+    ("mean", ("X",), {"dim": (0, "a")}), ("sum", ("X",), {"axis": 0, "keepdims": True}),
+    ("topk", ("X",), {"k": 1.0}), ("topk", ("X", True), {}), ("topk", ("X", "T1f"), {}),
+    ("exp", (), {"input": "X", "foo": 1}), ("exp", ("X",), {"input": "X"}),
+    ("sum", ("X", 0), {"dim": 0}), ("mean", ("X", 0, True), {"dtype": "a"}),
+    ("clamp", ("X",), {"min": "a"}), ("sin", (), {}), ("zeros", (2, 3), {"foo": 1}),
+    ("zeros", ("a",), {}), ("zeros", (2, "a"), {}), ("zeros", ((2, 3), 4), {}),
+    ("zeros", (True,), {}), ("zeros", ((True,),), {}), ("zeros", (np.int64(2),), {}),
+    ("sum", ("X", None), {}), ("sum", ("X", "T0"), {}), ("sum", ("X", ["T0"]), {}),
+    ("add", ("X", "X", 2), {}), ("add", ("X", 1), {"alpha": 2.5}),
+    ("mul", ("X", "a"), {"out": "X"}), ("exp", (np.float64(2),), {}),
+    ("mul", ("X", np.float32(2)), {}), ("mul", ("X", True), {}), ("sum", ("X", np.int64(0)), {}),
+    ("sum", ("X", (0,), np.bool_(True)), {}), ("sum", ("X", 0, False, "DT"), {}),
+    ("sin", ("X",), {"out": 1}), ("sum", ("X", [0, 1.5]), {}),
+    ("mul", (), {"input": "X", "other": "X", "out": None}), ("max", (), {}),
+    ("clamp", ("X",), {"min": 0, "max": "T1f"}),
+]
+METHOD_CALLS = [
+    ("view", ("a",), {}), ("view", (2, "a"), {}), ("view", (3, 1.0), {}), ("view", (3.0,), {}),
+    ("view", (), {"dtype": "a"}), ("view", ([3],), {}), ("sum", (), {"dim": 1.5}),
+    ("sum", (), {"keepdim": "yes"}), ("mul", ("a",), {}), ("mul", (), {}), ("sin", (1,), {}),
+    ("sin", (), {"input": 1}), ("expand", (1.5,), {}), ("sum", (None,), {}),
+    ("sum", (0,), {"out": "X"}),
+]
+
+
+def _value(v, lib):
+    stand_in = {"X": lambda: lib.ones(3), "DT": lambda: lib.float64,
+                "T1f": lambda: lib.tensor(1.), "T0": lambda: lib.tensor(0)}
+    if isinstance(v, str) and v in stand_in:
+        return stand_in[v]()
+    if isinstance(v, list):
+        return [_value(i, lib) for i in v]
+    return v
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the outcome is what is compared
+        return type(e).__name__, str(e)
+    return "accepted"
+
+
+def _probe(*args, **kwargs):
+    return None
+
+
+def _probe_method(self, **kwargs):
+    return None
+
+
+def _call_id(c):
+    return f"{c[0]}{c[1]}{c[2]}"
+
+
+@pytest.mark.parametrize("name,args,kwargs", CALLS, ids=map(_call_id, CALLS))
+def test_parser_on_torch_signatures(name, args, kwargs):
+    t_args, t_kw = [_value(a, torch) for a in args], {k: _value(v, torch) for k, v in kwargs.items()}
+    g_args, g_kw = [_value(a, gg) for a in args], {k: _value(v, gg) for k, v in kwargs.items()}
+    parsed = bind(lambda **values: None, SIGNATURES[name])
+    expected = _outcome(lambda: getattr(torch, name)(*t_args, **t_kw))
+    if expected == "accepted" and "out" in t_kw:
+        expected = _outcome(lambda: None)
+    assert _outcome(lambda: parsed(*g_args, **g_kw)) == expected
+
+
+@pytest.mark.parametrize("name,args,kwargs", METHOD_CALLS, ids=map(_call_id, METHOD_CALLS))
+def test_parser_on_torch_method_signatures(name, args, kwargs):
+    t_args, t_kw = [_value(a, torch) for a in args], {k: _value(v, torch) for k, v in kwargs.items()}
+    g_args, g_kw = [_value(a, gg) for a in args], {k: _value(v, gg) for k, v in kwargs.items()}
+    parsed = bind(lambda self, **values: None, METHOD_SIGNATURES[name], method=True)
+    expected = _outcome(lambda: getattr(torch.ones(3), name)(*t_args, **t_kw))
+    if expected[0] == "RuntimeError":     # parsed, then refused by the op itself
+        expected = "accepted"
+    assert _outcome(lambda: parsed(gg.ones(3), *g_args, **g_kw)) == expected
+
+
+# -- the public functions that parse: every row with variants ---------------------------------
+UNARY = ["sin", "exp", "tanh", "sigmoid", "neg", "abs", "log1p", "arcsin", "rsqrt"]
+BAD = [((2.5,), {}), (([1., 2.],), {}), (("X", 1), {}), ((), {}), (("X",), {"foo": 1}),
+       ((), {"x": "X"}), ((), {"input": "X"}), (("X",), {"out": 1}), ((None,), {}),
+       ((np.float64(1.),), {}), ((True,), {})]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("args,kwargs", BAD, ids=[f"{a}{k}" for a, k in BAD])
+def test_unary_functions_parse_as_torch(name, args, kwargs):
+    outcomes = []
+    for lib in (torch, gg):
+        a, kw = [_value(v, lib) for v in args], {k: _value(v, lib) for k, v in kwargs.items()}
+        outcomes.append(_outcome(lambda: getattr(lib, name)(*a, **kw)))
+    assert outcomes[1] == outcomes[0]
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("args,kwargs", [((1,), {}), ((), {"input": 1}), (("X",), {})])
+def test_unary_methods_parse_as_torch(name, args, kwargs):
+    outcomes = []
+    for lib in (torch, gg):
+        a, kw = [_value(v, lib) for v in args], {k: _value(v, lib) for k, v in kwargs.items()}
+        x = lib.ones(3)
+        outcomes.append((_outcome(lambda: getattr(x, name)(*a, **kw)),
+                         _outcome(lambda: getattr(x, name + "_")(*a, **kw))))
+    assert outcomes[1] == outcomes[0]
+
+
+def test_out_writes_the_result_and_returns_out():
+    for lib in (torch, gg):
+        out = lib.zeros(3)
+        r = lib.sin(lib.tensor([0., 1., 2.]), out=out)
+        assert r is out
+    np.testing.assert_array_equal(out.numpy(), np.sin(np.array([0., 1., 2.], np.float32)))
+
+
+@pytest.mark.parametrize("x_grad,out_grad", [(True, False), (False, True)])
+def test_out_refused_when_autograd_is_involved(x_grad, out_grad):
+    outcomes = []
+    for lib in (torch, gg):
+        x, out = lib.ones(2, requires_grad=x_grad), lib.zeros(2, requires_grad=out_grad)
+        outcomes.append(_outcome(lambda: lib.exp(x, out=out)))
+    assert outcomes[1] == outcomes[0]
+    with gg.no_grad():     # without grad mode, out= is allowed
+        gg.exp(gg.ones(2, requires_grad=True), out=gg.zeros(2))
+
+
+def test_out_of_another_shape_is_resized_with_torchs_warning():
+    texts = []
+    for lib in (torch, gg):
+        out = lib.zeros(2)
+        with pytest.warns(UserWarning) as record:
+            lib.exp(lib.zeros(3), out=out)
+        texts.append(str(record[0].message))
+        assert tuple(out.shape) == (3,) and out.tolist() == [1., 1., 1.]
+    assert texts[1] == texts[0]
+
+
+def test_fast_path_takes_subclasses_and_numpy_aliases():
+    cls = type("Sub", (gg.Tensor,), {})
+    x = cls._make(gg.ones(2)._data)
+    assert gg.sin(x).tolist() == gg.sin(gg.ones(2)).tolist()
+    assert gg.sin(x=gg.ones(2)).tolist() == gg.sin(gg.ones(2)).tolist()
