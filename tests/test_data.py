@@ -3,7 +3,9 @@ libraries and must give the same batches (orders for the same seed, collated typ
 shapes and values), the same default-generator state afterwards, the same worker facts (worker
 info, seeds drawn inside workers) and the same errors and warnings."""
 import collections
+import os
 import random
+import re
 import time
 import warnings
 
@@ -118,6 +120,15 @@ def test_concat_chain_subset():
                       len(_ds(lib).ChainDataset([_range(lib, 3), _range(lib, 2)])),
                       type(_range(lib, 2) + _range(lib, 1)).__name__,
                       list(_range(lib, 2) + _range(lib, 1))))
+
+
+def test_base_classes():
+    raises_same(lambda lib: _ds(lib).IterableDataset())
+    raises_same(lambda lib: _ds(lib).Dataset()[0])
+    raises_same(lambda lib: len(_ds(lib).Dataset()))
+    raises_same(lambda lib: iter(_ds(lib).Sampler()))
+    same(lambda lib: (_ds(lib)._DatasetKind.Map, _ds(lib)._DatasetKind.Iterable,
+                      _ds(lib).Dataset[int].__name__, _ds(lib).Sampler[int].__name__))
 
 
 def test_subset_override_needs_getitems():
@@ -338,6 +349,7 @@ def test_pin_memory_warning():
                                                   pin_memory_device="cpu")))
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # torch's __del__
 def test_loader_errors():
     d = _ds
     for bad in (
@@ -361,6 +373,7 @@ def test_loader_errors():
                                           multiprocessing_context="nope"),
             lambda lib: d(lib).DataLoader(Squares(), num_workers=1, multiprocessing_context=3),
             lambda lib: setattr(d(lib).DataLoader(Squares()), "batch_size", 3),
+            lambda lib: _batches(d(lib).DataLoader(Squares(), num_workers=1, prefetch_factor=0)),
             lambda lib: _batches(d(lib).DataLoader([[1], [1, 2]], batch_size=2)),
             lambda lib: _batches(d(lib).DataLoader([object()] * 2, batch_size=2))):
         raises_same(bad)
@@ -393,7 +406,7 @@ class Facts:
         return {"i": i, "worker": info.id, "workers": info.num_workers, "seed": info.seed,
                 "initial_seed": self.lib.initial_seed(), "rand": self.lib.rand(2),
                 "np": float(np.random.rand()), "py": random.random(),
-                "same_dataset": info.dataset is self}
+                "same_dataset": info.dataset is self, "threads": self.lib.get_num_threads()}
 
 
 def _init_fn(lib, seen):
@@ -506,6 +519,25 @@ class Slow:
 
 def test_worker_timeout():
     raises_same(lambda lib: _batches(_ds(lib).DataLoader(Slow(), num_workers=1, timeout=0.1)))
+
+
+class Dying:
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        if i == 0:
+            os._exit(3)
+        return i
+
+
+def test_worker_exits_unexpectedly():
+    def f(lib):
+        try:
+            _batches(_ds(lib).DataLoader(Dying(), num_workers=2, timeout=1))
+        except RuntimeError as e:
+            return re.sub(r"\(pid\(s\) \d+\)", "(pid(s) N)", str(e))
+    assert same(f)[1] == ("str", "DataLoader worker (pid(s) N) exited unexpectedly")
 
 
 def test_worker_generate_state_matches_torch():

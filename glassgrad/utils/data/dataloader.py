@@ -26,6 +26,16 @@ _exiting = [False]      # set at interpreter exit: worker shutdown is then left 
 atexit.register(lambda: _exiting.__setitem__(0, True))
 
 
+class _DatasetKind:
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        return _utils.fetch.create_fetcher(kind == _DatasetKind.Iterable, dataset,
+                                           auto_collation, collate_fn, drop_last)
+
+
 class _InfiniteConstantSampler(Sampler):
     """An IterableDataset's 'indices': None forever (the dataset decides when it ends)."""
 
@@ -91,6 +101,7 @@ class DataLoader:
         self.multiprocessing_context = multiprocessing_context
         self.in_order = in_order
         self._iterable = isinstance(dataset, IterableDataset)
+        self._dataset_kind = _DatasetKind.Iterable if self._iterable else _DatasetKind.Map
         if self._iterable:
             _check_iterable_options(shuffle, sampler, batch_sampler)
         else:
@@ -274,6 +285,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader):
         super().__init__(loader)
         self._prefetch_factor, self._in_order = loader.prefetch_factor, loader.in_order
+        if self._prefetch_factor <= 0:
+            raise AssertionError("prefetch_factor must be greater than 0 for "
+                                 "MultiProcessingDataLoaderIter")
         context = loader.multiprocessing_context or multiprocessing
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()

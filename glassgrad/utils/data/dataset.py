@@ -1,5 +1,6 @@
 """torch.utils.data.dataset: map-style and iterable datasets, their combinations, random_split."""
 import bisect
+import collections.abc
 import itertools
 import math
 import warnings
@@ -24,11 +25,9 @@ class Dataset:
         return cls
 
 
-class IterableDataset(Dataset):
-    """A stream of samples: ``__iter__``. Under workers, each replica reads get_worker_info()."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset, collections.abc.Iterable):
+    """A stream of samples: ``__iter__`` (abstract, as torch's). Under workers, each replica
+    reads get_worker_info() to take its share."""
 
     def __add__(self, other):
         return ChainDataset([self, other])
