@@ -292,6 +292,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._worker_result_queue = context.Queue()
         self._workers_done_event = context.Event()
         self._shutdown, self._index_queues, self._workers = False, [], []
+        self._owner = os.getpid()   # a forked worker may hold (and collect) a copy of this
         for worker_id in range(self._num_workers):
             index_queue = context.Queue()
             index_queue.cancel_join_thread()
@@ -420,7 +421,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_status[worker_id] = False
 
     def _shutdown_workers(self):
-        if _exiting[0] or self._shutdown:
+        if _exiting[0] or self._shutdown or os.getpid() != self._owner:
             return
         self._shutdown = True
         try:
