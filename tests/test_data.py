@@ -127,8 +127,19 @@ def test_base_classes():
     raises_same(lambda lib: _ds(lib).Dataset()[0])
     raises_same(lambda lib: len(_ds(lib).Dataset()))
     raises_same(lambda lib: iter(_ds(lib).Sampler()))
-    same(lambda lib: (_ds(lib)._DatasetKind.Map, _ds(lib)._DatasetKind.Iterable,
-                      _ds(lib).Dataset[int].__name__, _ds(lib).Sampler[int].__name__))
+    raises_same(lambda lib: _ds(lib).Sampler(Squares()))
+
+    def f(lib):
+        d = _ds(lib)
+
+        class Mine(d.Dataset[int]):
+            def __getitem__(self, i):
+                return i
+
+        return (d._DatasetKind.Map, d._DatasetKind.Iterable, d.Dataset[int].__name__,
+                d.Sampler[int].__name__, d.DataLoader[int].__name__, Mine()[3],
+                [c.__name__ for c in d.TensorDataset.__mro__])
+    same(f)
 
 
 def test_subset_override_needs_getitems():

@@ -9,6 +9,7 @@ import math
 import multiprocessing
 import os
 import queue
+import typing
 import warnings
 
 from ... import accelerator, dtypes
@@ -22,6 +23,7 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
 
+_T_co = typing.TypeVar("_T_co", covariant=True)
 _exiting = [False]      # set at interpreter exit: worker shutdown is then left to the daemons
 atexit.register(lambda: _exiting.__setitem__(0, True))
 
@@ -82,7 +84,7 @@ def _cpu_count():
     return os.cpu_count()
 
 
-class DataLoader:
+class DataLoader(typing.Generic[_T_co]):
     """Batches of a dataset's samples, in the sampler's order, collated by collate_fn; loaded in
     this process (num_workers=0) or by num_workers worker processes, returned in order."""
 

@@ -3,6 +3,7 @@ import bisect
 import collections.abc
 import itertools
 import math
+import typing
 import warnings
 
 from ..._generator import default_generator
@@ -12,7 +13,10 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Conca
            "ChainDataset", "Subset", "random_split"]
 
 
-class Dataset:
+_T_co = typing.TypeVar("_T_co", covariant=True)
+
+
+class Dataset(typing.Generic[_T_co]):
     """A map-style dataset: ``__getitem__`` (and usually ``__len__``)."""
 
     def __getitem__(self, index):
@@ -20,9 +24,6 @@ class Dataset:
 
     def __add__(self, other):
         return ConcatDataset([self, other])
-
-    def __class_getitem__(cls, item):       # Dataset[T] in annotations, as torch's Generic
-        return cls
 
 
 class IterableDataset(Dataset, collections.abc.Iterable):

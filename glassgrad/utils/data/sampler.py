@@ -1,6 +1,7 @@
 """torch.utils.data.sampler: index orders. The random ones draw as torch's do (the same
 generator calls in the same order), so the same seed gives the same order."""
 import itertools
+import typing
 
 from ... import dtypes
 from ..._creation import as_tensor, empty, randint
@@ -15,15 +16,12 @@ def _is_count(value):
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
-class Sampler:
-    def __init__(self, data_source=None):
-        pass
+_T_co = typing.TypeVar("_T_co", covariant=True)
 
+
+class Sampler(typing.Generic[_T_co]):
     def __iter__(self):
         raise NotImplementedError
-
-    def __class_getitem__(cls, item):
-        return cls
 
 
 class SequentialSampler(Sampler):
