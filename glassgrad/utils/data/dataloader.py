@@ -306,7 +306,6 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             worker.start()
             self._index_queues.append(index_queue)
             self._workers.append(worker)
-        self._data_queue = self._worker_result_queue
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -327,7 +326,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            return True, self._worker_result_queue.get(timeout=timeout)
         except Exception as e:
             failed = [w for i, w in enumerate(self._workers)
                       if self._workers_status[i] and not w.is_alive()]
@@ -418,7 +417,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             data.reraise()
         return data
 
-    def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
+    def _mark_worker_as_unavailable(self, worker_id):
         self._index_queues[worker_id].put(None)
         self._workers_status[worker_id] = False
 
@@ -430,7 +429,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._workers_done_event.set()
             for worker_id in range(len(self._workers)):
                 if self._persistent_workers or self._workers_status[worker_id]:
-                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
+                    self._mark_worker_as_unavailable(worker_id)
             for w in self._workers:
                 w.join(timeout=MP_STATUS_CHECK_INTERVAL)
             for q in self._index_queues:
