@@ -557,3 +557,14 @@ def test_worker_generate_state_matches_torch():
     for base in (0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 63 - 1, 123456789012345):
         for worker_id in (0, 1, 7):
             assert _generate_state(base, worker_id) == t_generate_state(base, worker_id)
+
+
+def test_docs_example():
+    """docs/data.md's example: the same split and batches under both libraries."""
+    def f(lib):
+        d = _ds(lib)
+        data = d.TensorDataset(lib.randn(100, 3), lib.randint(0, 2, (100,)))
+        train, test = d.random_split(data, [0.8, 0.2])
+        return train.indices, test.indices, _batches(d.DataLoader(train, batch_size=16,
+                                                                  shuffle=True, num_workers=2))
+    same(f, seed=0)
