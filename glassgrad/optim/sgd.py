@@ -1,6 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
 from .._tensor import Tensor
-from .optimizer import _Algorithm, _check_fused_flags, _check_fused_param, _check_lr, _value
+from .optimizer import _Algorithm, _check_fused_flags, _check_fused_param, _value
 
 __all__ = ["SGD"]
 
@@ -8,7 +8,10 @@ __all__ = ["SGD"]
 class SGD(_Algorithm):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        _check_lr(lr)
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
