@@ -162,10 +162,12 @@ def test_composites(case):
             sched = S.SequentialLR(optimizer, [S.ChainedScheduler([warm, decay]), cosine],
                                    milestones=[8])
         out = [sched.get_last_lr()]
-        for _ in range(20):
-            optimizer.step()
-            sched.step()
-            out.append(sched.get_last_lr())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # nested: the inner chain warns as torch's
+            for _ in range(20):
+                optimizer.step()
+                sched.step()
+                out.append(sched.get_last_lr())
         state = sched.state_dict()
         return out, sorted(state), [_plain(s) if "_schedulers" not in s else sorted(s)
                                     for s in state["_schedulers"]]
@@ -283,3 +285,28 @@ def test_cosine_matches_math():
         optimizer.step()
         sched.step()
     assert math.isclose(sched.get_last_lr()[0], 0.01, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [dict(swa_lr=0.05), dict(swa_lr=[0.05, 0.01], anneal_epochs=3,
+                                                            anneal_strategy="linear"),
+                                    dict(swa_lr=0.02, anneal_epochs=0)])
+def test_swalr(kwargs):
+    def program(lib):
+        optimizer = make_optimizer(lib)
+        sched = lib.optim.swa_utils.SWALR(optimizer, **kwargs)
+        out = [sched.get_last_lr()]
+        for _ in range(15):
+            optimizer.step()
+            sched.step()
+            out.append(sched.get_last_lr())
+        return out, _plain(sched.state_dict())
+    assert program(gg) == program(torch)
+
+
+@pytest.mark.parametrize("kwargs", [dict(swa_lr=0.1, anneal_strategy="exp"),
+                                    dict(swa_lr=0.1, anneal_epochs=-1),
+                                    dict(swa_lr=[0.1])])
+def test_swalr_errors(kwargs):
+    def program(lib):
+        return _raised(lambda: lib.optim.swa_utils.SWALR(make_optimizer(lib), **kwargs))
+    assert program(gg) == program(torch) != None  # noqa: E711

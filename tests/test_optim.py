@@ -630,3 +630,88 @@ def test_tensor_subclass_parameter():
     p.grad = gg.ones(2)
     gg.optim.SGD([p], lr=0.5).step()
     assert p.tolist() == [0.5, 0.5]
+
+
+# ---- swa_utils.AveragedModel (against a duck-typed model: glassgrad.nn has no Module yet)
+def _tiny_values(seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((3, 2)), rng.standard_normal(2), seed, rng.standard_normal(2))
+
+
+class TinyModel:
+    """What AveragedModel uses of a module: parameters(), buffers(), calling it (glassgrad's
+    side; torch's AveragedModel needs a real torch.nn.Module: TorchTinyModel)."""
+
+    def __init__(self, lib, seed):
+        w, b, count, stat = _tiny_values(seed)
+        self.w = lib.tensor(w, dtype=lib.float32, requires_grad=True)
+        self.b = lib.tensor(b, dtype=lib.float32, requires_grad=True)
+        self.count = lib.tensor(count, dtype=lib.int64)
+        self.stat = lib.tensor(stat, dtype=lib.float32)
+
+    def parameters(self):
+        return iter([self.w, self.b])
+
+    def buffers(self):
+        return iter([self.count, self.stat])
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+
+class TorchTinyModel(torch.nn.Module):
+    def __init__(self, seed):
+        super().__init__()
+        w, b, count, stat = _tiny_values(seed)
+        self.w = torch.nn.Parameter(torch.tensor(w, dtype=torch.float32))
+        self.b = torch.nn.Parameter(torch.tensor(b, dtype=torch.float32))
+        self.register_buffer("count", torch.tensor(count, dtype=torch.int64))
+        self.register_buffer("stat", torch.tensor(stat, dtype=torch.float32))
+
+    def forward(self, x):
+        return x @ self.w + self.b
+
+
+def tiny_model(lib, seed):
+    return TorchTinyModel(seed) if lib is torch else TinyModel(lib, seed)
+
+
+AVERAGING = [
+    ("swa", lambda su: {}),
+    ("ema avg_fn", lambda su: {"avg_fn": su.get_ema_avg_fn(0.9)}),
+    ("ema multi", lambda su: {"multi_avg_fn": su.get_ema_multi_avg_fn(0.8)}),
+    ("swa multi", lambda su: {"multi_avg_fn": su.get_swa_multi_avg_fn()}),
+    ("swa avg_fn buffers", lambda su: {"avg_fn": su.get_swa_avg_fn(), "use_buffers": True}),
+]
+
+
+@pytest.mark.parametrize("kind,make", AVERAGING, ids=[a[0] for a in AVERAGING])
+def test_averaged_model(kind, make):
+    def program(lib):
+        su = importlib.import_module(lib.__name__ + ".optim.swa_utils")
+        averaged = su.AveragedModel(tiny_model(lib, 0), **make(su))
+        out = []
+        for seed in range(1, 6):
+            averaged.update_parameters(tiny_model(lib, seed))
+            out.append([t.detach().numpy().tolist() for t in
+                        list(averaged.module.parameters()) + list(averaged.module.buffers())]
+                       + [averaged.n_averaged.item(), str(averaged.n_averaged.dtype)])
+        x = lib.ones(1, 3)
+        out.append(averaged(x).detach().numpy().tolist())
+        return out
+    expected, got = program(torch), program(gg)
+    np.testing.assert_allclose(np.array(got[-1]), np.array(expected[-1]), rtol=1e-6)
+    for e, g in zip(expected[:-1], got[:-1]):
+        assert g[-2:] == e[-2:]
+        for a, b in zip(e[:-2], g[:-2]):
+            np.testing.assert_allclose(np.array(b), np.array(a), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["get_ema_avg_fn", "get_ema_multi_avg_fn"])
+def test_averaging_errors(fn):
+    def program(lib):
+        su = importlib.import_module(lib.__name__ + ".optim.swa_utils")
+        return _raised(getattr(su, fn), 1.5), _raised(
+            su.AveragedModel, tiny_model(lib, 0), avg_fn=su.get_swa_avg_fn(),
+            multi_avg_fn=su.get_swa_multi_avg_fn())
+    assert program(torch) == program(gg)
