@@ -163,7 +163,7 @@ class LBFGS(Optimizer):
         """The two-loop recursion: -H grad from the curvature pairs kept so far."""
         old_dirs, old_stps, ro = history["old_dirs"], history["old_stps"], history["ro"]
         y = flat_grad.sub(prev_flat_grad)
-        s = d.mul(_item(t) if not hasattr(t, "dim") else t)
+        s = d.mul(t)
         ys = y.dot(s)
         if ys > 1e-10:
             if len(old_dirs) == state["history_size"]:
@@ -187,6 +187,29 @@ class LBFGS(Optimizer):
             r.add_(old_stps[i], alpha=_item(al[i] - be_i))
         return r
 
+    def _advance(self, group, evaluate, d, t, loss, flat_grad, gtd, evals_left, last):
+        """Move along d: by the strong-Wolfe step, or by t (then re-evaluate unless this is
+        the last iteration). Returns loss, flat_grad, t, evaluations made, converged."""
+        tolerance_grad = group["tolerance_grad"]
+        if group["line_search_fn"] is not None:
+            if group["line_search_fn"] != "strong_wolfe":
+                raise RuntimeError("only 'strong_wolfe' is supported")
+            x_init = [p.clone() for p in self._params]
+
+            def obj_func(x, t, d):
+                return self._directional_evaluate(evaluate, x, t, d)
+
+            loss, flat_grad, t, evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad,
+                                                      gtd, max_ls=evals_left)
+            self._add_grad(t, d)
+            return loss, flat_grad, t, evals, flat_grad.abs().max() <= tolerance_grad
+        self._add_grad(t, d)
+        if last:
+            return loss, flat_grad, t, 0, False
+        loss = float(evaluate())
+        flat_grad = self._gather_flat_grad()
+        return loss, flat_grad, t, 1, flat_grad.abs().max() <= tolerance_grad
+
     def step(self, closure):
         with no_grad():
             return self._step(closure)
@@ -196,7 +219,6 @@ class LBFGS(Optimizer):
         lr = _to_scalar(group["lr"])
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
-        line_search_fn = group["line_search_fn"]
         state = self.state[self._params[0]]
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
@@ -238,33 +260,13 @@ class LBFGS(Optimizer):
             gtd = flat_grad.dot(d)
             if gtd > -tolerance_change:
                 break
-            ls_func_evals = 0
-            opt_cond = False
-            if line_search_fn is not None:
-                if line_search_fn != "strong_wolfe":
-                    raise RuntimeError("only 'strong_wolfe' is supported")
-                x_init = [p.clone() for p in self._params]
-
-                def obj_func(x, t, d):
-                    return self._directional_evaluate(evaluate, x, t, d)
-
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
-                    obj_func, x_init, t, d, loss, flat_grad, gtd,
-                    max_ls=max_eval - current_evals)
-                self._add_grad(t, d)
-                opt_cond = flat_grad.abs().max() <= tolerance_grad
-            else:
-                self._add_grad(t, d)
-                if n_iter != max_iter:
-                    loss = float(evaluate())
-                    flat_grad = self._gather_flat_grad()
-                    opt_cond = flat_grad.abs().max() <= tolerance_grad
-                    ls_func_evals = 1
+            loss, flat_grad, t, ls_func_evals, opt_cond = self._advance(
+                group, evaluate, d, t, loss, flat_grad, gtd, max_eval - current_evals,
+                last=n_iter == max_iter)
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
             if (n_iter == max_iter or current_evals >= max_eval or opt_cond
-                    or d.mul(_item(t) if not hasattr(t, "dim") else t).abs().max()
-                    <= tolerance_change
+                    or d.mul(t).abs().max() <= tolerance_change
                     or abs(loss - prev_loss) < tolerance_change):
                 break
         state["d"], state["t"] = d, t
