@@ -384,7 +384,7 @@ class _Algorithm(Optimizer):
     def step(self, closure=None):
         previous = is_grad_enabled()
         try:
-            set_grad_enabled(self.defaults["differentiable"])
+            set_grad_enabled(self.defaults.get("differentiable", False))
             loss = None
             if closure is not None:
                 with enable_grad():
