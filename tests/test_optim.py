@@ -576,6 +576,13 @@ def test_differentiable_adam_matches():
     np.testing.assert_allclose(np.array(g), np.array(t), rtol=1e-6)
 
 
+def test_muon_is_refused():
+    """torch.optim.Muon runs in bfloat16, which glassgrad lacks: a clear NotImplementedError."""
+    assert torch.optim.Muon([torch.zeros(2, 2, requires_grad=True)]) is not None
+    with pytest.raises(NotImplementedError, match="bfloat16"):
+        gg.optim.Muon([gg.zeros(2, 2, requires_grad=True)])
+
+
 def test_duplicate_parameter_warns():
     def program(lib):
         p = _leaf(lib)

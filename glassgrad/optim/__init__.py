@@ -8,6 +8,6 @@ from .adam_family import Adamax, NAdam, RAdam  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
-from .sparse_adam import SparseAdam  # noqa: F401
+from .sparse_adam import Muon, SparseAdam  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401

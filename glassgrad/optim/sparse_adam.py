@@ -1,9 +1,10 @@
-"""SparseAdam: Adam for sparse gradients (nn.Embedding(sparse=True)). glassgrad has no sparse
-tensors, so every gradient is dense, and step() refuses it as PyTorch does for a dense one."""
+"""SparseAdam and Muon, which glassgrad can only refuse. SparseAdam is Adam for sparse
+gradients (nn.Embedding(sparse=True)); glassgrad has no sparse tensors, so every gradient is
+dense, and step() refuses it as PyTorch does a dense one. Muon needs bfloat16."""
 from .._autograd.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_betas
 
-__all__ = ["SparseAdam"]
+__all__ = ["SparseAdam", "Muon"]
 
 
 class SparseAdam(Optimizer):
@@ -28,3 +29,12 @@ class SparseAdam(Optimizer):
                     raise RuntimeError("SparseAdam does not support dense gradients, please "
                                        "consider Adam instead")
             return loss
+
+
+class Muon(Optimizer):
+    """torch.optim.Muon orthogonalises each update with a Newton-Schulz iteration in
+    bfloat16, a dtype glassgrad does not have: refused rather than run with other numbers."""
+
+    def __init__(self, params, *args, **kwargs):
+        raise NotImplementedError("glassgrad.optim.Muon: Muon's Newton-Schulz iteration runs in "
+                                  "bfloat16, which glassgrad does not support")
