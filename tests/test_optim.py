@@ -745,3 +745,23 @@ def test_averaging_errors(fn):
             su.AveragedModel, tiny_model(lib, 0), avg_fn=su.get_swa_avg_fn(),
             multi_avg_fn=su.get_swa_multi_avg_fn())
     assert program(torch) == program(gg)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"fused": True}])
+def test_with_grad_scaler(kwargs):
+    """amp.GradScaler('cpu').step(optimizer): a step with inf gradients is skipped (no
+    'step' increment), the others unscale first."""
+    def program(lib):
+        p = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = lib.optim.Adam([p], lr=0.1, **kwargs)
+        scaler = lib.amp.GradScaler("cpu", init_scale=2.0 ** 16)
+        for i in range(4):
+            opt.zero_grad()
+            loss = (p * p).sum() * (float("inf") if i == 1 else 1.0)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        return np.array(p.tolist()), scaler.get_scale(), opt.state[p]["step"].item()
+    (t_p, *t_rest), (g_p, *g_rest) = program(torch), program(gg)
+    np.testing.assert_allclose(g_p, t_p, rtol=1e-6)
+    assert g_rest == t_rest
