@@ -310,3 +310,27 @@ def test_swalr_errors(kwargs):
     def program(lib):
         return _raised(lambda: lib.optim.swa_utils.SWALR(make_optimizer(lib), **kwargs))
     assert program(gg) == program(torch) != None  # noqa: E711
+
+
+def test_user_defined_scheduler():
+    """A scheduler written for torch: subclass LRScheduler, override get_lr."""
+    def program(lib):
+        class Halving(lib.optim.lr_scheduler.LRScheduler):
+            def __init__(self, optimizer, every, last_epoch=-1):
+                self.every = every
+                super().__init__(optimizer, last_epoch)
+
+            def get_lr(self):
+                if self.last_epoch == 0 or self.last_epoch % self.every:
+                    return [group["lr"] for group in self.optimizer.param_groups]
+                return [group["lr"] / 2 for group in self.optimizer.param_groups]
+
+        optimizer = make_optimizer(lib)
+        sched = Halving(optimizer, 3)
+        out = []
+        for _ in range(10):
+            optimizer.step()
+            sched.step()
+            out.append(sched.get_last_lr())
+        return out, sorted(sched.state_dict())
+    assert program(gg) == program(torch)

@@ -765,3 +765,45 @@ def test_with_grad_scaler(kwargs):
     (t_p, *t_rest), (g_p, *g_rest) = program(torch), program(gg)
     np.testing.assert_allclose(g_p, t_p, rtol=1e-6)
     assert g_rest == t_rest
+
+
+def test_third_party_optimizer_helpers():
+    """Custom optimizers copied from torch's code import these from torch.optim.optimizer."""
+    def program(lib):
+        mod = optimizer_module(lib)
+
+        class Lion(mod.Optimizer):
+            def __init__(self, params, lr=mod.required, beta=0.9, differentiable=False):
+                super().__init__(params, {"lr": lr, "beta": beta,
+                                          "differentiable": differentiable})
+
+            @mod._use_grad_for_differentiable
+            def step(self, closure=None):
+                self._accelerator_graph_capture_health_check()
+                grad_mode = lib.is_grad_enabled()
+                for group in self.param_groups:
+                    for p in group["params"]:
+                        state = self.state[p]
+                        if not state:
+                            state["step"] = lib.tensor(0.0)
+                            state["m"] = lib.zeros_like(p)
+                        state["step"] += 1
+                        m = state["m"]
+                        p.add_(m.lerp(p.grad, 1 - group["beta"]).sign(),
+                               alpha=-group["lr"] * mod._get_value(state["step"]) ** -0.5)
+                        m.lerp_(p.grad, 0.01)
+                return grad_mode
+
+        params, loss_fn = problem(lib)
+        opt = Lion(params, lr=0.01)
+        modes = []
+        for _ in range(10):
+            opt.zero_grad()
+            loss_fn().backward()
+            modes.append(opt.step())
+        fused_foreach = mod._default_to_fused_or_foreach(params, False, use_fused=True)
+        return [p.tolist() for p in params], modes, fused_foreach, \
+            mod._default_to_fused_or_foreach(params, True)
+    t, g = program(torch), program(gg)
+    np.testing.assert_allclose(np.array(g[0][0]), np.array(t[0][0]), rtol=1e-6)
+    assert g[1:] == t[1:]

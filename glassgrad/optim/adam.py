@@ -3,7 +3,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from ..ops.pointwise import maximum
 from .optimizer import (_Algorithm, _check_betas, _check_fused_flags, _check_lr, _check_nonneg,
-                        _to_scalar, _value)
+                        _to_scalar, _get_value)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -67,12 +67,12 @@ class Adam(_Algorithm):
             elif differentiable and isinstance(wd, Tensor) and wd.requires_grad:
                 grad = grad.addcmul_(p.clone(), wd)
             else:
-                grad = grad.add(p, alpha=_value(wd))
+                grad = grad.add(p, alpha=_get_value(wd))
         exp_avg.lerp_(grad, 1 - beta1)
         if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
             exp_avg_sq.lerp_(grad.square(), weight=1 - beta2)
         else:
-            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_value(1 - beta2))
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=_get_value(1 - beta2))
         if differentiable:
             self._differentiable_descent(group, p, state, step_t, lr, beta1, beta2, eps)
             return
@@ -84,8 +84,8 @@ class Adam(_Algorithm):
         if group["amsgrad"]:
             second = state["max_exp_avg_sq"]
             second.copy_(maximum(second, exp_avg_sq))
-        denom = (second.sqrt() / _value(bias_correction2_sqrt)).add_(eps)
-        p.addcdiv_(exp_avg, denom, value=-_value(step_size))
+        denom = (second.sqrt() / _get_value(bias_correction2_sqrt)).add_(eps)
+        p.addcdiv_(exp_avg, denom, value=-_get_value(step_size))
 
     @staticmethod
     def _differentiable_descent(group, p, state, step, lr, beta1, beta2, eps):

@@ -5,7 +5,7 @@ from ..ops.pointwise import maximum
 from ..ops.reduce import amax
 from ..ops.shape import cat
 from .optimizer import (_Algorithm, _check_betas, _check_lr, _check_nonneg, _scalar_dtype,
-                        _to_scalar, _value)
+                        _to_scalar, _get_value)
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -60,7 +60,7 @@ class Adamax(_Algorithm):
         else:
             exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
         clr = lr / (1 - beta1 ** step_t.item())
-        p.addcdiv_(exp_avg, exp_inf, value=-_value(clr))
+        p.addcdiv_(exp_avg, exp_inf, value=-_get_value(clr))
 
 
 class NAdam(_Algorithm):
@@ -115,8 +115,8 @@ class NAdam(_Algorithm):
             return
         mu_product_next = mu_product.item() * mu_next
         denom.add_(eps)
-        p.addcdiv_(grad, denom, value=_value(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
-        p.addcdiv_(exp_avg, denom, value=_value(-lr * mu_next / (1.0 - mu_product_next)))
+        p.addcdiv_(grad, denom, value=_get_value(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
+        p.addcdiv_(exp_avg, denom, value=_get_value(-lr * mu_next / (1.0 - mu_product_next)))
 
 
 class RAdam(_Algorithm):

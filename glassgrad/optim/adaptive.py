@@ -1,7 +1,7 @@
 """RMSprop, Adagrad and Adadelta: per-coordinate step sizes from running squared gradients."""
 from .._creation import full_like, zeros_like
 from .optimizer import (_Algorithm, _check_fused_flags, _check_lr, _check_nonneg, _to_scalar,
-                        _value)
+                        _get_value)
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
@@ -54,9 +54,9 @@ class RMSprop(_Algorithm):
         if momentum > 0:
             buf = state["momentum_buffer"]
             buf.mul_(momentum).addcdiv_(grad, avg)
-            p.add_(buf, alpha=-_value(lr))
+            p.add_(buf, alpha=-_get_value(lr))
         else:
-            p.addcdiv_(grad, avg, value=-_value(lr))
+            p.addcdiv_(grad, avg, value=-_get_value(lr))
 
 
 class Adagrad(_Algorithm):
@@ -103,7 +103,7 @@ class Adagrad(_Algorithm):
             std = state_sum.sqrt() + group["eps"]
         else:
             std = state_sum.sqrt().add_(group["eps"])
-        p.addcdiv_(grad, std, value=-_value(clr))
+        p.addcdiv_(grad, std, value=-_get_value(clr))
 
 
 class Adadelta(_Algorithm):
@@ -143,4 +143,4 @@ class Adadelta(_Algorithm):
             delta = delta.clone()
         delta.div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-        p.add_(delta, alpha=-_value(_to_scalar(group["lr"])))
+        p.add_(delta, alpha=-_get_value(_to_scalar(group["lr"])))

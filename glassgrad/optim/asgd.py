@@ -1,6 +1,6 @@
 """ASGD: averaged stochastic gradient descent (Polyak-Ruppert averaging in state['ax'])."""
 from .._creation import as_tensor, ones, zeros, zeros_like
-from .optimizer import _Algorithm, _check_lr, _check_nonneg, _scalar_dtype, _to_scalar, _value
+from .optimizer import _Algorithm, _check_lr, _check_nonneg, _scalar_dtype, _to_scalar, _get_value
 
 __all__ = ["ASGD"]
 
@@ -25,12 +25,12 @@ class ASGD(_Algorithm):
     def _init_state(self, group, p, state):
         dtype = _scalar_dtype()
         state["step"] = zeros((), dtype=dtype)
-        state["eta"] = as_tensor(_value(_to_scalar(group["lr"])), dtype=dtype).clone().detach()
+        state["eta"] = as_tensor(_get_value(_to_scalar(group["lr"])), dtype=dtype).clone().detach()
         state["mu"] = ones((), dtype=dtype)
         state["ax"] = zeros_like(p)
 
     def _update(self, group, p, grad, state):
-        lr, lambd = _value(_to_scalar(group["lr"])), group["lambd"]
+        lr, lambd = _get_value(_to_scalar(group["lr"])), group["lambd"]
         mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
         step_t += 1
         if group["weight_decay"] != 0:

@@ -66,6 +66,36 @@ def register_optimizer_step_post_hook(hook):
     return handle
 
 
+def _use_grad_for_differentiable(func):
+    """Run an optimizer's step with grad enabled exactly when it is differentiable (custom
+    optimizers written for torch import this from torch.optim.optimizer)."""
+    @functools.wraps(func)
+    def _use_grad(self, *args, **kwargs):
+        previous = is_grad_enabled()
+        try:
+            set_grad_enabled(self.defaults.get("differentiable", False))
+            return func(self, *args, **kwargs)
+        finally:
+            set_grad_enabled(previous)
+    return _use_grad
+
+
+def _get_value(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _default_to_fused_or_foreach(params, differentiable, use_fused=False):
+    """(fused, foreach) as PyTorch picks them: foreach kernels exist only on accelerators, so
+    on the CPU foreach is False; fused when asked for and every parameter is a floating
+    Tensor (or Parameter)."""
+    if differentiable:
+        return False, False
+    fused = use_fused and all(
+        p is None or (type(p).__name__ in ("Tensor", "Parameter") and p.is_floating_point())
+        for p in params)
+    return fused, False
+
+
 def _hooked_step(step):
     """Wrap a step method so it runs the global and per-optimizer step hooks around it."""
     @functools.wraps(step)
@@ -263,6 +293,14 @@ class Optimizer:
     def step(self, closure=None):
         raise NotImplementedError
 
+    def _accelerator_graph_capture_health_check(self):
+        """Nothing to check: graph capture needs an accelerator, and glassgrad has none."""
+
+    def _cuda_graph_capture_health_check(self):
+        warnings.warn("Use _accelerator_graph_capture_health_check instead",
+                      DeprecationWarning, stacklevel=2)
+        self._accelerator_graph_capture_health_check()
+
     def add_param_group(self, param_group):
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
@@ -325,11 +363,6 @@ def _scalar_dtype(fused=False):
     return float64 if get_default_dtype() == float64 else float32
 
 
-def _value(x):
-    """A Python number for a 0-d tensor (what PyTorch's Scalar arguments take)."""
-    return x.item() if isinstance(x, Tensor) else x
-
-
 def _to_scalar(x):
     """A one-element tensor hyper-parameter as a 0-d tensor."""
     if isinstance(x, Tensor) and x.dim() != 0:
@@ -381,18 +414,14 @@ class _Algorithm(Optimizer):
     _capturable_devices = _CAPTURABLE_DEVICES + ["xla"]
     _capturable_what = "params and state_steps"
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
-        previous = is_grad_enabled()
-        try:
-            set_grad_enabled(self.defaults.get("differentiable", False))
-            loss = None
-            if closure is not None:
-                with enable_grad():
-                    loss = closure()
-            for group in self.param_groups:
-                self._group_step(group)
-        finally:
-            set_grad_enabled(previous)
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            self._group_step(group)
         return loss
 
     def _group_step(self, group):

@@ -1,6 +1,6 @@
 """Rprop: resilient backpropagation (per-coordinate step sizes driven by gradient signs)."""
 from .._creation import full_like, zeros_like
-from .optimizer import _Algorithm, _check_lr, _to_scalar, _value
+from .optimizer import _Algorithm, _check_lr, _to_scalar, _get_value
 
 __all__ = ["Rprop"]
 
@@ -24,7 +24,7 @@ class Rprop(_Algorithm):
     def _init_state(self, group, p, state):
         state["step"] = self._step_tensor()
         state["prev"] = zeros_like(p)
-        state["step_size"] = full_like(p.grad, _value(_to_scalar(group["lr"])))
+        state["step_size"] = full_like(p.grad, _get_value(_to_scalar(group["lr"])))
 
     def _update(self, group, p, grad, state):
         etaminus, etaplus = group["etas"]

@@ -1,6 +1,6 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
 from .._tensor import Tensor
-from .optimizer import _Algorithm, _check_fused_flags, _check_fused_param, _value
+from .optimizer import _Algorithm, _check_fused_flags, _check_fused_param, _get_value
 
 __all__ = ["SGD"]
 
@@ -55,7 +55,7 @@ def _decay(grad, p, weight_decay):
     """grad + weight_decay * p (a weight decay tensor that requires grad stays in the graph)."""
     if isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
         return grad.addcmul_(p.clone(), weight_decay)
-    return grad.add(p, alpha=_value(weight_decay))
+    return grad.add(p, alpha=_get_value(weight_decay))
 
 
 def _descend(p, grad, lr):
@@ -63,4 +63,4 @@ def _descend(p, grad, lr):
     if isinstance(lr, Tensor) and lr.requires_grad:
         p.addcmul_(grad, lr, value=-1)
     else:
-        p.add_(grad, alpha=-_value(lr))
+        p.add_(grad, alpha=-_get_value(lr))
