@@ -7,6 +7,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
+from ..backend.kernels.fma import fma
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from . import _formula
 from . import public, publish
@@ -29,19 +30,30 @@ def _pow_dtype(values, attrs):
     return dtypes.result_type(*values, *attrs.values())
 
 # -- arithmetic ------------------------------------------------------------------------------
-_add = defop("AddBackward0", lambda xp, self, other, alpha: xp.add(self, other) if alpha == 1
-             else xp.add(self, xp.multiply(other, alpha)), ("self", "other"),
+def _axpy(xp, x, alpha, y):
+    """y + alpha * x: for float32/float64, rounded once as torch's CPU kernels fuse it."""
+    if alpha == 1:
+        return xp.add(y, x)
+    if y.dtype in _FUSED_DTYPES:
+        return xp.asarray(fma(x, alpha, y, y.dtype))
+    return xp.add(y, xp.multiply(x, alpha))
+
+
+_FUSED_DTYPES = (xp.dtype("float32"), xp.dtype("float64"))
+
+_add = defop("AddBackward0", lambda xp, self, other, alpha: _axpy(xp, other, alpha, self),
+             ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
              arrays=True)
 _sub = defop("SubBackward0", lambda xp, self, other, alpha: xp.subtract(self, other) if alpha == 1
-             else xp.subtract(self, xp.multiply(other, alpha)), ("self", "other"),
+             else _axpy(xp, other, -alpha, self), ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
              arrays=True)
 _rsub_tensor = defop(
     "RsubBackward0", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
-    else xp.subtract(other, xp.multiply(self, alpha)), ("self", "other"),
+    else _axpy(xp, self, -alpha, other), ("self", "other"),
     grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
            "other": lambda grad: grad}, arrays=True)
 _rsub = defop("RsubBackward1", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
@@ -751,6 +763,12 @@ def xlogy_(self, other):
 # -- lerp, addcmul, addcdiv ------------------------------------------------------------------
 def _lerp_forward(xp, self, end, weight):
     with xp.errstate(all="ignore"):
+        if self.dtype in _FUSED_DTYPES:
+            # torch's kernel: base + coeff * (end - self), fused, from whichever end is nearer
+            small = xp.abs(weight) < 0.5
+            weight = xp.asarray(weight, dtype=self.dtype)
+            return xp.asarray(fma(xp.where(small, weight, weight - 1), end - self,
+                                  xp.where(small, self, end), self.dtype))
         return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
                         end - (end - self) * (1 - weight))
 
@@ -803,7 +821,10 @@ def _addc_forward(combine):
         if self.dtype.kind != "f":
             value = builtins.int(value)
         with xp.errstate(all="ignore"):
-            return self + value * getattr(xp, combine)(tensor1, tensor2)
+            scaled = xp.multiply(tensor1, value)     # torch: (value * tensor1) op tensor2
+            if combine == "multiply" and self.dtype in _FUSED_DTYPES:
+                return xp.asarray(fma(scaled, tensor2, self, self.dtype))
+            return self + getattr(xp, combine)(scaled, tensor2)
     return forward
 
 
