@@ -1,0 +1,341 @@
+"""A barrage of generated bad and edge-case calls across the API, each run in PyTorch and in
+glassgrad: the same outcome (the value, or the exception's type and first line), so no internal
+error (NumPy's text, an AttributeError/KeyError/IndexError from inside glassgrad) and no silent
+acceptance. Grouped by the class of argument that is wrong or unusual; every case is a program
+``f(lib)`` run with lib = torch and lib = glassgrad (tests/differential.py compares).
+
+Also: for every function and method bound to the argument layer, the message of a call that
+matches no overload equals torch's (the overloads, their order and printed form)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import same
+
+# -- the arguments --------------------------------------------------------------------------
+# tensors are made per library: "X" a float (3,) tensor, "M" float (2, 3), "I" int64 (3,),
+# "B" bool (3,), "S" a 0-d float, "E" an empty (0,), "E2" an empty (0, 3), "N" (3,) with nan,
+# inf and -inf, "T" a non-contiguous (3, 2) (M's transpose), "K" a strided (3,) (every other)
+TENSORS = {
+    "X": lambda t: t.tensor([1.5, -2.0, 3.25]),
+    "M": lambda t: t.tensor([[1., 2., 3.], [4., 5., 6.]]),
+    "I": lambda t: t.tensor([2, 0, 1]),
+    "B": lambda t: t.tensor([True, False, True]),
+    "S": lambda t: t.tensor(2.5),
+    "E": lambda t: t.zeros(0),
+    "E2": lambda t: t.zeros(0, 3),
+    "N": lambda t: t.tensor([math.nan, math.inf, -math.inf]),
+    "T": lambda t: t.tensor([[1., 2., 3.], [4., 5., 6.]]).t(),
+    "K": lambda t: t.arange(6.)[::2],
+}
+
+
+def _arg(lib, a):
+    if isinstance(a, str) and a in TENSORS:
+        return TENSORS[a](lib)
+    if isinstance(a, str) and a.startswith("dt:"):
+        return getattr(lib, a[3:])
+    if isinstance(a, list):
+        return [_arg(lib, v) for v in a]
+    if isinstance(a, tuple):
+        return tuple(_arg(lib, v) for v in a)
+    return a
+
+
+def call(where, name, *args, **kwargs):
+    """A program: ``lib.name(*args)`` (where 'f'), ``args[0].name(*args[1:])`` ('m'),
+    ``lib.nn.functional.name`` ('F'), ``lib.linalg.name`` ('L')."""
+    def program(lib):
+        a = [_arg(lib, v) for v in args]
+        kw = {k: _arg(lib, v) for k, v in kwargs.items()}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if where == "m":
+                return getattr(a[0], name)(*a[1:], **kw)
+            owner = {"f": lib, "F": lib.nn.functional, "L": lib.linalg}[where]
+            return getattr(owner, name)(*a, **kw)
+    program.id = f"{where}.{name}{tuple(args)!r}{kwargs or ''}"
+    return program
+
+
+# -- the groups -----------------------------------------------------------------------------
+UNARY = ["sin", "exp", "abs", "neg", "sqrt", "tanh", "sigmoid", "floor", "log", "relu",
+         "square", "sign", "isnan", "isinf", "logical_not", "clone", "t", "ravel", "trace",
+         "argwhere"]
+REDUCE = ["sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "std", "var", "logsumexp",
+          "all", "any", "max", "min", "median", "cumsum", "cumprod", "softmax", "log_softmax",
+          "count_nonzero", "norm", "flip", "squeeze", "unsqueeze"]
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2", "remainder", "fmod",
+          "eq", "lt", "ge", "ne", "logical_and", "bitwise_and", "floor_divide", "hypot",
+          "xlogy", "dot", "mm", "matmul", "outer", "inner", "cross", "kron",
+          "true_divide", "lerp", "where"]
+NOT_TENSORS = [[1., 2.], 2.5, None, "a", True, (1, 2), np.float64(1.5), object()]
+
+
+def non_tensor_args():
+    for name in UNARY + REDUCE:
+        for bad in NOT_TENSORS:
+            yield call("f", name, bad)
+    for name in BINARY[:20]:
+        for bad in NOT_TENSORS:
+            yield call("f", name, "X", bad)
+            yield call("f", name, bad, "X")
+        yield call("m", name, "X", "a")
+
+
+def shapes():
+    pairs = [("X", "M"), ("M", "T"), ("X", "E"), ("M", "E2"), ("I", "M"), ("T", "K")]
+    for name in BINARY:
+        for a, b in pairs:
+            yield call("f", name, a, b)
+    for a, b in pairs:
+        yield call("f", "cat", [a, b])
+        yield call("f", "stack", [a, b])
+        yield call("f", "cat", [a, b], 1)
+        yield call("f", "broadcast_tensors", a, b)
+
+
+DIMS = [0, 1, 2, -1, -2, -3, 5, 1.5, "a", None, (0, 0), (0, 1), [0, 5], True]
+
+
+def dims():
+    for name in ["sum", "mean", "prod", "amax", "argmax", "std", "logsumexp", "cumsum",
+                 "softmax", "squeeze", "unsqueeze", "flip", "max", "all", "count_nonzero",
+                 "select", "narrow", "chunk", "movedim", "transpose", "diff", "topk", "sort",
+                 "median", "kthvalue"]:
+        for d in DIMS:
+            extra = {"select": (0,), "narrow": (0, 1), "chunk": (2,), "movedim": (0,),
+                     "transpose": (0,), "topk": (1,), "kthvalue": (1,)}.get(name, ())
+            if name in ("chunk", "topk", "kthvalue"):
+                yield call("f", name, "M", *extra, d)
+            else:
+                yield call("f", name, "M", d, *extra)
+
+
+def indices():
+    for idx in [0, 1, 2, -1, -3, 3, 10, 1.5, "a", None, True, False, ..., (0, 0), (0, 5),
+                slice(None, None, -1), slice(5, 1), [0, 2], [3], [-4], [True, False],
+                [True, False, True], (None, 0), (..., 0), (0, ..., 0), []]:
+        for t in ("X", "M", "S", "E"):
+            yield _getitem(t, idx)
+    for name, args in [("index_select", ("X", 0, "I")), ("index_select", ("X", 1, "I")),
+                       ("index_select", ("X", 0, "X")), ("gather", ("X", 0, "I")),
+                       ("gather", ("M", 1, "I")), ("gather", ("X", 0, "X")),
+                       ("take", ("X", "I")), ("take", ("M", "X")), ("take_along_dim", ("X", "I")),
+                       ("masked_select", ("X", "B")), ("masked_select", ("X", "I")),
+                       ("masked_fill", ("X", "B", 0.5)), ("masked_fill", ("X", "I", 0.5)),
+                       ("index_fill", ("X", 0, "I", 1.0)), ("scatter_add", ("X", 0, "I", "X")),
+                       ("index_select", ("S", 0, "I")), ("gather", ("S", 0, "I")),
+                       ("index_add", ("X", 0, "I", "X")), ("index_copy", ("X", 0, "I", "X"))]:
+        yield call("f", name, *args)
+
+
+def _getitem(t, idx):
+    def program(lib):
+        return _arg(lib, t)[idx]
+    program.id = f"{t}[{idx!r}]"
+    return program
+
+
+SIZES = [(2, 3), (-1,), (2, -1), (0,), (), (1.5,), ("a",), (None,), ((2, 3),), ([2, 3],),
+         ((2, "a"),), ((-2, 3),), (True,), (np.int64(2),), ((2,), 3), (2, (3,))]
+
+
+def sizes():
+    for name in ["zeros", "ones", "empty", "rand", "randn"]:
+        for s in SIZES:
+            yield call("f", name, *s) if name != "rand" and name != "randn" else \
+                _shape_only(name, s)
+    for s in SIZES:
+        yield call("f", "full", s[0] if len(s) == 1 else s, 1.5)
+        yield call("m", "reshape", "M", *s)
+        yield call("m", "view", "M", *s)
+        yield call("m", "expand", "X", *s)
+        yield call("m", "repeat", "X", *s)
+        yield call("m", "new_zeros", "X", *s)
+        yield call("f", "reshape", "M", s)
+        yield call("f", "tile", "X", s)
+    for args in [(5,), (0,), (-1,), (1, 5), (5, 1), (1, 5, 0), (1, 5, -1), (1.5,), (0, 1, 0.25),
+                 ("a",), (None,), (math.inf,), (math.nan,), (0, 10, 3), (10, 0, -3)]:
+        yield call("f", "arange", *args)
+    for args in [(0, 1, 5), (0, 1, 0), (0, 1, -1), (0, 1, 1.5), (0, 1, "a"), (1, 0, 3)]:
+        yield call("f", "linspace", *args)
+    for args in [(3,), (2, 3), (0,), (-1,), (3, -1), (3, 3, 1), (1.5,)]:
+        yield call("f", "eye", *args)
+
+
+def _shape_only(name, s):
+    def program(lib):
+        x = getattr(lib, name)(*s)
+        return (tuple(x.shape), x.dtype)
+    program.id = f"f.{name}{s!r} (shape)"
+    return program
+
+
+def dtypes():
+    kinds = ["dt:float32", "dt:float64", "dt:int32", "dt:int64", "dt:bool", "dt:float16",
+             float, int, bool, "float32", 1, None]
+    for dt in kinds:
+        yield call("f", "zeros", 2, dtype=dt)
+        yield call("f", "ones", 2, dtype=dt)
+        yield call("f", "full", (2,), 1, dtype=dt)
+        yield call("f", "arange", 3, dtype=dt)
+        yield call("f", "tensor", [1, 2], dtype=dt)
+        yield call("f", "sum", "X", dtype=dt)
+        yield call("f", "sum", "I", dtype=dt)
+        yield call("f", "mean", "I", dtype=dt)
+        yield call("f", "cumsum", "X", 0, dtype=dt)
+        yield call("m", "to", "X", dt)
+        yield call("m", "type", "X", dt)
+        yield call("f", "softmax", "X", 0, dtype=dt)
+        yield call("f", "prod", "I", dtype=dt)
+    for a, b in [("X", "I"), ("I", "B"), ("B", "B"), ("I", "I")]:
+        for name in ["add", "sub", "mul", "div", "pow", "remainder", "bitwise_and", "mm",
+                     "dot", "atan2", "floor_divide", "maximum"]:
+            yield call("f", name, a, b)
+
+
+def keywords():
+    for name in UNARY[:12] + REDUCE[:12] + BINARY[:12]:
+        two = name in BINARY
+        args = ("X", "X") if two else ("X",)
+        yield call("f", name, *args, foo=1)
+        yield call("f", name, input="X", **({"other": "X"} if two else {}))
+        yield call("f", name, *args, input="X")
+        yield call("f", name, *args, out=1)
+        yield call("f", name, *args, out="M" if not two else "X")
+        yield call("m", name, *args, self="X")
+        yield call("m", name, *args, bar=None)
+    for kw in [{"dim": 0}, {"axis": 0}, {"keepdim": True}, {"keepdims": True}, {"dim": 0,
+               "keepdim": 1}, {"dim": 0, "keepdim": "no"}, {"dtype": "dt:float64"},
+               {"dim": 0, "dtype": "dt:int32"}]:
+        for name in ["sum", "mean", "amax", "argmax", "std", "max", "logsumexp", "all"]:
+            yield call("f", name, "M", **kw)
+    for kw in [{"largest": "no"}, {"sorted": 1}, {"largest": False}, {"dim": 0, "k": 2},
+               {"k": 1.0}]:
+        yield call("f", "topk", "X", **({"k": 1} if "k" not in kw else {}), **kw)
+    for kw in [{"alpha": 2}, {"alpha": "a"}, {"alpha": 1.5}, {"beta": 1}, {"rounding_mode": "floor"},
+               {"rounding_mode": "up"}, {"rounding_mode": None}]:
+        yield call("f", "add", "X", "X", **kw)
+        yield call("f", "div", "X", "X", **kw)
+
+
+def nan_inf():
+    for name in UNARY[:14] + ["sum", "mean", "amax", "argmax", "max", "min", "sort", "cumsum",
+                              "softmax", "nan_to_num", "isfinite", "round", "trunc", "clamp",
+                              "sign", "median", "logsumexp", "std", "isnan", "prod"]:
+        args = (0,) if name in ("softmax",) else ()
+        yield call("f", name, "N", *args)
+    for name in ["add", "mul", "div", "pow", "maximum", "minimum", "atan2", "remainder", "fmod",
+                 "eq", "lt", "hypot", "xlogy", "fmax", "fmin"]:
+        yield call("f", name, "N", "X")
+        yield call("f", name, "X", "N")
+        yield call("f", name, "N", math.nan)
+        yield call("f", name, "N", math.inf)
+
+
+def empty():
+    for t in ("E", "E2"):
+        for name in UNARY + REDUCE + ["sort", "topk", "cat", "stack", "unique", "nonzero",
+                                      "cummax", "mode", "kthvalue", "diff", "argsort"]:
+            if name in ("cat", "stack"):
+                yield call("f", name, [t, t])
+            elif name in ("topk", "kthvalue"):
+                yield call("f", name, t, 0)
+            else:
+                yield call("f", name, t)
+        for name in ("sum", "amax", "argmax", "max", "mean", "prod", "softmax", "cumsum"):
+            yield call("f", name, t, 0)
+            yield call("f", name, t, -1)
+
+
+def zero_dim():
+    for name in UNARY + REDUCE + ["sort", "unbind", "item", "tolist", "nonzero", "argsort",
+                                  "diag", "flatten", "tril", "numel", "dim", "size"]:
+        yield call("m", name, "S")
+    for name, args in [("squeeze", (0,)), ("unsqueeze", (0,)), ("unsqueeze", (1,)),
+                       ("transpose", (0, 0)), ("transpose", (0, 1)), ("topk", (0,)),
+                       ("topk", (1,)), ("sum", (0,)), ("sum", (1,)), ("select", (0, 0)),
+                       ("flatten", (0,)), ("view", (1,)), ("view", (-1,)), ("reshape", ()),
+                       ("expand", (3,)), ("softmax", (0,)), ("softmax", (1,)), ("cumsum", (0,)),
+                       ("max", (0,)), ("argmax", (0,)), ("movedim", (0, 0)), ("narrow", (0, 0, 1)),
+                       ("chunk", (2,)), ("split", (1,)), ("index_select", (0, "I")),
+                       ("size", (0,)), ("size", (1,)), ("permute", ()), ("permute", (0,)),
+                       ("flip", (0,)), ("roll", (1,)), ("repeat", (2,)), ("t", ()),
+                       ("mm", ("S",)), ("dot", ("S",)), ("kthvalue", (1,)), ("median", (0,)),
+                       ("gather", (0, "I")), ("std", (0,)), ("diff", ())]:
+        yield call("m", name, "S", *args)
+
+
+def non_contiguous():
+    for name, args in [("view", (6,)), ("view", (-1,)), ("view", (3, 2)), ("reshape", (6,)),
+                       ("flatten", ()), ("contiguous", ()), ("is_contiguous", ()),
+                       ("stride", ()), ("sum", (0,)), ("transpose", (0, 1)), ("expand", (2, 3, 2)),
+                       ("mm", ("M",)), ("add", ("T",)), ("mul_", (2.,)), ("unflatten", (0, (3, 1))),
+                       ("squeeze", ()), ("unsqueeze", (0,)), ("cumsum", (0,)), ("sort", (0,)),
+                       ("clone", ()), ("t", ()), ("narrow", (1, 0, 1)), ("select", (1, 1)),
+                       ("softmax", (0,)), ("diagonal", ()), ("tril", ()), ("ravel", ()),
+                       ("view", (2, 3)), ("storage_offset", ()), ("split", (1,)),
+                       ("index_select", (0, "I")), ("masked_fill", ("T", 0.)), ("flip", (0,))]:
+        yield call("m", name, "T", *args)
+        if name not in ("mm", "masked_fill", "unflatten", "diagonal", "tril", "narrow",
+                        "select", "transpose", "expand", "view", "stride"):
+            yield call("m", name, "K", *args[:1] if name in ("view", "reshape") else args)
+
+
+GROUPS = {"non_tensor": non_tensor_args, "shapes": shapes, "dims": dims, "indices": indices,
+          "sizes": sizes, "dtypes": dtypes, "keywords": keywords, "nan_inf": nan_inf,
+          "empty": empty, "zero_dim": zero_dim, "non_contiguous": non_contiguous}
+CASES = [(group, p) for group, gen in GROUPS.items() for p in gen()]
+# the calls where glassgrad does not yet give torch's outcome (the id and why), known and
+# listed so that the rest stays exact; strict: a fixed one must come off the list
+KNOWN = {}
+
+
+def test_barrage_is_large():
+    assert len(CASES) >= 1000
+
+
+@pytest.mark.parametrize("group,program", CASES,
+                         ids=[f"{g}:{p.id}" for g, p in CASES])
+def test_barrage(group, program):
+    if program.id in KNOWN:
+        pytest.xfail(KNOWN[program.id])
+    same(program)
+
+
+# -- the overloads as torch prints them -----------------------------------------------------
+def _bound(owner):
+    return sorted(n for n in dir(owner) if hasattr(getattr(owner, n, None), "parser")
+                  and not n.startswith("__"))
+
+
+FUNCTIONS = _bound(gg)
+METHODS = _bound(gg.Tensor)
+
+
+def _impossible(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001 - the message is what is compared
+        return type(e).__name__, str(e)
+    return "accepted"
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_function_overloads_as_torch_prints_them(name):
+    """20 arguments fit no overload: torch prints every one that is not hidden, in order; one
+    object where the first argument goes names the first parameter."""
+    for args in ((object(),) * 20, (object(),)):
+        assert _impossible(getattr(gg, name), *args) == _impossible(getattr(torch, name), *args)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_method_overloads_as_torch_prints_them(name):
+    for args in ((object(),) * 20, (object(),)):
+        g = _impossible(getattr(gg.ones(2), name), *args)
+        assert g == _impossible(getattr(torch.ones(2), name), *args)
