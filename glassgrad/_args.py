@@ -223,7 +223,7 @@ class Signature:
     def __init__(self, text, drop_self=False):
         text, _, mark = text.partition("|")
         self.hidden = mark in ("hidden", "deprecated")
-        self.deprecated = mark == "deprecated"
+        self.deprecated = self.by_name = mark == "deprecated"
         self.name, _, params = text.partition("(")
         params = params.rstrip(")")
         numbers = self.name in _NUMBERS_AS_TENSORS
@@ -469,6 +469,12 @@ def _write_out(name, result, out):
         for r, o in zip(result, out):
             _write_out(name, r, o)
         return out
+    if not isinstance(out, Tensor):     # a number, where the function takes numbers as tensors
+        out = Tensor._make(xp.asarray(out))
+    if result.dtype.category > out.dtype.category:
+        names = dtypes.SCALAR_NAMES
+        raise RuntimeError(f"result type {names[result.dtype.name]} can't be cast to the desired "
+                           f"output type {names[out.dtype.name]}")
     if out.shape != result.shape:
         if out.numel():
             warnings.warn(
@@ -513,12 +519,15 @@ def _match_impl(impl, parser, method):
     """The implementation takes the parsed values by name and, on the fast path, positionally:
     check that its parameters line up with every overload's (a positional parameter PyTorch
     names otherwise, pow's ``Scalar self``, is renamed to the implementation's parameter at
-    its place) and that its defaults are the signatures' (the fast path leaves them to it)."""
+    its place) and that its defaults are the signatures' (the fast path leaves them to it; a
+    default of None says the implementation tells "not given" apart itself). An overload
+    whose parameter the implementation has at another place (var's ``bool unbiased`` second)
+    is passed by name only: no fast path."""
     params = list(inspect.signature(impl).parameters.values())[1 if method else 0:]
     by_name = {p.name: p for p in params}
     parser.rename = {}
     for s in parser.signatures:
-        if s.deprecated:
+        if s.by_name:
             continue
         for i, p in enumerate(s.params):
             if p.name == "out":       # the layer writes the result into it
@@ -535,10 +544,10 @@ def _match_impl(impl, parser, method):
                 raise TypeError(f"{impl.__qualname__}: {p.name!r} of {s.name} is one value, not "
                                 f"*{p.name}")
             if not p.keyword_only and params.index(target) != i:
-                raise TypeError(f"{impl.__qualname__}: {p.name!r} is not parameter {i} of {s.name}")
+                s.by_name = True
             if p.optional and target.default is not inspect.Parameter.empty and \
-                    target.default != p.default and p.default is not None and \
-                    p.default != p.default_text:
+                    target.default != p.default and None not in (p.default, target.default) \
+                    and p.default != p.default_text:
                 raise TypeError(f"{impl.__qualname__}: default of {p.name!r} differs from {s.name}'s")
 
 
@@ -578,7 +587,7 @@ def bind(impl, signatures, method=False, positional=False):
         _match_impl(impl, parser, method)
     fast = []       # (arity, exact types per position) of calls that go straight through
     for s in parser.signatures:
-        if s.deprecated:
+        if s.by_name:
             continue
         types = [_fast_types(p) for p in s.params if not p.keyword_only]
         for n in range(s.min_args, s.max_pos + 1):

@@ -55,9 +55,12 @@ def call(where, name, *args, **kwargs):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if where == "m":
-                return getattr(a[0], name)(*a[1:], **kw)
-            owner = {"f": lib, "F": lib.nn.functional, "L": lib.linalg}[where]
-            return getattr(owner, name)(*a, **kw)
+                out = getattr(a[0], name)(*a[1:], **kw)
+            else:
+                owner = {"f": lib, "F": lib.nn.functional, "L": lib.linalg}[where]
+                out = getattr(owner, name)(*a, **kw)
+        # (torch.return_types are compared as tuples: test_ops_reduce checks their types)
+        return tuple(out) if isinstance(out, tuple) and type(out) is not tuple else out
     program.id = f"{where}.{name}{tuple(args)!r}{kwargs or ''}"
     return program
 
@@ -73,11 +76,20 @@ BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "atan2", "rem
           "eq", "lt", "ge", "ne", "logical_and", "bitwise_and", "floor_divide", "hypot",
           "xlogy", "dot", "mm", "matmul", "outer", "inner", "cross", "kron",
           "true_divide", "lerp", "where"]
-NOT_TENSORS = [[1., 2.], 2.5, None, "a", True, (1, 2), np.float64(1.5), object()]
+class Opaque:
+    """An object of no type any parameter takes (its repr is stable, for the case ids)."""
+
+    def __repr__(self):
+        return "Opaque()"
+
+
+NOT_TENSORS = [[1., 2.], 2.5, None, "a", True, (1, 2), np.float64(1.5), Opaque()]
 
 
 def non_tensor_args():
     for name in UNARY + REDUCE:
+        if name == "norm":      # (torch.norm, a Python function, fails on .layout itself)
+            continue
         for bad in NOT_TENSORS:
             yield call("f", name, bad)
     for name in BINARY[:20]:
@@ -136,7 +148,9 @@ def indices():
 
 def _getitem(t, idx):
     def program(lib):
-        return _arg(lib, t)[idx]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _arg(lib, t)[idx]
     program.id = f"{t}[{idx!r}]"
     return program
 
@@ -147,9 +161,8 @@ SIZES = [(2, 3), (-1,), (2, -1), (0,), (), (1.5,), ("a",), (None,), ((2, 3),), (
 
 def sizes():
     for name in ["zeros", "ones", "empty", "rand", "randn"]:
-        for s in SIZES:
-            yield call("f", name, *s) if name != "rand" and name != "randn" else \
-                _shape_only(name, s)
+        for s in SIZES:     # (empty, rand and randn: their values are not compared)
+            yield call("f", name, *s) if name in ("zeros", "ones") else _shape_only(name, s)
     for s in SIZES:
         yield call("f", "full", s[0] if len(s) == 1 else s, 1.5)
         yield call("m", "reshape", "M", *s)
@@ -291,9 +304,179 @@ GROUPS = {"non_tensor": non_tensor_args, "shapes": shapes, "dims": dims, "indice
           "sizes": sizes, "dtypes": dtypes, "keywords": keywords, "nan_inf": nan_inf,
           "empty": empty, "zero_dim": zero_dim, "non_contiguous": non_contiguous}
 CASES = [(group, p) for group, gen in GROUPS.items() for p in gen()]
-# the calls where glassgrad does not yet give torch's outcome (the id and why), known and
-# listed so that the rest stays exact; strict: a fixed one must come off the list
-KNOWN = {}
+# The calls where glassgrad does not yet give torch's outcome, each with both outcomes: known
+# and listed so that the rest stays exact, and strict (a fixed one must come off the list).
+# Most are outside the argument layer: factories not yet bound (rand, randn, arange, linspace,
+# eye, tensor: other work is rewriting them), kernels that compute where torch has none for the
+# dtype, error texts of indexing/0-d/empty corner cases, torch.unique (missing).
+KNOWN = {
+    "f.bitwise_and('M', 'T')":
+        'torch RuntimeError: The size of tensor a (3) must match the size of tensor b; glassgrad NotImplementedError: "bitwise_and_cpu" not implemented for \'Float\'',
+    "f.bitwise_and('X', 'E')":
+        'torch RuntimeError: The size of tensor a (3) must match the size of tensor b; glassgrad NotImplementedError: "bitwise_and_cpu" not implemented for \'Float\'',
+    "f.bitwise_and('M', 'E2')":
+        'torch RuntimeError: The size of tensor a (2) must match the size of tensor b; glassgrad NotImplementedError: "bitwise_and_cpu" not implemented for \'Float\'',
+    "f.bitwise_and('T', 'K')":
+        'torch RuntimeError: The size of tensor a (2) must match the size of tensor b; glassgrad NotImplementedError: "bitwise_and_cpu" not implemented for \'Float\'',
+    "f.cross('M', 'T')":
+        'torch RuntimeError: linalg.cross: inputs dimension 1 must have length 3. Got; glassgrad RuntimeError: The size of tensor a (3) must match the size of tensor b',
+    "f.cross('X', 'E')":
+        'torch RuntimeError: linalg.cross: inputs dimension 0 must have length 3. Got; glassgrad RuntimeError: The size of tensor a (3) must match the size of tensor b',
+    "f.cross('T', 'K')":
+        'torch RuntimeError: linalg.cross: inputs must have the same number of dimens; glassgrad RuntimeError: The size of tensor a (2) must match the size of tensor b',
+    "f.amax('M', None)":
+        "torch a value; glassgrad TypeError: 'NoneType' object is not iterable",
+    "f.squeeze('M', (0, 0))":
+        'torch RuntimeError: dim 0 appears multiple times in the list of dims; glassgrad a value',
+    'S[1]':
+        'torch IndexError: index 1 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[2]':
+        'torch IndexError: index 2 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[-1]':
+        'torch IndexError: index -1 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[-3]':
+        'torch IndexError: index -3 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[3]':
+        'torch IndexError: index 3 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[10]':
+        'torch IndexError: index 10 is out of bounds for dimension 0 with size 0; glassgrad IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Py',
+    'S[1.5]':
+        'torch IndexError: too many indices for tensor of dimension 0; glassgrad IndexError: only integers, slices (`:`), ellipsis (`...`), None and lo',
+    "S['a']":
+        "torch IndexError: too many indices for tensor of dimension 0; glassgrad TypeError: new(): invalid data type 'str'",
+    'M[(0, 5)]':
+        'torch IndexError: index 5 is out of bounds for dimension 1 with size 3; glassgrad IndexError: index 5 is out of bounds for dimension 0 with size 3',
+    'E[[0, 2]]':
+        'torch IndexError: index is out of bounds for dimension with size 0; glassgrad IndexError: index 0 is out of bounds for dimension 0 with size 0',
+    'E[[3]]':
+        'torch IndexError: index is out of bounds for dimension with size 0; glassgrad IndexError: index 3 is out of bounds for dimension 0 with size 0',
+    'E[[-4]]':
+        'torch IndexError: index is out of bounds for dimension with size 0; glassgrad IndexError: index -4 is out of bounds for dimension 0 with size 0',
+    'E[(Ellipsis, 0)]':
+        'torch IndexError: index 0 is out of bounds for dimension 1 with size 0; glassgrad IndexError: index 0 is out of bounds for dimension 0 with size 0',
+    "f.index_select('S', 0, 'I')":
+        'torch RuntimeError: index_select(): Index to scalar can have only 1 value, g; glassgrad IndexError: index out of range in self',
+    "f.gather('S', 0, 'I')":
+        'torch RuntimeError: index 2 is out of bounds for dimension 0 with size 1; glassgrad RuntimeError: Index tensor must have the same number of dimensions as ',
+    'f.rand() (shape)':
+        'torch TypeError: rand() received an invalid combination of arguments - got (; glassgrad a value',
+    'f.rand(1.5,) (shape)':
+        "torch TypeError: rand(): argument 'size' (position 1) must be tuple of ints,; glassgrad a value",
+    "f.rand('a',) (shape)":
+        "torch TypeError: rand(): argument 'size' (position 1) must be tuple of ints,; glassgrad ValueError: invalid literal for int() with base 10: 'a'",
+    'f.rand(None,) (shape)':
+        "torch TypeError: rand(): argument 'size' (position 1) must be tuple of ints,; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r",
+    "f.rand((2, 'a'),) (shape)":
+        "torch TypeError: rand(): argument 'size' failed to unpack the object at pos ; glassgrad ValueError: invalid literal for int() with base 10: 'a'",
+    'f.rand(True,) (shape)':
+        "torch TypeError: rand(): argument 'size' (position 1) must be tuple of ints,; glassgrad a value",
+    'f.rand((2,), 3) (shape)':
+        'torch TypeError: rand() received an invalid combination of arguments - got (; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r',
+    'f.rand(2, (3,)) (shape)':
+        "torch TypeError: rand(): argument 'size' failed to unpack the object at pos ; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r",
+    'f.randn() (shape)':
+        'torch TypeError: randn() received an invalid combination of arguments - got ; glassgrad a value',
+    'f.randn(1.5,) (shape)':
+        "torch TypeError: randn(): argument 'size' (position 1) must be tuple of ints; glassgrad a value",
+    "f.randn('a',) (shape)":
+        "torch TypeError: randn(): argument 'size' (position 1) must be tuple of ints; glassgrad ValueError: invalid literal for int() with base 10: 'a'",
+    'f.randn(None,) (shape)':
+        "torch TypeError: randn(): argument 'size' (position 1) must be tuple of ints; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r",
+    "f.randn((2, 'a'),) (shape)":
+        "torch TypeError: randn(): argument 'size' failed to unpack the object at pos; glassgrad ValueError: invalid literal for int() with base 10: 'a'",
+    'f.randn(True,) (shape)':
+        "torch TypeError: randn(): argument 'size' (position 1) must be tuple of ints; glassgrad a value",
+    'f.randn((2,), 3) (shape)':
+        'torch TypeError: randn() received an invalid combination of arguments - got ; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r',
+    'f.randn(2, (3,)) (shape)':
+        "torch TypeError: randn(): argument 'size' failed to unpack the object at pos; glassgrad TypeError: int() argument must be a string, a bytes-like object or a r",
+    "m.reshape('M', (-2, 3))":
+        "torch RuntimeError: invalid shape dimension -2 at index 0 of shape [-2, 3]; glassgrad RuntimeError: shape '[-2, 3]' is invalid for input of size 6",
+    "m.view('M', (-2, 3))":
+        "torch RuntimeError: invalid shape dimension -2 at index 0 of shape [-2, 3]; glassgrad RuntimeError: shape '[-2, 3]' is invalid for input of size 6",
+    "m.expand('X', (-2, 3))":
+        'torch RuntimeError: numel: integer multiplication overflow; glassgrad ValueError: negative dimensions are not allowed',
+    "f.arange('a',)":
+        "torch TypeError: arange(): argument 'end' (position 1) must be Number, not s; glassgrad TypeError: '<' not supported between instances of 'str' and 'int'",
+    'f.arange(None,)':
+        "torch TypeError: arange(): argument 'end' (position 1) must be Number, not N; glassgrad TypeError: '<' not supported between instances of 'NoneType' and 'int'",
+    'f.arange(inf,)':
+        'torch RuntimeError: unsupported range: 0 -> inf; glassgrad OverflowError: cannot convert float infinity to integer',
+    'f.arange(nan,)':
+        'torch RuntimeError: unsupported range: 0 -> nan; glassgrad ValueError: cannot convert float NaN to integer',
+    'f.linspace(0, 1, 1.5)':
+        'torch TypeError: linspace() received an invalid combination of arguments - g; glassgrad a value',
+    "f.linspace(0, 1, 'a')":
+        "torch TypeError: linspace() received an invalid combination of arguments - g; glassgrad TypeError: '<' not supported between instances of 'str' and 'int'",
+    'f.eye(3, 3, 1)':
+        'torch TypeError: eye() received an invalid combination of arguments - got (i; glassgrad TypeError: eye() takes from 1 to 2 positional arguments but 3 were giv',
+    'f.eye(1.5,)':
+        "torch TypeError: eye(): argument 'n' (position 1) must be int, not float; glassgrad TypeError: 'float' object cannot be interpreted as an integer",
+    "f.arange(3,){'dtype': 'dt:bool'}":
+        'torch NotImplementedError: "arange_cpu" not implemented for \'Bool\'; glassgrad a value',
+    "f.cumsum('X', 0){'dtype': 'dt:bool'}":
+        'torch NotImplementedError: "cumsum_out_cpu" not implemented for \'Bool\'; glassgrad a value',
+    "f.arange(3,){'dtype': <class 'float'>}":
+        "torch a value; glassgrad AttributeError: type object 'float' has no attribute 'is_floating_poin",
+    "f.tensor([1, 2],){'dtype': <class 'float'>}":
+        "torch a value; glassgrad AttributeError: type object 'float' has no attribute 'is_floating_poin",
+    "m.type('X', <class 'float'>)":
+        "torch ValueError: invalid type: 'float'; glassgrad TypeError: dtype must be a type, str, or dtype object",
+    "f.arange(3,){'dtype': <class 'int'>}":
+        "torch a value; glassgrad AttributeError: type object 'int' has no attribute 'is_floating_point'",
+    "f.tensor([1, 2],){'dtype': <class 'int'>}":
+        "torch a value; glassgrad AttributeError: type object 'int' has no attribute 'is_floating_point'",
+    "m.type('X', <class 'int'>)":
+        "torch ValueError: invalid type: 'int'; glassgrad TypeError: dtype must be a type, str, or dtype object",
+    "f.arange(3,){'dtype': <class 'bool'>}":
+        'torch NotImplementedError: "arange_cpu" not implemented for \'Bool\'; glassgrad AttributeError: type object \'bool\' has no attribute \'is_floating_point',
+    "f.tensor([1, 2],){'dtype': <class 'bool'>}":
+        "torch a value; glassgrad AttributeError: type object 'bool' has no attribute 'is_floating_point",
+    "f.cumsum('X', 0){'dtype': <class 'bool'>}":
+        'torch NotImplementedError: "cumsum_out_cpu" not implemented for \'Bool\'; glassgrad a value',
+    "m.type('X', <class 'bool'>)":
+        "torch ValueError: invalid type: 'bool'; glassgrad TypeError: dtype must be a type, str, or dtype object",
+    "f.arange(3,){'dtype': 'float32'}":
+        "torch TypeError: arange() received an invalid combination of arguments - got; glassgrad AttributeError: 'str' object has no attribute 'is_floating_point'",
+    "f.tensor([1, 2],){'dtype': 'float32'}":
+        "torch TypeError: tensor(): argument 'dtype' must be torch.dtype, not str; glassgrad AttributeError: 'str' object has no attribute 'is_floating_point'",
+    "f.arange(3,){'dtype': 1}":
+        "torch TypeError: arange() received an invalid combination of arguments - got; glassgrad AttributeError: 'int' object has no attribute 'is_floating_point'",
+    "f.tensor([1, 2],){'dtype': 1}":
+        "torch TypeError: tensor(): argument 'dtype' must be torch.dtype, not int; glassgrad AttributeError: 'int' object has no attribute 'is_floating_point'",
+    "f.dot('B', 'B')":
+        'torch NotImplementedError: "dot" not implemented for \'Bool\'; glassgrad a value',
+    "f.argmax('X',){'out': 'M'}":
+        'torch RuntimeError: Expected out tensor to have dtype long int, but got floa; glassgrad a value',
+    "f.argmin('X',){'out': 'M'}":
+        'torch RuntimeError: Expected out tensor to have dtype long int, but got floa; glassgrad a value',
+    "f.all('X',){'out': 'M'}":
+        'torch RuntimeError: all only supports bool tensor for result, got: Float; glassgrad a value',
+    "f.any('X',){'out': 'M'}":
+        'torch RuntimeError: any only supports bool tensor for result, got: Float; glassgrad a value',
+    "f.amax('E',)":
+        'torch RuntimeError: amax(): Expected reduction dim to be specified for input; glassgrad IndexError: amax(): Expected reduction dim 0 to have non-zero size.',
+    "f.amin('E',)":
+        'torch RuntimeError: amin(): Expected reduction dim to be specified for input; glassgrad IndexError: amin(): Expected reduction dim 0 to have non-zero size.',
+    "f.topk('E', 0)":
+        'torch a value; glassgrad ValueError: cannot reshape array of size 0 into shape (0)',
+    "f.unique('E',)":
+        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
+    "f.amax('E2',)":
+        'torch RuntimeError: amax(): Expected reduction dim to be specified for input; glassgrad IndexError: amax(): Expected reduction dim 0 to have non-zero size.',
+    "f.amin('E2',)":
+        'torch RuntimeError: amin(): Expected reduction dim to be specified for input; glassgrad IndexError: amin(): Expected reduction dim 0 to have non-zero size.',
+    "f.unique('E2',)":
+        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
+    "m.squeeze('S', 0)":
+        'torch a value; glassgrad IndexError: tuple index out of range',
+    "m.transpose('S', 0, 0)":
+        'torch a value; glassgrad AxisError: axis1: axis 0 is out of bounds for array of dimension 0',
+    "m.index_select('S', 0, 'I')":
+        'torch RuntimeError: index_select(): Index to scalar can have only 1 value, g; glassgrad IndexError: index out of range in self',
+    "m.gather('S', 0, 'I')":
+        'torch RuntimeError: index 2 is out of bounds for dimension 0 with size 1; glassgrad RuntimeError: Index tensor must have the same number of dimensions as ',
+}
 
 
 def test_barrage_is_large():
@@ -304,7 +487,11 @@ def test_barrage_is_large():
                          ids=[f"{g}:{p.id}" for g, p in CASES])
 def test_barrage(group, program):
     if program.id in KNOWN:
-        pytest.xfail(KNOWN[program.id])
+        try:
+            same(program)
+        except AssertionError:
+            pytest.xfail(KNOWN[program.id])
+        pytest.fail(f"{program.id} now gives torch's outcome: take it off KNOWN")
     same(program)
 
 

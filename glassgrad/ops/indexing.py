@@ -470,12 +470,22 @@ def _scatter(input, dim, index, src, reduce, inplace):
     return run(_scatter_value, (input, index), {"dim": dim, "value": src})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce, "
+    "Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce, "
+    "Tensor out=None)"))
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, False)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "scatter_(Tensor self, int64_t dim, Tensor index, Tensor src)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Scalar value)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)"))
 def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, True)
 

@@ -181,7 +181,7 @@ def linear(input, weight, bias=None):
                                         builtins.sum(s != 1 for s in bias.shape) == 1)
     if vector_like and bias.is_contiguous() and input.is_contiguous():
         *lead, k = input.shape
-        out = _addmm_checked(bias, reshape(input, math.prod(lead), k), weight.t())
+        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)), weight.t())
         return out.view(*lead, out.shape[1])
     out = matmul(input, weight.t())
     return out if bias is None else out.add_(bias)

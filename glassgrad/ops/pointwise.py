@@ -287,8 +287,9 @@ _relu, relu_ = _unary(_math(
     dtype="promote", arrays=True, variants=(),
     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
 
-public("method", name="relu")(_relu)
-public("function", "method", "functional", name="relu_")(relu_)
+public("method", name="relu", method_signatures=("relu(Tensor self)",))(_relu)
+public("function", "method", "functional", name="relu_", signatures=("relu_(Tensor input)",))(
+    relu_)
 
 
 @public("function", "functional", signatures=(
@@ -1030,13 +1031,13 @@ def celu(input, alpha=1.0, inplace=False):
 @public("function", signatures=(
     "selu_(Tensor input)",))
 def selu_(input):
-    return selu(input, inplace=True)
+    return _apply(_elu_result, input, True, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1)
 
 
 @public("function", signatures=(
     "celu_(Tensor input, Scalar alpha=1.0)",))
 def celu_(input, alpha=1.0):
-    return celu(input, alpha, inplace=True)
+    return _apply(_celu_result, input, True, alpha=alpha)
 
 
 _GELU_BETA, _GELU_KAPPA = math.sqrt(2.0) * (2.0 / _SQRT_PI) * 0.5, 0.044715
@@ -1559,3 +1560,6 @@ public("method", name="where")(lambda self, condition, other: where(condition, s
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
 publish(globals())
+# abs's alias names every variant but one that torch lacks: torch.absolute_
+del absolute_
+__all__.remove("absolute_")

@@ -705,22 +705,40 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "var(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+    "Tensor out=None)",
+    "var(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+    "Tensor out=None)",
+    "var(Tensor input, bool unbiased=True)"))
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var(input, **_var_args("var", input, dim, unbiased, keepdim, correction))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "std(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+    "Tensor out=None)",
+    "std(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+    "Tensor out=None)",
+    "std(Tensor input, bool unbiased=True)"))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
-@public("function")
+@public("function", signatures=(
+    "var_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)",
+    "var_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False)",
+    "var_mean(Tensor input, bool unbiased=True)"))
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
-@public("function")
+@public("function", signatures=(
+    "std_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)",
+    "std_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False)",
+    "std_mean(Tensor input, bool unbiased=True)"))
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
 

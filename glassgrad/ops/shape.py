@@ -467,6 +467,8 @@ del _name, _d
 @public("function", "method", signatures=(
     "select(Tensor input, int64_t dim, SymInt index)",))
 def select(input, dim, index):
+    if input.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.dim())
     size = input.shape[dim]
     if not -size <= index < size:
@@ -498,7 +500,7 @@ def _split_sizes(grad, sizes, dim):
 @public("function", "method", signatures=(
     "unbind(Tensor input, int64_t dim=0)",))
 def unbind(input, dim=0):
-    return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim())))
+    return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim(), scalar=False)))
 
 
 def _tensor_list(tensors, name):
@@ -791,11 +793,22 @@ def tile(input, dims):
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
-@public("function", "method")
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+@public("function", "method", signatures=(
+    "repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)",
+    "repeat_interleave(Tensor repeats, *, SymInt? output_size=None)",
+    "repeat_interleave(Tensor input, SymInt repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)"), method_signatures=(
+    "repeat_interleave(Tensor self, Tensor repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)",
+    "repeat_interleave(Tensor self, SymInt repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)"))
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
     """Integer repeats (a view of a copy, like torch: unsqueeze, expand, clone, view); with no
-    repeats, ``input`` holds the repeats and the result is the repeated indices."""
-    if repeats is None:
+    input (``repeat_interleave(repeats)``), the repeated indices."""
+    if input is None:
+        input = repeats
+    if repeats is None or repeats is input:
         return _repeat_indices(input)
     if isinstance(repeats, Tensor):
         return _repeat_interleave_tensor(input, repeats, dim, output_size)
