@@ -1113,8 +1113,10 @@ def slogdet(input):
     return _SLOGDET_OLD(*linalg_slogdet(input))
 
 
-public("method", name="tril_")(_tri_(_tril))
-public("method", name="triu_")(_tri_(_triu))
+public("method", name="tril_", method_signatures=("tril_(Tensor self, SymInt diagonal=0)",))(
+    _tri_(_tril))
+public("method", name="triu_", method_signatures=("triu_(Tensor self, SymInt diagonal=0)",))(
+    _tri_(_triu))
 public("__rmatmul__")(lambda self, other: matmul(other, self))
 
 # rows and @public objects name themselves (glassgrad.ops.publish)

@@ -481,12 +481,18 @@ def _binary_inplace(tensor_op, scalar_op=None):
     return method
 
 
-floor_divide_ = public("method", "__ifloordiv__", name="floor_divide_")(
+floor_divide_ = public("method", "__ifloordiv__", name="floor_divide_", method_signatures=(
+        "floor_divide_(Tensor self, Tensor other)", "floor_divide_(Tensor self, Scalar other)"))(
     _binary_inplace(_floor_divide))
-remainder_ = public("method", "__imod__", name="remainder_")(
+remainder_ = public("method", "__imod__", name="remainder_", method_signatures=(
+        "remainder_(Tensor self, Tensor other)", "remainder_(Tensor self, Scalar other)"))(
     _binary_inplace(_remainder, _remainder_scalar))
-fmod_ = public("method", name="fmod_")(_binary_inplace(_fmod, _fmod_scalar))
-true_divide_ = public("method", name="true_divide_")(_binary_inplace(_div))
+fmod_ = public("method", name="fmod_", method_signatures=(
+        "fmod_(Tensor self, Tensor other)", "fmod_(Tensor self, Scalar other)"))(
+    _binary_inplace(_fmod, _fmod_scalar))
+true_divide_ = public("method", name="true_divide_", method_signatures=(
+        "true_divide_(Tensor self, Tensor other)", "true_divide_(Tensor self, Scalar other)"))(
+    _binary_inplace(_div))
 
 
 @public("function", "method", signatures=(

@@ -1016,8 +1016,10 @@ def _cumulative_(op):
     return inplace
 
 
-cumsum_ = public("method", name="cumsum_")(_cumulative_(_cumsum))
-cumprod_ = public("method", name="cumprod_")(_cumulative_(_cumprod))
+cumsum_ = public("method", name="cumsum_", method_signatures=(
+    "cumsum_(Tensor self, int64_t dim, *, ScalarType? dtype=None)",))(_cumulative_(_cumsum))
+cumprod_ = public("method", name="cumprod_", method_signatures=(
+    "cumprod_(Tensor self, int64_t dim, *, ScalarType? dtype=None)",))(_cumulative_(_cumprod))
 
 
 def _cum_extreme(largest):

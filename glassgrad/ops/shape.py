@@ -455,7 +455,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
-public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
+public("method", name="type_as", method_signatures=("type_as(Tensor self, Tensor other)",))(lambda self, other: _to(self, other.dtype))
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
@@ -1102,8 +1102,9 @@ def meshgrid(*tensors, indexing=None):
 
 
 # the Tensor's own spellings
-public("method", name="view_as")(lambda self, other: view(self, other.shape))
-public("method", name="reshape_as")(lambda self, other: reshape(self, other.shape))
+public("method", name="view_as", method_signatures=("view_as(Tensor self, Tensor other)",))(lambda self, other: view(self, other.shape))
+public("method", name="reshape_as", method_signatures=(
+    "reshape_as(Tensor self, Tensor other)",))(lambda self, other: reshape(self, other.shape))
 public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
 public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
 
