@@ -878,7 +878,8 @@ def linalg_slogdet(A):
     return _SLOGDET(*_slogdet(A)[:2])
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "logdet(Tensor input)",))
 def logdet(input):
     """torch.logdet: slogdet's logabsdet, NaN where the determinant is negative."""
     fn = "logdet"
