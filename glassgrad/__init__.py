@@ -42,10 +42,6 @@ for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op
     setattr(Tensor, _name, _fn)
 del _name, _fn
 
-# function-only aliases of rows (a row's aliases name every variant, and glassgrad has no
-# Tensor.negative/absolute yet, which torch has)
-negative = neg
-absolute = abs
 
 
 def is_tensor(obj):

@@ -157,7 +157,12 @@ def _convert(param, obj, fn):
         return operator.index(obj)
     if kind in ("Scalar", "double", "complex") and type(obj) not in (int, float, bool, complex):
         return obj.item()
+    if kind == "ScalarType" and type(obj) is type:     # dtype=float: Python's type's dtype
+        return _PY_DTYPES[obj]
     return obj
+
+
+_PY_DTYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 
 
 # -- signatures ------------------------------------------------------------------------------
@@ -184,8 +189,7 @@ class Param:
         self.default = None
         if eq:
             self.allow_none |= default == "None"
-            self.default = (tuple(int(v) for v in default[1:-1].split(",") if v)
-                            if default.startswith("{") else ast.literal_eval(default))
+            self.default = _default(default)
         self.keyword_only = keyword_only
         self.names = (self.name, *_NUMPY_NAMES.get(self.name, ()))
         self.numbers_as_tensors = numbers_as_tensors
@@ -199,10 +203,27 @@ class Param:
         return text + f" = {self.default_text}" if self.optional else text
 
 
+def _default(text):
+    """A default's value: a literal, an int list ``{1, 2}``, else (a C++ name such as
+    ``contiguous_format``, ``at::Reduction::Mean``) the text itself."""
+    if text.startswith("{"):
+        return tuple(int(v) for v in text[1:-1].split(",") if v)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
 class Signature:
-    """One overload, parsed from PyTorch's signature language."""
+    """One overload, parsed from PyTorch's signature language. A ``|hidden`` or
+    ``|deprecated`` mark (PyTorch's) parses but is not printed in the "expected one of" list;
+    a deprecated overload's parameters are in another order than the implementation's, so its
+    calls are passed by name."""
 
     def __init__(self, text, drop_self=False):
+        text, _, mark = text.partition("|")
+        self.hidden = mark in ("hidden", "deprecated")
+        self.deprecated = self.by_name = mark == "deprecated"
         self.name, _, params = text.partition("(")
         params = params.rstrip(")")
         numbers = self.name in _NUMBERS_AS_TENSORS
@@ -235,7 +256,7 @@ class Signature:
         """{name: value} for the parameters given (None where None stands for the default),
         or None when the arguments do not fit (raising PyTorch's error if raise_errors)."""
         nargs = len(args)
-        if nargs > self.max_pos and not self.varargs:
+        if nargs > self.max_pos and not (self.varargs and _is_index(args[0])):
             return self._fail(raise_errors, self._extra_args, nargs)
         out = {}
         pos = 0
@@ -348,7 +369,7 @@ class Parser:
             if out is not None:
                 return out
         n = len(args) + len(kwargs)
-        plausible = [s for s in sigs if s.min_args <= n <= len(s.params)]
+        plausible = [s for s in sigs if s.min_args <= n <= len(s.params) and not s.hidden]
         if len(plausible) == 1:
             plausible[0].parse(args, kwargs, True)
         raise TypeError(invalid_combination(self.name, args, kwargs, sigs))
@@ -378,9 +399,16 @@ def _describe(obj):
     return type_name(obj)
 
 
+def _kwargs_order(kwargs):
+    """The keywords in the order PyTorch's message lists them: it copies them into a C++
+    unordered_map, whose order for two keywords is the reverse of the call's (for more it
+    depends on the standard library's hashing: reversed is the approximation kept here)."""
+    return list(kwargs)[::-1]
+
+
 def _arg_desc(args, kwargs):
-    parts = [type_name(a) + ", " for a in args] + [f"{k}={type_name(v)}, "
-                                                   for k, v in kwargs.items()]
+    parts = [type_name(a) + ", " for a in args] + [f"{k}={type_name(kwargs[k])}, "
+                                                   for k in _kwargs_order(kwargs)]
     text = "".join(parts)
     if args:
         text = text[:-2]
@@ -393,7 +421,7 @@ def _formatted_desc(pieces, args, kwargs):
     for i in range(len(given)):
         keyword = i >= len(args)
         type_text, name = _piece_type_and_name(pieces[i])
-        obj = kwargs[name] if keyword else given[i]
+        obj = kwargs.get(name) if keyword else given[i]
         mark = "" if _matches(type_text, obj) else "!"
         out += mark + (f"{name}=" if keyword else "") + _describe(obj) + mark + ", "
     if args:
@@ -404,14 +432,14 @@ def _formatted_desc(pieces, args, kwargs):
 def _unmatched_kwargs(pieces, kwargs):
     start = max(len(pieces) - len(kwargs), 0)
     names = [_piece_type_and_name(p)[1] for p in pieces[start:]]
-    return [k for k in kwargs if k not in names]
+    return [k for k in _kwargs_order(kwargs) if k not in names]
 
 
 def invalid_combination(name, args, kwargs, signatures):
     msg = f"{name}() received an invalid combination of arguments - "
-    options = [str(s) for s in signatures]
+    options = [str(s) for s in signatures if not s.hidden]
     if len(options) == 1:
-        pieces = options[0][1:-1].split(", ") if options[0] != "()" else []
+        pieces = options[0][1:-1].split(", ")
         unmatched = _unmatched_kwargs(pieces, kwargs) if kwargs else []
         if unmatched:
             return msg + "got unrecognized keyword arguments: " + ", ".join(unmatched)
@@ -420,7 +448,7 @@ def invalid_combination(name, args, kwargs, signatures):
         return msg + f"got {got}, but expected {options[0]}"
     msg += f"got {_arg_desc(args, kwargs)}, but expected one of:\n"
     for option in options:
-        pieces = option[1:-1].split(", ") if option != "()" else []
+        pieces = option[1:-1].split(", ")     # ("()": one empty piece, as PyTorch reads it)
         msg += f" * {option}\n"
         if len(pieces) == len(args) + len(kwargs):
             unmatched = _unmatched_kwargs(pieces, kwargs) if kwargs else []
@@ -441,6 +469,12 @@ def _write_out(name, result, out):
         for r, o in zip(result, out):
             _write_out(name, r, o)
         return out
+    if not isinstance(out, Tensor):     # a number, where the function takes numbers as tensors
+        out = Tensor._make(xp.asarray(out))
+    if result.dtype.category > out.dtype.category:
+        names = dtypes.SCALAR_NAMES
+        raise RuntimeError(f"result type {names[result.dtype.name]} can't be cast to the desired "
+                           f"output type {names[out.dtype.name]}")
     if out.shape != result.shape:
         if out.numel():
             warnings.warn(
@@ -485,12 +519,19 @@ def _match_impl(impl, parser, method):
     """The implementation takes the parsed values by name and, on the fast path, positionally:
     check that its parameters line up with every overload's (a positional parameter PyTorch
     names otherwise, pow's ``Scalar self``, is renamed to the implementation's parameter at
-    its place) and that its defaults are the signatures' (the fast path leaves them to it)."""
+    its place) and that its defaults are the signatures' (the fast path leaves them to it; a
+    default of None says the implementation tells "not given" apart itself). An overload
+    whose parameter the implementation has at another place (var's ``bool unbiased`` second)
+    is passed by name only: no fast path."""
     params = list(inspect.signature(impl).parameters.values())[1 if method else 0:]
     by_name = {p.name: p for p in params}
     parser.rename = {}
     for s in parser.signatures:
+        if s.by_name:
+            continue
         for i, p in enumerate(s.params):
+            if p.name == "out":       # the layer writes the result into it
+                continue
             target = by_name.get(p.name)
             if target is None and not p.keyword_only and i < len(params):
                 parser.rename[p.name] = params[i].name
@@ -499,10 +540,14 @@ def _match_impl(impl, parser, method):
                 continue
             if target is None:
                 raise TypeError(f"{impl.__qualname__} has no parameter {p.name!r} of {s.name}")
+            if target.kind is target.VAR_POSITIONAL:
+                raise TypeError(f"{impl.__qualname__}: {p.name!r} of {s.name} is one value, not "
+                                f"*{p.name}")
             if not p.keyword_only and params.index(target) != i:
-                raise TypeError(f"{impl.__qualname__}: {p.name!r} is not parameter {i} of {s.name}")
+                s.by_name = True
             if p.optional and target.default is not inspect.Parameter.empty and \
-                    target.default != p.default and p.default is not None:
+                    target.default != p.default and None not in (p.default, target.default) \
+                    and p.default != p.default_text:
                 raise TypeError(f"{impl.__qualname__}: default of {p.name!r} differs from {s.name}'s")
 
 
@@ -542,6 +587,8 @@ def bind(impl, signatures, method=False, positional=False):
         _match_impl(impl, parser, method)
     fast = []       # (arity, exact types per position) of calls that go straight through
     for s in parser.signatures:
+        if s.by_name:
+            continue
         types = [_fast_types(p) for p in s.params if not p.keyword_only]
         for n in range(s.min_args, s.max_pos + 1):
             if all(t is not None for t in types[:n]) and s.min_args <= n:
@@ -565,7 +612,7 @@ def bind(impl, signatures, method=False, positional=False):
             scope[f"t{k}_{i}"] = t
         tests.append(" and ".join([f"n == {n}"] + [f"type(args[{i}]) in t{k}_{i}"
                                                    for i in range(n)]))
-    head, call, rest = (("self, *args", "impl(self, *args)", "self") if method else
+    head, call, rest = (("self, /, *args", "impl(self, *args)", "self") if method else
                         ("*args", "impl(*args)", "None"))
     body = "".join(f"        if {test}:\n            return {call}\n" for test in tests)
     fn_name = impl.__name__ if not positional and impl.__name__.isidentifier() else name

@@ -2,6 +2,7 @@
 import builtins
 
 from . import _device, dtypes
+from ._args import bind
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
@@ -157,24 +158,45 @@ def _dtype(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtype
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def _factory(*signatures):
+    """A factory behind the argument layer with PyTorch's overloads (a ``layout`` other than
+    None/strided and ``pin_memory`` are refused where the factory looks at them)."""
+    return lambda impl: bind(impl, signatures)
+
+
+_OPTIONS = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+            "bool? pin_memory=False, bool? requires_grad=False")
+
+
+@_factory(f"zeros(SymIntArrayRef size, *, Tensor out=None, {_OPTIONS})")
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     _device.check(device, "zeros")
-    shape = _size(size, negative="zeros: Dimension size must be non-negative.")
+    _device.check_pin(pin_memory)
+    shape = _size((size,), negative="zeros: Dimension size must be non-negative.")
     return _new(xp.zeros(shape, _dtype(dtype).np), None, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+@_factory(f"ones(SymIntArrayRef size, *, Tensor out=None, {_OPTIONS})")
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
     _device.check(device, "ones")
-    return _new(xp.ones(_size(size), _dtype(dtype).np), None, requires_grad)
+    _device.check_pin(pin_memory)
+    return _new(xp.ones(_size((size,)), _dtype(dtype).np), None, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+@_factory(f"empty(SymIntArrayRef size, *, MemoryFormat? memory_format=None, Tensor out=None, "
+          f"{_OPTIONS})")
+def empty(size, *, memory_format=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
     _device.check(device, "empty")
-    return _new(xp.empty(_size(size), _dtype(dtype).np), None, requires_grad)
+    _device.check_pin(pin_memory)
+    return _new(xp.empty(_size((size,)), _dtype(dtype).np), None, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+@_factory(f"full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, {_OPTIONS})")
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
     _device.check(device, "full")
+    _device.check_pin(pin_memory)
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     return _new(xp.full(_size((size,)), fill_value, dtype.np), None, requires_grad)

@@ -125,7 +125,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, scalar=False)]
 
     def dim(self):
         return self._data.ndim
@@ -501,8 +501,11 @@ def _rebuild(cls, storage, offset, size, stride, dtype_name, requires_grad):
                    requires_grad)
 
 
-def _wrap_dim(dim, ndim):
-    """A dim in [-ndim, ndim) made non-negative, with PyTorch's error otherwise."""
+def _wrap_dim(dim, ndim, scalar=True):
+    """A dim in [-ndim, ndim) made non-negative, with PyTorch's error otherwise (a 0-d tensor
+    takes dim 0 and -1 unless ``scalar`` is False)."""
+    if not scalar and ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -153,3 +153,9 @@ def _result_type(operands):
         else:
             dim_r = d if dim_r is None else promote_types(dim_r, d)
     return _combine(dim_r, _combine(zero_r, wrapped_r))
+
+
+# ATen's ScalarType names, as its messages print them ("result type Float ...")
+SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
+                "bool": "Bool"}

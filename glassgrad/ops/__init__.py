@@ -26,15 +26,20 @@ _PUBLISHED = set()      # the rows publish() has named
 _DECLARED = []          # (module name, object, name, variants, aliases) from @public
 
 
-def public(*variants, name=None, aliases=(), signatures=()):
+def public(*variants, name=None, aliases=(), signatures=(), method_signatures=None):
     """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
     given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
     or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
-    no call layer is added."""
+    no call layer is added. ``signatures``: PyTorch's overloads of the function (as
+    tools/torch_signatures.py prints them); the method takes those whose first parameter is a
+    Tensor (its self) unless ``method_signatures`` gives torch's method overloads."""
     module = sys._getframe(1).f_globals["__name__"]
 
     def declare(obj):
-        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures))
+        methods = (method_signatures if method_signatures is not None else
+                   [s for s in signatures if s[s.index("(") + 1:].startswith("Tensor ")])
+        _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures,
+                          methods))
         return obj
     return declare
 
@@ -101,7 +106,7 @@ def publish(namespace):
     module = namespace["__name__"]
     for entry in [e for e in _DECLARED if e[0] == module]:
         _DECLARED.remove(entry)
-        _, obj, name, variants, aliases, signatures = entry
+        _, obj, name, variants, aliases, signatures, method_signatures = entry
         for variant in variants:
             if variant.startswith("__"):
                 methods[variant] = obj
@@ -112,8 +117,9 @@ def publish(namespace):
                                         if signatures else obj)
                     names.append(alias)
                 elif variant == "method":
-                    methods[alias] = (_bind(obj, [alias + s[s.index("("):] for s in signatures],
-                                            method=True) if signatures else obj)
+                    methods[alias] = (_bind(obj, [alias + s[s.index("("):]
+                                                  for s in method_signatures], method=True)
+                                      if method_signatures else obj)
                 elif variant == "linalg":
                     linalg[alias] = obj
                 elif variant == "functional":

@@ -479,7 +479,9 @@ def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=
     return (out, indices) if return_indices else out
 
 
-@public("function")
+@public("function", signatures=(
+    "max_pool2d(Tensor input, IntArrayRef[2] kernel_size, IntArrayRef[2] stride=None, "
+    "IntArrayRef[2] padding=0, IntArrayRef[2] dilation=1, bool ceil_mode=False)",))
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 

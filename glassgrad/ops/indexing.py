@@ -341,7 +341,8 @@ def _wrap(dim, a):
     return dim % builtins.max(a.ndim, 1)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)",))
 def gather(input, dim, index, *, sparse_grad=False):
     dim = _check_gather(input, dim, index)
     return _gather(input, index, dim=dim, sparse_grad=sparse_grad)
@@ -469,23 +470,35 @@ def _scatter(input, dim, index, src, reduce, inplace):
     return run(_scatter_value, (input, index), {"dim": dim, "value": src})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce, "
+    "Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, Tensor out=None)",
+    "scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce, "
+    "Tensor out=None)"))
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, False)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "scatter_(Tensor self, int64_t dim, Tensor index, Tensor src)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Scalar value)",
+    "scatter_(Tensor self, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)"))
 def scatter_(input, dim, index, src=None, value=None, *, reduce=None):
     return _scatter(input, dim, index, value if src is None else src, reduce, True)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)",))
 def scatter_add(input, dim, index, src):
     dim = _scatter_args(input, dim, index, src, "scatter_add")
     return _scatter_add(input, index, src, dim=dim)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "scatter_add_(Tensor self, int64_t dim, Tensor index, Tensor src)",))
 def scatter_add_(input, dim, index, src):
     dim = _scatter_args(input, dim, index, src, "scatter_add")
     return apply_inplace(_scatter_add, input, (input, index, src), {"dim": dim})
@@ -498,20 +511,25 @@ def _scatter_reduce_args(input, dim, index, src, reduce):
     return _scatter_args(input, dim, index, src, "scatter_reduce")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "scatter_reduce(Tensor input, int64_t dim, Tensor index, Tensor src, "
+    "c10::string_view reduce, *, bool include_self=True, Tensor out=None)",))
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return _scatter_reduce(input, index, src, dim=dim, reduce=reduce, include_self=include_self)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "scatter_reduce_(Tensor self, int64_t dim, Tensor index, Tensor src, "
+    "c10::string_view reduce, *, bool include_self=True)",))
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return apply_inplace(_scatter_reduce, input, (input, index, src),
                          {"dim": dim, "reduce": reduce, "include_self": include_self})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "take_along_dim(Tensor input, Tensor indices, int64_t? dim=None, *, Tensor out=None)",))
 def take_along_dim(input, indices, dim=None):
     if indices.dtype is not dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
@@ -551,7 +569,8 @@ _index_select = defop(
         zeros(self_sym_sizes, dtype=grad.dtype), dim, index, grad)})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "index_select(Tensor input, int64_t dim, Tensor index, *, Tensor out=None)",))
 def index_select(input, dim, index):
     raw, dim = dim, _wrap_dim(dim, input.dim())
     if index.dtype.name not in ("int64", "int32"):
@@ -617,13 +636,16 @@ def _index_add_args(input, dim, index, source):
     return {"dim": raw, "source_dim": source.dim()}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "index_add(Tensor input, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1, "
+    "Tensor out=None)",))
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, index, source, alpha=alpha,
                       **_index_add_args(input, dim, index, source))
 
 
-@public("method")
+@public("method", method_signatures=(
+    "index_add_(Tensor self, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)",))
 def index_add_(input, dim, index, source, *, alpha=1):
     attrs = {**_index_add_args(input, dim, index, source), "alpha": alpha}
     return apply_inplace(_index_add, input, (input, index, source), attrs)
@@ -657,12 +679,14 @@ def _index_copy_args(input, dim, index, source):
     return {"dim": raw, "source_dim": source.dim()}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "index_copy(Tensor input, int64_t dim, Tensor index, Tensor source, *, Tensor out=None)",))
 def index_copy(input, dim, index, source):
     return _index_copy(input, index, source, **_index_copy_args(input, dim, index, source))
 
 
-@public("method")
+@public("method", method_signatures=(
+    "index_copy_(Tensor self, int64_t dim, Tensor index, Tensor source)",))
 def index_copy_(input, dim, index, source):
     return apply_inplace(_index_copy, input, (input, index, source),
                          _index_copy_args(input, dim, index, source))
@@ -713,12 +737,16 @@ def _index_fill(input, dim, index, value, inplace):
         op(*values, **attrs)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "index_fill(Tensor input, int64_t dim, Tensor index, Tensor value)",
+    "index_fill(Tensor input, int64_t dim, Tensor index, Scalar value)"))
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "index_fill_(Tensor self, int64_t dim, Tensor index, Tensor value)",
+    "index_fill_(Tensor self, int64_t dim, Tensor index, Scalar value)"))
 def index_fill_(input, dim, index, value):
     return _index_fill(input, dim, index, value, True)
 
@@ -759,12 +787,16 @@ def _masked_fill(input, mask, value, inplace):
     return op(*values, **attrs)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "masked_fill(Tensor input, Tensor mask, Tensor value)",
+    "masked_fill(Tensor input, Tensor mask, Scalar value)"))
 def masked_fill(input, mask, value):
     return _masked_fill(input, mask, value, False)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "masked_fill_(Tensor self, Tensor mask, Tensor value)",
+    "masked_fill_(Tensor self, Tensor mask, Scalar value)"))
 def masked_fill_(input, mask, value):
     return _masked_fill(input, mask, value, True)
 
@@ -783,7 +815,8 @@ _masked_select = defop("MaskedSelectBackward0", _masked_select_forward, ("self",
                        dtype="same", grads={"self": _masked_select_backward})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "masked_select(Tensor input, Tensor mask, *, Tensor out=None)",))
 def masked_select(input, mask):
     if mask.dtype is not dtypes.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
@@ -831,14 +864,16 @@ def _masked_scatter_args(input, mask, source):
                            f"{_SCALAR_NAMES[source.dtype.name]}")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "masked_scatter(Tensor input, Tensor mask, Tensor source)",))
 def masked_scatter(input, mask, source):
     _masked_scatter_args(input, mask, source)
     broadcast_shapes(input.shape, mask.shape)
     return _masked_scatter(input, mask, source)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "masked_scatter_(Tensor self, Tensor mask, Tensor source)",))
 def masked_scatter_(input, mask, source):
     _masked_scatter_args(input, mask, source)
     _shape.expand(mask, input.shape)        # the mask must expand to self (torch's error)
@@ -856,7 +891,8 @@ _take = defop("TakeBackward0", lambda xp, self, index: _dense(self.reshape(-1)[i
               ("self", "index"), dtype="same", grads={"self": _take_backward})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "take(Tensor input, Tensor index, *, Tensor out=None)",))
 def take(input, index):
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
@@ -889,7 +925,8 @@ def _nonzero(input):
     return Tensor._make(out)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "argwhere(Tensor input)",))
 def argwhere(input):
     return _nonzero(input)      # (torch's vmap runs argwhere per example too)
 

@@ -224,31 +224,39 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
                   device, requires_grad=requires_grad)
 
 
-@public("method")
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+@public("method", method_signatures=(
+    "new_zeros(Tensor self, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",))
+def new_zeros(self, size, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     _device.check_pin(pin_memory)
     return zeros(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
 
-@public("method")
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+@public("method", method_signatures=(
+    "new_ones(Tensor self, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",))
+def new_ones(self, size, *, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     _device.check_pin(pin_memory)
     return ones(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                 requires_grad=requires_grad)
 
 
-@public("method")
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+@public("method", method_signatures=(
+    "new_empty(Tensor self, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",))
+def new_empty(self, size, *, dtype=None, device=None, requires_grad=False, layout=None,
               pin_memory=False):
     _device.check_pin(pin_memory)
     return empty(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "new_full(Tensor self, SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, "
+    "Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",))
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
     _device.check_pin(pin_memory)

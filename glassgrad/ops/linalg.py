@@ -53,8 +53,17 @@ def _same_dtype(a, b):
                            f"{_C10_NAMES[a.dtype.name]} != {_C10_NAMES[b.dtype.name]}")
 
 
-@public("function", "method")
-def mm(input, mat2):
+def _no_out_dtype(name, out_dtype):
+    if out_dtype is not None:
+        raise NotImplementedError(f"glassgrad: {name}(..., out_dtype) is not supported")
+
+
+@public("function", "method", signatures=(
+    "mm(Tensor input, Tensor mat2, *, Tensor out=None)",
+    "mm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor out=None)"), method_signatures=(
+    "mm(Tensor self, Tensor mat2)",))
+def mm(input, mat2, out_dtype=None):
+    _no_out_dtype("mm", out_dtype)
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
@@ -66,7 +75,8 @@ def mm(input, mat2):
     return _mm(input, mat2)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "mv(Tensor input, Tensor vec, *, Tensor out=None)",))
 def mv(input, vec):
     if input.dim() != 2 or vec.dim() != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.dim()}, "
@@ -96,14 +106,19 @@ def _check_dot(input, other):
                            "respectively")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "dot(Tensor input, Tensor tensor, *, Tensor out=None)",))
 def dot(input, tensor):
     _check_dot(input, tensor)
     return _dot(input, tensor)
 
 
-@public("function", "method")
-def bmm(input, mat2):
+@public("function", "method", signatures=(
+    "bmm(Tensor input, Tensor mat2, *, Tensor out=None)",
+    "bmm(Tensor input, Tensor mat2, ScalarType out_dtype, *, Tensor out=None)"), method_signatures=(
+    "bmm(Tensor self, Tensor mat2)",))
+def bmm(input, mat2, out_dtype=None):
+    _no_out_dtype("bmm", out_dtype)
     if input.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.dim() != 3:
@@ -135,7 +150,8 @@ def _should_fold(t1, t2):
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
 
 
-@public("function", "method", "linalg", "__matmul__")
+@public("function", "method", "linalg", "__matmul__", signatures=(
+    "matmul(Tensor input, Tensor other, *, Tensor out=None)",))
 def matmul(input, other):
     d1, d2 = input.dim(), other.dim()
     if d1 == 0 or d2 == 0:
@@ -156,7 +172,7 @@ def matmul(input, other):
         t1 = other.transpose(-1, -2) if flip else input
         t2 = (input.t() if d1 == 2 else input) if flip else other
         out_shape = list(t1.shape[:-1])
-        folded = reshape(t1, -1, t1.shape[-1])
+        folded = reshape(t1, (-1, t1.shape[-1]))
         if t2.dim() == 2:
             out_shape.append(t2.shape[1])
             out = _unsafe_view_of(mm(folded, t2), out_shape)
@@ -170,8 +186,9 @@ def matmul(input, other):
     nb = 1
     for s in batch:
         nb *= s
-    a = reshape(expand(input, *batch, n, m1), nb, n, m1)
-    b = reshape(expand(other, *batch, m2, p) if d2 > 1 else expand(other, *batch, m2), nb, m2, p)
+    a = reshape(expand(input, (*batch, n, m1)), (nb, n, m1))
+    b = reshape(expand(other, (*batch, m2, p)) if d2 > 1 else expand(other, (*batch, m2)),
+                (nb, m2, p))
     out_shape = list(batch) + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
     return _unsafe_view_of(bmm(a, b), out_shape)
 
@@ -224,7 +241,7 @@ def _name(t):
 
 def _broadcast_to(self, shape):
     """self must expand to ``shape`` (torch's expand error otherwise)."""
-    expand(self, *shape)
+    expand(self, shape)
 
 
 def _addmm_checks(input, mat1, mat2):
@@ -243,7 +260,17 @@ def _addmm_checks(input, mat1, mat2):
     _broadcast_to(input, (mat1.shape[0], mat2.shape[1]))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "addmm(Scalar beta, Tensor input, Scalar alpha, Tensor mat1, Tensor mat2, *, "
+    "Tensor out=None)|deprecated",
+    "addmm(Scalar beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out=None)|deprecated",
+    "addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
+    "Tensor out=None)",
+    "addmm(Tensor input, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, "
+    "Scalar alpha=1, Tensor out=None)"), method_signatures=(
+    "addmm(Tensor self, Scalar beta, Scalar alpha, Tensor mat1, Tensor mat2)|deprecated",
+    "addmm(Tensor self, Scalar beta, Tensor mat1, Tensor mat2)|deprecated",
+    "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)"))
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _addmm_checks(input, mat1, mat2)
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -262,7 +289,15 @@ def _addmv_checks(input, mat, vec):
                            f"{_name(input)}, {_name(mat)}, and {_name(vec)}")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "addmv(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec, *, "
+    "Tensor out=None)|deprecated",
+    "addmv(Scalar beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out=None)|deprecated",
+    "addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, "
+    "Tensor out=None)"), method_signatures=(
+    "addmv(Tensor self, Scalar beta, Scalar alpha, Tensor mat, Tensor vec)|deprecated",
+    "addmv(Tensor self, Scalar beta, Tensor mat, Tensor vec)|deprecated",
+    "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"))
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     _addmv_checks(input, mat, vec)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
@@ -288,7 +323,18 @@ def _baddbmm_checks(input, batch1, batch2, inplace=False):
     _broadcast_to(input, (bs, n, batch2.shape[2]))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "baddbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, "
+    "Tensor out=None)|deprecated",
+    "baddbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, "
+    "Tensor out=None)|deprecated",
+    "baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
+    "Tensor out=None)",
+    "baddbmm(Tensor input, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, "
+    "Scalar alpha=1, Tensor out=None)"), method_signatures=(
+    "baddbmm(Tensor self, Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated",
+    "baddbmm(Tensor self, Scalar beta, Tensor batch1, Tensor batch2)|deprecated",
+    "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"))
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _baddbmm_checks(input, batch1, batch2)
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -316,19 +362,22 @@ baddbmm_ = public("method", name="baddbmm_")(_inplace_variant(
     lambda b1, b2: (b1.shape[0], b1.shape[1], b2.shape[2])))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "vdot(Tensor input, Tensor other, *, Tensor out=None)",))
 def vdot(input, other):
     _check_dot(input, other)
     return _vdot(input, other)
 
 
-@public("function", "method")
-@public("method", name="ger")
+@public("function", "method", signatures=(
+    "outer(Tensor input, Tensor vec2, *, Tensor out=None)",))
+@public("method", name="ger", method_signatures=(
+    "ger(Tensor self, Tensor vec2)",))
 def outer(input, vec2):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.dim() != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.dim()}-D")
-    return reshape(input, -1, 1) * vec2      # ATen's composite: one MulBackward0
+    return reshape(input, (-1, 1)) * vec2      # ATen's composite: one MulBackward0
 
 
 @public("function")
@@ -352,13 +401,14 @@ def tensordot(a, b, dims=2):
     free_b = [d for d in range(b.dim()) if d not in cb]
     csize = _prod(a.shape[d] for d in ca)
     if not free_a and not free_b:
-        return view(dot(reshape(permute(a, ca), csize), reshape(permute(b, cb), csize)), ())
-    left = reshape(permute(a, free_a + ca), _prod(a.shape[d] for d in free_a), csize)
-    right = reshape(permute(b, cb + free_b), csize, _prod(b.shape[d] for d in free_b))
+        return view(dot(reshape(permute(a, ca), (csize,)), reshape(permute(b, cb), (csize,))), ())
+    left = reshape(permute(a, free_a + ca), (_prod(a.shape[d] for d in free_a), csize))
+    right = reshape(permute(b, cb + free_b), (csize, _prod(b.shape[d] for d in free_b)))
     return reshape(mm(left, right), [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "inner(Tensor input, Tensor other, *, Tensor out=None)",))
 def inner(input, other):
     if input.dim() == 0 or other.dim() == 0:
         return input * other
@@ -370,7 +420,8 @@ def inner(input, other):
     return tensordot(input, other, ([-1], [-1]))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "kron(Tensor input, Tensor other, *, Tensor out=None)",))
 def kron(input, other):
     nd = max(input.dim(), other.dim())
     a_shape = (1,) * (nd - input.dim()) + tuple(input.shape)
@@ -475,8 +526,8 @@ def einsum(equation, *operands):
         b_sizes = dict(zip(nl, nxt.shape))
         nb, na, nc = (_prod(a_sizes[l] for l in g) for g in (batch, a_only, contr))
         nn = _prod(b_sizes[l] for l in b_only)
-        left = reshape(permute(cur, [cl.index(l) for l in batch + a_only + contr]), nb, na, nc)
-        right = reshape(permute(nxt, [nl.index(l) for l in batch + contr + b_only]), nb, nc, nn)
+        left = reshape(permute(cur, [cl.index(l) for l in batch + a_only + contr]), (nb, na, nc))
+        right = reshape(permute(nxt, [nl.index(l) for l in batch + contr + b_only]), (nb, nc, nn))
         kept = batch + a_only + b_only + contr      # summed labels stay, with size 1
         cur = view(bmm(left, right), [a_sizes.get(l, b_sizes.get(l)) for l in kept[:-len(contr)]]
                    + [1] * len(contr))
@@ -560,19 +611,22 @@ def _diag_dims(n, dim1, dim2):
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "diagonal(Tensor input, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)",))
 def diagonal(input, offset=0, dim1=0, dim2=1):
     _diag_dims(input.dim(), dim1, dim2)
     return _diagonal(input, offset=offset, dim1=dim1, dim2=dim2)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "diag_embed(Tensor input, int64_t offset=0, int64_t dim1=-2, int64_t dim2=-1)",))
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     _diag_dims(input.dim() + 1, dim1, dim2)
     return _diag_embed(input, offset=offset, dim1=dim1, dim2=dim2)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "diag(Tensor input, int64_t diagonal=0, *, Tensor out=None)",))
 def diag(input, diagonal=0):
     if input.dim() == 1:
         return _diag_embed(input, offset=diagonal, dim1=-2, dim2=-1)
@@ -581,21 +635,24 @@ def diag(input, diagonal=0):
     return _diagonal_copy(input, offset=diagonal, dim1=0, dim2=1)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "trace(Tensor input)",))
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     return _trace(input)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)",))
 def tril(input, diagonal=0):
     if input.dim() < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
     return _tril(input, diagonal=diagonal)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "triu(Tensor input, SymInt diagonal=0, *, Tensor out=None)",))
 def triu(input, diagonal=0):
     if input.dim() < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
@@ -633,7 +690,8 @@ def _linalg_cross(input, other, *, dim=-1):
     return _cross(input, other, dim=dim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "cross(Tensor input, Tensor other, int64_t? dim=None, *, Tensor out=None)",))
 def cross(input, other, dim=None):
     if dim is None:     # deprecated default: the first dim of size 3
         shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
@@ -710,7 +768,8 @@ _inv = defop("LinalgInvExBackward0", _inv_forward, ("A",), dtype="same",
              grads={"A": lambda grad, inverse: -matmul(inverse.mT, matmul(grad, inverse.mT))})
 
 
-@public("function", "method", name="inverse")
+@public("function", "method", name="inverse", signatures=(
+    "inverse(Tensor input, *, Tensor out=None)",))
 @public("linalg")
 def inv(A):
     _check("linalg.inv", A)
@@ -778,7 +837,8 @@ _det = defop("LinalgDetBackward0", _det_forward, ("A",), dtype="same",
              outputs=("result", "LU", "pivots"), grads={"A": _det_backward})
 
 
-@public("function", "method", "linalg")
+@public("function", "method", "linalg", signatures=(
+    "det(Tensor input)",))
 def det(A):
     _check("linalg.det", A)
     return _det(A)[0]
@@ -818,7 +878,8 @@ def linalg_slogdet(A):
     return _SLOGDET(*_slogdet(A)[:2])
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "logdet(Tensor input)",))
 def logdet(input):
     """torch.logdet: slogdet's logabsdet, NaN where the determinant is negative."""
     fn = "logdet"
@@ -1108,18 +1169,21 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "pinverse(Tensor input, double rcond=1e-15)",))
 def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
 # -- the older top-level spellings ----------------------------------------------------------
-@public("function", "method")
+@public("function", "method", signatures=(
+    "qr(Tensor input, bool some=True, *, TensorList[2] out=None)",))
 def qr(input, some=True):
     return _QR_OLD(*linalg_qr(input, "reduced" if some else "complete"))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "svd(Tensor input, bool some=True, bool compute_uv=True, *, TensorList[3] out=None)",))
 def svd(input, some=True, compute_uv=True):
     """torch.svd: V rather than Vh; without compute_uv, zero-filled square U and V."""
     if not compute_uv:
@@ -1130,13 +1194,16 @@ def svd(input, some=True, compute_uv=True):
     return _SVD_OLD(U, S, Vh.mT)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "slogdet(Tensor input, *, TensorList[2] out=None)",))
 def slogdet(input):
     return _SLOGDET_OLD(*linalg_slogdet(input))
 
 
-public("method", name="tril_")(_tri_(_tril))
-public("method", name="triu_")(_tri_(_triu))
+public("method", name="tril_", method_signatures=("tril_(Tensor self, SymInt diagonal=0)",))(
+    _tri_(_tril))
+public("method", name="triu_", method_signatures=("triu_(Tensor self, SymInt diagonal=0)",))(
+    _tri_(_triu))
 public("__rmatmul__")(lambda self, other: matmul(other, self))
 
 # rows and @public objects name themselves (glassgrad.ops.publish)

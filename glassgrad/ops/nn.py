@@ -80,12 +80,14 @@ def _softmax_like(op, kernel, input, dim, dtype):
     return op(input, dim=dim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "softmax(Tensor input, int64_t dim, ScalarType? dtype=None, *, Tensor out=None)",))
 def softmax(input, dim, dtype=None):
     return _softmax_like(_softmax, "softmax", input, dim, dtype)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "log_softmax(Tensor input, int64_t dim, ScalarType? dtype=None, *, Tensor out=None)",))
 def log_softmax(input, dim, dtype=None):
     return _softmax_like(_log_softmax, "log_softmax", input, dim, dtype)
 
@@ -127,14 +129,16 @@ def _dropout(input, p, train, inplace):
     return input.mul_(noise) if inplace else input * noise
 
 
-@public("function")
+@public("function", signatures=(
+    "dropout(Tensor input, double p, bool train)",))
 def dropout(input, p, train):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return _dropout(input, p, train, False)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "dropout_(Tensor input, double p, bool train)",))
 def dropout_(input, p, train):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
@@ -160,7 +164,7 @@ def _addmm_checked(bias, mat1, mat2):
     (n, k), (k2, m) = mat1.shape, mat2.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    expand(bias.detach(), n, m)        # PyTorch's error when bias does not broadcast
+    expand(bias.detach(), (n, m))        # PyTorch's error when bias does not broadcast
     return _linalg.addmm(bias, mat1, mat2)
 
 
@@ -177,7 +181,7 @@ def linear(input, weight, bias=None):
                                         builtins.sum(s != 1 for s in bias.shape) == 1)
     if vector_like and bias.is_contiguous() and input.is_contiguous():
         *lead, k = input.shape
-        out = _addmm_checked(bias, reshape(input, math.prod(lead), k), weight.t())
+        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)), weight.t())
         return out.view(*lead, out.shape[1])
     out = matmul(input, weight.t())
     return out if bias is None else out.add_(bias)
@@ -381,7 +385,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     return input / expand(denom, input.shape)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "cosine_similarity(Tensor x1, Tensor x2, int64_t dim=1, double eps=1e-08)",))
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """ATen's: each input divided by its (clamped) norm, then the dot product along dim."""
     common = dtypes.result_type(x1, x2)
@@ -401,7 +406,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "pairwise_distance(Tensor x1, Tensor x2, double p=2, double eps=1e-06, bool keepdim=False)",))
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     diff = _add_scalar(x1 - x2, other=eps)
     dim = builtins.max(x1.dim(), x2.dim()) - 1
@@ -520,8 +526,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                                                                (r1 > 25 or r2 > 25))):
         nb = math.prod(batch)
         if nb != 1:
-            x1 = reshape(expand(x1, *batch, r1, c).contiguous(), nb, r1, c)
-            x2 = reshape(expand(x2, *batch, r2, c).contiguous(), nb, r2, c)
+            x1 = reshape(expand(x1, (*batch, r1, c)).contiguous(), (nb, r1, c))
+            x2 = reshape(expand(x2, (*batch, r2, c)).contiguous(), (nb, r2, c))
         return _euclidean_dist(x1, x2).view(*batch, r1, r2)
     if x1.dtype is dtypes.float16 and x1.numel() and x2.numel():   # torch's kernel has none
         raise NotImplementedError('"cdist" not implemented for \'Half\'')

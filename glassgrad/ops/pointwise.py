@@ -156,21 +156,29 @@ def _check_sub(input, other):
                            "operator instead.")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated",
+    "add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"))
 def add(input, other, *, alpha=1):
     _check_alpha(input, other, alpha)
     return _add(input, other, alpha=alpha)
 
 
-@public("function", "method")
-@public("function", name="subtract")
+@public("function", "method", signatures=(
+    "sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated",
+    "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"))
+@public("function", name="subtract", signatures=(
+    "subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
+    "subtract(Tensor input, Scalar other, Scalar alpha=1)"))
 def sub(input, other, *, alpha=1):
     _check_sub(input, other)
     _check_alpha(input, other, alpha)
     return _sub(input, other, alpha=alpha)
 
 
-@public("function")
+@public("function", signatures=(
+    "rsub(Tensor input, Tensor other, *, Scalar alpha=1)",
+    "rsub(Tensor input, Scalar other, Scalar alpha=1)"))
 def rsub(input, other, *, alpha=1):
     _check_sub(input, other)
     _check_alpha(input, other, alpha)
@@ -179,13 +187,19 @@ def rsub(input, other, *, alpha=1):
     return _rsub(input, other=other, alpha=alpha)
 
 
-@public("function", "method")
-@public("function", name="multiply")
+@public("function", "method", signatures=(
+    "mul(Tensor input, Tensor other, *, Tensor out=None)",))
+@public("function", name="multiply", signatures=(
+    "multiply(Tensor input, Tensor other, *, Tensor out=None)",
+    "multiply(Tensor input, Scalar other)"))
 def mul(input, other):
     return _mul(input, other)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "pow(Tensor input, Tensor exponent, *, Tensor out=None)",
+    "pow(Scalar self, Tensor exponent, *, Tensor out=None)",
+    "pow(Tensor input, Scalar exponent, *, Tensor out=None)"))
 def pow(input, exponent):
     if not isinstance(exponent, Tensor):
         return _pow_scalar(input, exponent=exponent)
@@ -230,10 +244,12 @@ _math("neg", _no_bool(
     lambda xp, a: xp.negative(a), RuntimeError,
     "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-    lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII + ("__neg__",))
+    lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII + ("__neg__",),
+    aliases=("negative",))
 _math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
                       '"abs_cpu" not implemented for \'Bool\''),
-      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII + ("__abs__",))
+      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII + ("__abs__",),
+      aliases=("absolute",))
 
 
 def _sign(xp, a):
@@ -307,11 +323,13 @@ _relu, relu_ = _unary(_math(
     dtype="promote", arrays=True, variants=(),
     explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
 
-public("method", name="relu")(_relu)
-public("function", "method", "functional", name="relu_")(relu_)
+public("method", name="relu", method_signatures=("relu(Tensor self)",))(_relu)
+public("function", "method", "functional", name="relu_", signatures=("relu_(Tensor input)",))(
+    relu_)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "relu(Tensor input)",))
 def relu(input, inplace=False):
     """torch.relu, and F.relu's signature (inplace: relu_)."""
     return relu_(input) if inplace else _relu(input)
@@ -428,8 +446,15 @@ def _check_rounding_mode(rounding_mode):
                            f"but found '{rounding_mode}'")
 
 
-@public("function", "method")
-@public("function", name="divide")
+@public("function", "method", signatures=(
+    "div(Tensor input, Tensor other, *, Tensor out=None)",
+    "div(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)",
+    "div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)"))
+@public("function", name="divide", signatures=(
+    "divide(Tensor input, Tensor other, *, Tensor out=None)",
+    "divide(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)",
+    "divide(Tensor input, Scalar other)",
+    "divide(Tensor input, Scalar other, *, c10::string_view? rounding_mode)"))
 def div(input, other, *, rounding_mode=None):
     _check_rounding_mode(rounding_mode)
     if rounding_mode is None:
@@ -437,7 +462,10 @@ def div(input, other, *, rounding_mode=None):
     return _div_mode[rounding_mode](input, other, rounding_mode=rounding_mode)
 
 
-@public("method", "__itruediv__")
+@public("method", "__itruediv__", method_signatures=(
+    "div_(Tensor self, Tensor other)",
+    "div_(Tensor self, Tensor other, *, c10::string_view? rounding_mode)",
+    "div_(Tensor self, Scalar other, *, c10::string_view? rounding_mode)"))
 def div_(self, other, *, rounding_mode=None):
     _check_rounding_mode(rounding_mode)
     if rounding_mode is None:
@@ -446,17 +474,24 @@ def div_(self, other, *, rounding_mode=None):
                          {"rounding_mode": rounding_mode})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "true_divide(Tensor input, Tensor other, *, Tensor out=None)",
+    "true_divide(Tensor input, Scalar other)"))
 def true_divide(input, other):
     return _div(input, other)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "floor_divide(Tensor input, Tensor other, *, Tensor out=None)",
+    "floor_divide(Tensor input, Scalar other)"))
 def floor_divide(input, other):
     return _floor_divide(input, other)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "remainder(Tensor input, Tensor other, *, Tensor out=None)",
+    "remainder(Scalar self, Tensor other)",
+    "remainder(Tensor input, Scalar other, *, Tensor out=None)"))
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return _remainder_scalar_self(input, other)
@@ -465,7 +500,9 @@ def remainder(input, other):
     return _remainder(input, other)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "fmod(Tensor input, Tensor other, *, Tensor out=None)",
+    "fmod(Tensor input, Scalar other, *, Tensor out=None)"))
 def fmod(input, other):
     if not isinstance(other, Tensor):
         return _fmod_scalar(input, other=other)
@@ -480,15 +517,24 @@ def _binary_inplace(tensor_op, scalar_op=None):
     return method
 
 
-floor_divide_ = public("method", "__ifloordiv__", name="floor_divide_")(
+floor_divide_ = public("method", "__ifloordiv__", name="floor_divide_", method_signatures=(
+        "floor_divide_(Tensor self, Tensor other)", "floor_divide_(Tensor self, Scalar other)"))(
     _binary_inplace(_floor_divide))
-remainder_ = public("method", "__imod__", name="remainder_")(
+remainder_ = public("method", "__imod__", name="remainder_", method_signatures=(
+        "remainder_(Tensor self, Tensor other)", "remainder_(Tensor self, Scalar other)"))(
     _binary_inplace(_remainder, _remainder_scalar))
-fmod_ = public("method", name="fmod_")(_binary_inplace(_fmod, _fmod_scalar))
-true_divide_ = public("method", name="true_divide_")(_binary_inplace(_div))
+fmod_ = public("method", name="fmod_", method_signatures=(
+        "fmod_(Tensor self, Tensor other)", "fmod_(Tensor self, Scalar other)"))(
+    _binary_inplace(_fmod, _fmod_scalar))
+true_divide_ = public("method", name="true_divide_", method_signatures=(
+        "true_divide_(Tensor self, Tensor other)", "true_divide_(Tensor self, Scalar other)"))(
+    _binary_inplace(_div))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "float_power(Tensor input, Tensor exponent, *, Tensor out=None)",
+    "float_power(Scalar self, Tensor exponent, *, Tensor out=None)",
+    "float_power(Tensor input, Scalar exponent, *, Tensor out=None)"))
 def float_power(input, exponent):
     """pow computed in float64 (composite: the same nodes as pow on double operands)."""
     base = input.double() if isinstance(input, Tensor) else builtins.float(input)
@@ -496,14 +542,18 @@ def float_power(input, exponent):
     return pow(base, exp_)
 
 
-@public("method", "__ipow__")
+@public("method", "__ipow__", method_signatures=(
+    "pow_(Tensor self, Tensor exponent)",
+    "pow_(Tensor self, Scalar exponent)"))
 def pow_(self, exponent):
     if isinstance(exponent, Tensor):
         return apply_inplace(_pow_tensor, self, (self, exponent), {})
     return apply_inplace(_pow_scalar, self, (self,), {"exponent": exponent})
 
 
-@public("method")
+@public("method", method_signatures=(
+    "float_power_(Tensor self, Tensor exponent)",
+    "float_power_(Tensor self, Scalar exponent)"))
 def float_power_(self, exponent):
     if self.dtype is not dtypes.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
@@ -513,12 +563,14 @@ def float_power_(self, exponent):
                 else builtins.float(exponent))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "square(Tensor input, *, Tensor out=None)",))
 def square(input):
     return pow(input, 2)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "square_(Tensor self)",))
 def square_(self):
     return pow_(self, 2)
 
@@ -598,7 +650,9 @@ def _check_round_decimals(input, decimals):
         raise _kernel_error("round_cpu", input.dtype)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "round(Tensor input, *, Tensor out=None)",
+    "round(Tensor input, *, int64_t decimals, Tensor out=None)"))
 def round(input, *, decimals=None):
     if decimals is None:
         return _round(input)
@@ -606,7 +660,9 @@ def round(input, *, decimals=None):
     return _round_decimals(input, decimals=decimals)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "round_(Tensor self)",
+    "round_(Tensor self, *, int64_t decimals)"))
 def round_(self, *, decimals=None):
     if decimals is None:
         return _round_(self)
@@ -629,12 +685,14 @@ def _logit_grad(grad, self, eps):
 _logit = defop("LogitBackward0", _logit_forward, grads={"self": _logit_grad}, dtype="float")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "logit(Tensor input, double? eps=None, *, Tensor out=None)",))
 def logit(input, eps=None):
     return _logit(input, eps=eps)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "logit_(Tensor self, double? eps=None)",))
 def logit_(self, eps=None):
     return apply_inplace(_logit, self, (self,), {"eps": eps})
 
@@ -645,12 +703,15 @@ _nan_to_num = defop(
     grads={"self": lambda grad, self: grad * isfinite(self)}, dtype="same")
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None, *, "
+    "Tensor out=None)",))
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "nan_to_num_(Tensor self, double? nan=None, double? posinf=None, double? neginf=None)",))
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
     return apply_inplace(_nan_to_num, self, (self,),
                          {"nan": nan, "posinf": posinf, "neginf": neginf})
@@ -662,9 +723,9 @@ def _float_test(f, ints):
     return lambda input: op(input)
 
 
-isnan = public("function", "method", name="isnan")(_float_test(xp.isnan, False))
-isinf = public("function", "method", name="isinf")(_float_test(xp.isinf, False))
-isfinite = public("function", "method", name="isfinite")(_float_test(xp.isfinite, True))
+isnan = public("function", "method", name="isnan", signatures=("isnan(Tensor input)",))(_float_test(xp.isnan, False))
+isinf = public("function", "method", name="isinf", signatures=("isinf(Tensor input)",))(_float_test(xp.isinf, False))
+isfinite = public("function", "method", name="isfinite", signatures=("isfinite(Tensor input)",))(_float_test(xp.isfinite, True))
 
 
 # -- binary math -----------------------------------------------------------------------------
@@ -744,7 +805,10 @@ _xlogy_scalar_other = defop(
         (self == 0.0) & (other <= 0.0), 0.0, xlogy(grad, other))})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "xlogy(Tensor input, Tensor other, *, Tensor out=None)",
+    "xlogy(Scalar self, Tensor other, *, Tensor out=None)",
+    "xlogy(Tensor input, Scalar other, *, Tensor out=None)"))
 def xlogy(input, other):
     if not isinstance(input, Tensor):
         return _xlogy_scalar_self(other, self=input)
@@ -753,7 +817,9 @@ def xlogy(input, other):
     return _xlogy(input, other)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "xlogy_(Tensor self, Tensor other)",
+    "xlogy_(Tensor self, Scalar other)"))
 def xlogy_(self, other):
     if not isinstance(other, Tensor):
         return apply_inplace(_xlogy_scalar_other, self, (self,), {"other": other})
@@ -804,13 +870,17 @@ def _lerp_args(input, end, weight):
     return _lerp_scalar, (input, end), {"weight": weight}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)",
+    "lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)"))
 def lerp(input, end, weight):
     op, values, attrs = _lerp_args(input, end, weight)
     return op(*values, **attrs)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "lerp_(Tensor self, Tensor end, Tensor weight)",
+    "lerp_(Tensor self, Tensor end, Scalar weight)"))
 def lerp_(self, end, weight):
     op, values, attrs = _lerp_args(self, end, weight)
     return apply_inplace(op, self, values, attrs)
@@ -852,23 +922,33 @@ _addcdiv = defop("AddcdivBackward0", _addc_forward("true_divide"),
                         -grad * (value * tensor1 / (tensor2 * tensor2))})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "addcmul(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+    "Tensor out=None)|deprecated",
+    "addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)"))
 def addcmul(input, tensor1, tensor2, *, value=1):
     return _addcmul(input, tensor1, tensor2, value=value)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "addcdiv(Tensor input, Scalar value, Tensor tensor1, Tensor tensor2, *, "
+    "Tensor out=None)|deprecated",
+    "addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)"))
 def addcdiv(input, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
     return _addcdiv(input, tensor1, tensor2, value=value)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "addcmul_(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2)|deprecated",
+    "addcmul_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)"))
 def addcmul_(self, tensor1, tensor2, *, value=1):
     return apply_inplace(_addcmul, self, (self, tensor1, tensor2), {"value": value})
 
 
-@public("method")
+@public("method", method_signatures=(
+    "addcdiv_(Tensor self, Scalar value, Tensor tensor1, Tensor tensor2)|deprecated",
+    "addcdiv_(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1)"))
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     _addcdiv_check(tensor1, tensor2)
     return apply_inplace(_addcdiv, self, (self, tensor1, tensor2), {"value": value})
@@ -982,7 +1062,8 @@ def elu(input, alpha=1.0, inplace=False):
                   input_scale=1)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "selu(Tensor input)",))
 def selu(input, inplace=False):
     return _apply(_elu_result if inplace else _elu, input, inplace, alpha=_SELU_ALPHA,
                   scale=_SELU_SCALE, input_scale=1)
@@ -997,19 +1078,22 @@ _celu_result = defop("CeluBackward1", _celu.forward, dtype=_same_dtype("elu_cpu"
                          grad, result, alpha, 1, 1 / alpha)})
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "celu(Tensor input, Scalar alpha=1.0)",))
 def celu(input, alpha=1.0, inplace=False):
     return _apply(_celu_result if inplace else _celu, input, inplace, alpha=alpha)
 
 
-@public("function")
+@public("function", signatures=(
+    "selu_(Tensor input)",))
 def selu_(input):
-    return selu(input, inplace=True)
+    return _apply(_elu_result, input, True, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1)
 
 
-@public("function")
+@public("function", signatures=(
+    "celu_(Tensor input, Scalar alpha=1.0)",))
 def celu_(input, alpha=1.0):
-    return celu(input, alpha, inplace=True)
+    return _apply(_celu_result, input, True, alpha=alpha)
 
 
 _GELU_BETA, _GELU_KAPPA = math.sqrt(2.0) * (2.0 / _SQRT_PI) * 0.5, 0.044715
@@ -1123,9 +1207,13 @@ def _compare(name, forward, alias=None):
                    ("self", "other"), dtype="bool",
                    grads={"self": _ZERO, "other": _ZERO})
     aliases = () if alias is None else (alias,)
-    function = public("function", "method", name=name, aliases=aliases)(
+    function = public("function", "method", name=name, aliases=aliases, signatures=(
+        f"{name}(Tensor input, Tensor other, *, Tensor out=None)",
+        f"{name}(Tensor input, Scalar other, *, Tensor out=None)"))(
         lambda input, other: tensor(input, other))
-    inplace = public("method", name=name + "_", aliases=tuple(a + "_" for a in aliases))(
+    inplace = public("method", name=name + "_", aliases=tuple(a + "_" for a in aliases),
+                     method_signatures=(f"{name}_(Tensor self, Tensor other)",
+                                        f"{name}_(Tensor self, Scalar other)"))(
         _binary_inplace(tensor, scalar))
     return function, inplace
 
@@ -1156,17 +1244,21 @@ def _logical(name, forward, inputs=("self", "other")):
 
 
 logical_and, logical_and_ = _logical("logical_and", "logical_and")
-public("function", "method", name="logical_and")(logical_and)
-public("method", name="logical_and_")(logical_and_)
+public("function", "method", name="logical_and", signatures=(
+    "logical_and(Tensor input, Tensor other, *, Tensor out=None)",))(logical_and)
+public("method", name="logical_and_", method_signatures=("logical_and_(Tensor self, Tensor other)",))(logical_and_)
 logical_or, logical_or_ = _logical("logical_or", "logical_or")
-public("function", "method", name="logical_or")(logical_or)
-public("method", name="logical_or_")(logical_or_)
+public("function", "method", name="logical_or", signatures=(
+    "logical_or(Tensor input, Tensor other, *, Tensor out=None)",))(logical_or)
+public("method", name="logical_or_", method_signatures=("logical_or_(Tensor self, Tensor other)",))(logical_or_)
 logical_xor, logical_xor_ = _logical("logical_xor", "logical_xor")
-public("function", "method", name="logical_xor")(logical_xor)
-public("method", name="logical_xor_")(logical_xor_)
+public("function", "method", name="logical_xor", signatures=(
+    "logical_xor(Tensor input, Tensor other, *, Tensor out=None)",))(logical_xor)
+public("method", name="logical_xor_", method_signatures=("logical_xor_(Tensor self, Tensor other)",))(logical_xor_)
 logical_not, logical_not_ = _logical("logical_not", "logical_not", ("self",))
-public("function", "method", name="logical_not")(logical_not)
-public("method", name="logical_not_")(logical_not_)
+public("function", "method", name="logical_not", signatures=(
+    "logical_not(Tensor input, *, Tensor out=None)",))(logical_not)
+public("method", name="logical_not_", method_signatures=("logical_not_(Tensor self)",))(logical_not_)
 
 
 def _check_cast(self, *others, to_float=False):
@@ -1192,17 +1284,33 @@ def _bitwise(name, forward, inputs=("self", "other")):
 
 
 bitwise_and, bitwise_and_ = _bitwise("bitwise_and", "bitwise_and")
-public("function", "method", name="bitwise_and")(bitwise_and)
-public("method", "__iand__", name="bitwise_and_")(bitwise_and_)
+public("function", "method", name="bitwise_and", signatures=(
+    "bitwise_and(Tensor input, Tensor other, *, Tensor out=None)",
+    "bitwise_and(Scalar self, Tensor other)",
+    "bitwise_and(Tensor input, Scalar other, *, Tensor out=None)"))(bitwise_and)
+public("method", name="bitwise_and_", method_signatures=(
+    "bitwise_and_(Tensor self, Tensor other)", "bitwise_and_(Tensor self, Scalar other)"))(bitwise_and_)
+public("__iand__")(bitwise_and_)
 bitwise_or, bitwise_or_ = _bitwise("bitwise_or", "bitwise_or")
-public("function", "method", name="bitwise_or")(bitwise_or)
-public("method", "__ior__", name="bitwise_or_")(bitwise_or_)
+public("function", "method", name="bitwise_or", signatures=(
+    "bitwise_or(Tensor input, Tensor other, *, Tensor out=None)",
+    "bitwise_or(Scalar self, Tensor other)",
+    "bitwise_or(Tensor input, Scalar other, *, Tensor out=None)"))(bitwise_or)
+public("method", name="bitwise_or_", method_signatures=(
+    "bitwise_or_(Tensor self, Tensor other)", "bitwise_or_(Tensor self, Scalar other)"))(bitwise_or_)
+public("__ior__")(bitwise_or_)
 bitwise_xor, bitwise_xor_ = _bitwise("bitwise_xor", "bitwise_xor")
-public("function", "method", name="bitwise_xor")(bitwise_xor)
-public("method", "__ixor__", name="bitwise_xor_")(bitwise_xor_)
+public("function", "method", name="bitwise_xor", signatures=(
+    "bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)",
+    "bitwise_xor(Scalar self, Tensor other)",
+    "bitwise_xor(Tensor input, Scalar other, *, Tensor out=None)"))(bitwise_xor)
+public("method", name="bitwise_xor_", method_signatures=(
+    "bitwise_xor_(Tensor self, Tensor other)", "bitwise_xor_(Tensor self, Scalar other)"))(bitwise_xor_)
+public("__ixor__")(bitwise_xor_)
 bitwise_not, bitwise_not_ = _bitwise("bitwise_not", "invert", ("self",))
-public("function", "method", name="bitwise_not")(bitwise_not)
-public("method", name="bitwise_not_")(bitwise_not_)
+public("function", "method", name="bitwise_not", signatures=(
+    "bitwise_not(Tensor input, *, Tensor out=None)",))(bitwise_not)
+public("method", name="bitwise_not_", method_signatures=("bitwise_not_(Tensor self)",))(bitwise_not_)
 
 
 @public("__invert__")
@@ -1220,7 +1328,12 @@ _where = defop("WhereBackward0", lambda xp, condition, self, other: xp.where(con
                       "other": lambda grad, condition: where(condition, 0, grad)})
 
 
-@public("function")
+@public("function", signatures=(
+    "where(Tensor condition)",
+    "where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)",
+    "where(Tensor condition, Scalar self, Tensor other)",
+    "where(Tensor condition, Tensor input, Scalar other)",
+    "where(Tensor condition, Scalar self, Scalar other)"))
 def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
@@ -1291,13 +1404,17 @@ def _clamp_args(input, min, max, method=False):
     return _clamp_tensor, (input, min, max), {"dtype": dtypes.result_type(*present)}
 
 
-@public("function", "method", aliases=("clip",))
+@public("function", "method", aliases=("clip",), signatures=(
+    "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)",
+    "clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)"))
 def clamp(input, min=None, max=None):
     op, values, attrs = _clamp_args(input, min, max)
     return op(*values, **attrs)
 
 
-@public("method", aliases=("clip_",))
+@public("method", aliases=("clip_",), method_signatures=(
+    "clamp_(Tensor self, Tensor? min=None, Tensor? max=None)",
+    "clamp_(Tensor self, Scalar? min=None, Scalar? max=None)"))
 def clamp_(self, min=None, max=None):
     op, values, attrs = _clamp_args(self, min, max, method=True)
     if op is _clamp_tensor:
@@ -1347,13 +1464,17 @@ def _bound_args(scalar_op, tensor_op, name, input, bound):
     return scalar_op, (input,), {name: bound}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "clamp_min(Tensor input, Tensor min, *, Tensor out=None)",
+    "clamp_min(Tensor input, Scalar min, *, Tensor out=None)"))
 def clamp_min(input, min):
     op, values, attrs = _bound_args(_clamp_min, _clamp_min_tensor, "min", input, min)
     return op(*values, **attrs)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "clamp_max(Tensor input, Tensor max, *, Tensor out=None)",
+    "clamp_max(Tensor input, Scalar max, *, Tensor out=None)"))
 def clamp_max(input, max):
     op, values, attrs = _bound_args(_clamp_max, _clamp_max_tensor, "max", input, max)
     return op(*values, **attrs)
@@ -1369,12 +1490,16 @@ def _bound_inplace(op, tensor_op, name, self, bound):
     return apply_inplace(op, self, values, attrs)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "clamp_min_(Tensor input, Tensor min)",
+    "clamp_min_(Tensor input, Scalar min)"))
 def clamp_min_(self, min):
     return _bound_inplace(_clamp_min, _clamp_min_tensor, "min", self, min)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "clamp_max_(Tensor input, Tensor max)",
+    "clamp_max_(Tensor input, Scalar max)"))
 def clamp_max_(self, max):
     return _bound_inplace(_clamp_max, _clamp_max_tensor, "max", self, max)
 
@@ -1392,12 +1517,15 @@ _copy = defop("CopyBackwards", lambda xp, self, src: src,     # apply_inplace br
 _copy.node_cls.name = lambda self: "torch::autograd::CopyBackwards"   # hand-written in torch
 
 
-@public("method")
+@public("method", method_signatures=(
+    "zero_(Tensor self)",))
 def zero_(self):
     return apply_inplace(_zero, self, (self,), {}, overlap=None)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "fill_(Tensor self, Tensor value)",
+    "fill_(Tensor self, Scalar value)"))
 def fill_(self, value):
     if isinstance(value, Tensor):
         if value.dim() != 0:
@@ -1417,17 +1545,22 @@ def copy_(self, src, non_blocking=False):
     return apply_inplace(_copy, self, (self, src), {}, overlap=None if same else "all")
 
 
-@public("method", "__iadd__")
+@public("method", "__iadd__", method_signatures=(
+    "add_(Tensor self, Scalar alpha, Tensor other)|deprecated",
+    "add_(Tensor self, Tensor other, *, Scalar alpha=1)"))
 def add_(self, other, *, alpha=1):
     return apply_inplace(_add, self, (self, other), {"alpha": alpha})
 
 
-@public("method", "__isub__")
+@public("method", "__isub__", method_signatures=(
+    "sub_(Tensor self, Scalar alpha, Tensor other)|deprecated",
+    "sub_(Tensor self, Tensor other, *, Scalar alpha=1)"))
 def sub_(self, other, *, alpha=1):
     return apply_inplace(_sub, self, (self, other), {"alpha": alpha})
 
 
-@public("method", "__imul__")
+@public("method", "__imul__", method_signatures=(
+    "mul_(Tensor self, Tensor other)",))
 def mul_(self, other):
     return apply_inplace(_mul, self, (self, other), {})
 
@@ -1483,3 +1616,6 @@ public("method", name="where")(lambda self, condition, other: where(condition, s
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
 publish(globals())
+# abs's alias names every variant but one that torch lacks: torch.absolute_
+del absolute_
+__all__.remove("absolute_")

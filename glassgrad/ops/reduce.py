@@ -112,14 +112,20 @@ def _type_name(d):
     return _SCALAR_NAMES[d.name]
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "sum(Tensor input, *, ScalarType? dtype=None)",
+    "sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+    "Tensor out=None)"))
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _sum_all(input, dtype=dtype)
     return _sum_dim(input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dtype)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)",
+    "mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+    "Tensor out=None)"))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = dtype or input.dtype
     if not d.is_floating_point:
@@ -265,7 +271,10 @@ _prod_dim = defop("ProdBackward1", lambda xp, self, dim, keepdim, dtype: _prod_f
     self, (dim,), keepdim, dtype), dtype=_result_dtype, grads={"self": _prod_dim_backward})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "prod(Tensor input, *, ScalarType? dtype=None)",
+    "prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None, "
+    "Tensor out=None)"))
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _prod_all(input, dtype=dtype)
@@ -373,14 +382,20 @@ def _max_min(name, input, dim, keepdim, other):
     return _named(name, op(input, dim=dim, keepdim=keepdim))
 
 
-@public("function", "method")
-def max(input, dim=None, keepdim=False, *, other=None):
-    return _max_min("max", input, dim, keepdim, other)
+@public("function", "method", signatures=(
+    "max(Tensor input, *, Tensor out=None)",
+    "max(Tensor input, Tensor other, *, Tensor out=None)",
+    "max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
+def max(input, dim=None, keepdim=False):
+    return _max_min("max", input, dim, keepdim, None)
 
 
-@public("function", "method")
-def min(input, dim=None, keepdim=False, *, other=None):
-    return _max_min("min", input, dim, keepdim, other)
+@public("function", "method", signatures=(
+    "min(Tensor input, *, Tensor out=None)",
+    "min(Tensor input, Tensor other, *, Tensor out=None)",
+    "min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
+def min(input, dim=None, keepdim=False):
+    return _max_min("min", input, dim, keepdim, None)
 
 
 def _amax_dims(name, input, dim):
@@ -394,12 +409,14 @@ def _amax_dims(name, input, dim):
     return dims or tuple(range(input.dim()))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amax(input, dim=(), keepdim=False):
     return _amax(input, dim=_amax_dims("amax", input, dim), keepdim=keepdim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "amin(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amin(input, dim=(), keepdim=False):
     return _amin(input, dim=_amax_dims("amin", input, dim), keepdim=keepdim)
 
@@ -413,12 +430,14 @@ def _argmax_min(name, op, input, dim, keepdim):
     return op(input, dim=dim, keepdim=keepdim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "argmax(Tensor input, int64_t? dim=None, bool keepdim=False, *, Tensor out=None)",))
 def argmax(input, dim=None, keepdim=False):
     return _argmax_min("argmax", _argmax, input, dim, keepdim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "argmin(Tensor input, int64_t? dim=None, bool keepdim=False, *, Tensor out=None)",))
 def argmin(input, dim=None, keepdim=False):
     return _argmax_min("argmin", _argmin, input, dim, keepdim)
 
@@ -530,7 +549,9 @@ def _dim_size(input, dim):
     return input.shape[dim] if input.dim() else 1
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "median(Tensor input)",
+    "median(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input)
@@ -540,7 +561,8 @@ def median(input, dim=None, keepdim=False):
     return _named("median", _median_dim(input, dim=dim, keepdim=keepdim))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "mode(Tensor input, int64_t dim=-1, bool keepdim=False, *, TensorList[2] out=None)",))
 def mode(input, dim=-1, keepdim=False):
     dim = _wrap_dim(dim, input.dim())
     if _dim_size(input, dim) == 0:
@@ -548,7 +570,9 @@ def mode(input, dim=-1, keepdim=False):
     return _named("mode", _mode(input, dim=dim, keepdim=keepdim))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "kthvalue(Tensor input, SymInt k, int64_t dim=-1, bool keepdim=False, *, "
+    "TensorList[2] out=None)",))
 def kthvalue(input, k, dim=-1, keepdim=False):
     dim = _wrap_dim(dim, input.dim())
     size = _dim_size(input, dim)
@@ -559,7 +583,9 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     return _named("kthvalue", _kthvalue(input, dim=dim, keepdim=keepdim, k=k))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, "
+    "TensorList[2] out=None)",))
 def topk(input, k, dim=-1, largest=True, sorted=True):
     dim = _wrap_dim(-1 if dim is None else dim, input.dim())
     if not 0 <= k <= _dim_size(input, dim):
@@ -567,14 +593,20 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     return _named("topk", _topk(input, dim=dim, k=k, largest=largest, sorted=sorted))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False, "
+    "TensorList[2] out=None)",
+    "sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)"))
 def sort(input, dim=-1, descending=False, *, stable=False):
     op = _sort_stable if stable else _sort
     return _named("sort", op(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                              stable=bool(stable)))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "argsort(Tensor input, *, bool stable, int64_t dim=-1, bool descending=False, "
+    "Tensor out=None)",
+    "argsort(Tensor input, int64_t dim=-1, bool descending=False)"))
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return _argsort(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                     stable=bool(stable))
@@ -678,22 +710,40 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "var(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+    "Tensor out=None)",
+    "var(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+    "Tensor out=None)",
+    "var(Tensor input, bool unbiased=True)"))
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var(input, **_var_args("var", input, dim, unbiased, keepdim, correction))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "std(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False, *, "
+    "Tensor out=None)",
+    "std(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+    "Tensor out=None)",
+    "std(Tensor input, bool unbiased=True)"))
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std(input, **_var_args("std", input, dim, unbiased, keepdim, correction))
 
 
-@public("function")
+@public("function", signatures=(
+    "var_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)",
+    "var_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False)",
+    "var_mean(Tensor input, bool unbiased=True)"))
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_mean(input, **_var_args("var_mean", input, dim, unbiased, keepdim, correction))
 
 
-@public("function")
+@public("function", signatures=(
+    "std_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)",
+    "std_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, "
+    "bool keepdim=False)",
+    "std_mean(Tensor input, bool unbiased=True)"))
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _std_mean(input, **_var_args("std_mean", input, dim, unbiased, keepdim, correction))
 
@@ -873,7 +923,8 @@ _logsumexp = defop("LogsumexpBackward0", _logsumexp_forward, dtype="float", grad
     (self - _restore(result, dim, self.dim(), keepdim)).exp()})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "logsumexp(Tensor input, IntArrayRef[1] dim, bool keepdim=False, *, Tensor out=None)",))
 def logsumexp(input, dim, keepdim=False):
     dims = _dims(dim, input.dim()) or tuple(range(input.dim()))
     return _logsumexp(input, dim=dims, keepdim=keepdim)
@@ -944,7 +995,8 @@ _cumprod_cast = defop("CumprodBackward0", lambda xp, self, dim, dtype, self_scal
                              _cumprod_backward(grad.to(self_scalar_type), self, dim, result)})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)",))
 def cumsum(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
     if dtype is None or dtype is input.dtype:
@@ -952,7 +1004,8 @@ def cumsum(input, dim, *, dtype=None):
     return _cumsum_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)",))
 def cumprod(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
     if dtype is None or dtype is input.dtype:
@@ -972,8 +1025,10 @@ def _cumulative_(op):
     return inplace
 
 
-cumsum_ = public("method", name="cumsum_")(_cumulative_(_cumsum))
-cumprod_ = public("method", name="cumprod_")(_cumulative_(_cumprod))
+cumsum_ = public("method", name="cumsum_", method_signatures=(
+    "cumsum_(Tensor self, int64_t dim, *, ScalarType? dtype=None)",))(_cumulative_(_cumsum))
+cumprod_ = public("method", name="cumprod_", method_signatures=(
+    "cumprod_(Tensor self, int64_t dim, *, ScalarType? dtype=None)",))(_cumulative_(_cumprod))
 
 
 def _cum_extreme(largest):
@@ -1003,12 +1058,14 @@ _cummin = defop("CumminBackward0", _cum_extreme(False), dtype="same", grads=_CUM
                 outputs=("result", "indices"))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "cummax(Tensor input, int64_t dim, *, TensorList[2] out=None)",))
 def cummax(input, dim):
     return _named("cummax", _cummax(input, dim=_wrap_dim(dim, input.dim())))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "cummin(Tensor input, int64_t dim, *, TensorList[2] out=None)",))
 def cummin(input, dim):
     return _named("cummin", _cummin(input, dim=_wrap_dim(dim, input.dim())))
 
@@ -1031,22 +1088,32 @@ _count_nonzero = defop("count_nonzero", lambda xp, self, dim: xp.count_nonzero(
     self, axis=_axis(self, dim)), dtype=_int64, promote=())
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "all(Tensor input, *, Tensor out=None)",
+    "all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)",
+    "all(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)"))
 def all(input, dim=None, keepdim=False):
     return _all(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "any(Tensor input, *, Tensor out=None)",
+    "any(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)",
+    "any(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)"))
 def any(input, dim=None, keepdim=False):
     return _any(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "count_nonzero(Tensor input, int64_t? dim=None)",
+    "count_nonzero(Tensor input, IntArrayRef dim)"))
 def count_nonzero(input, dim=None):
     return _count_nonzero(input, dim=None if dim is None else _dims(dim, input.dim()))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "diff(Tensor input, int64_t n=1, int64_t dim=-1, Tensor? prepend=None, Tensor? append=None, "
+    "*, Tensor out=None)",))
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -1069,8 +1136,9 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return input
 
 
-@public("method", name="sum_to_size")
-def _sum_to_size(self, *size):
+@public("method", name="sum_to_size", method_signatures=(
+    "sum_to_size(Tensor self, SymIntArrayRef size)",))
+def _sum_to_size(self, size):
     """Tensor.sum_to_size: ``self`` summed down to ``size``, which must expand to its shape."""
     size = tuple(_shape._parse_size(size))
     shape = tuple(self.shape)

@@ -571,9 +571,7 @@ def _node_name(public):
     return re.sub(r"(?<=[0-9])[a-z]", lambda m: m.group(0).upper(), camel) + "Backward0"
 
 
-_SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                 "bool": "Bool"}
+_SCALAR_NAMES = dtypes.SCALAR_NAMES
 _C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
               "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
               "uint8": "unsigned char", "bool": "bool"}

@@ -229,14 +229,20 @@ def _infer_size(size, numel):
     return size
 
 
-@public("method")
-def view(input, *size):
+@public("method", method_signatures=(
+    "view(Tensor self, ScalarType dtype)",
+    "view(Tensor self, SymIntArrayRef size)"))
+def view(input, size):
+    if isinstance(size, dtypes.dtype):
+        raise NotImplementedError("Tensor.view(dtype) (a reinterpretation of the bytes) is not "
+                                  "supported by glassgrad")
     size = _infer_size(_parse_size(size), input.numel())
     return _view(input, size=size)
 
 
-@public("function", "method")
-def reshape(input, *shape):
+@public("function", "method", signatures=(
+    "reshape(Tensor input, SymIntArrayRef shape)",))
+def reshape(input, shape):
     size = _infer_size(_parse_size(shape), input.numel())
     if input._data.flags.c_contiguous:
         return _view(input, size=size)
@@ -251,7 +257,8 @@ def _unsafe_view_of(input, size):
     return _unsafe_view(input, size=tuple(size))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "clone(Tensor input, *, MemoryFormat? memory_format=None)",))
 def clone(input, *, memory_format=None):
     if memory_format is not None:
         raise NotImplementedError("clone(memory_format=...): glassgrad has no memory formats; "
@@ -268,7 +275,8 @@ def alias(input):
     return _alias(input)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "t(Tensor input)",))
 def t(input):
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
@@ -276,14 +284,16 @@ def t(input):
     return _t(input)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "transpose(Tensor input, int64_t dim0, int64_t dim1)",))
 def transpose(input, dim0, dim1):
     n = input.dim()
     return _transpose(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-@public("function", "method")
-def permute(input, *dims):
+@public("function", "method", signatures=(
+    "permute(Tensor input, IntArrayRef dims)",))
+def permute(input, dims):
     dims = tuple(_wrap_dim(d, input.dim()) for d in _parse_size(dims))
     if len(dims) != input.dim():
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -292,12 +302,16 @@ def permute(input, *dims):
     return _permute(input, dims=dims)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "unsqueeze(Tensor input, int64_t dim)",))
 def unsqueeze(input, dim):
     return _unsqueeze(input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "squeeze(Tensor input)",
+    "squeeze(Tensor input, int64_t dim)",
+    "squeeze(Tensor input, IntArrayRef dim)"))
 def squeeze(input, dim=None):
     if dim is None:
         return _squeeze_all(input)
@@ -327,7 +341,8 @@ def _view_inplace(op, self, **attrs):
     return self
 
 
-@public("method")
+@public("method", method_signatures=(
+    "t_(Tensor self)",))
 def t_(input):
     check_inplace(input)        # torch refuses a leaf before it looks at the shape
     if input.dim() > 2:
@@ -336,18 +351,28 @@ def t_(input):
     return _view_inplace(_t_, input)
 
 
-@public("method", aliases=("swapaxes_", "swapdims_"))
+@public("method", aliases=("swapdims_",), method_signatures=(
+    "transpose_(Tensor self, int64_t dim0, int64_t dim1)",))
 def transpose_(input, dim0, dim1):
     n = input.dim()
     return _view_inplace(_transpose_, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-@public("method")
+public("method", name="swapaxes_", method_signatures=(
+    "swapaxes_(Tensor self, int64_t axis0, int64_t axis1)",))(
+    lambda input, axis0, axis1: transpose_(input, axis0, axis1))
+
+
+@public("method", method_signatures=(
+    "unsqueeze_(Tensor self, int64_t dim)",))
 def unsqueeze_(input, dim):
     return _view_inplace(_unsqueeze_, input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
-@public("method")
+@public("method", method_signatures=(
+    "squeeze_(Tensor self)",
+    "squeeze_(Tensor self, int64_t dim)",
+    "squeeze_(Tensor self, IntArrayRef dim)"))
 def squeeze_(input, dim=None):
     if dim is None:
         return _view_inplace(_squeeze_all_, input)
@@ -357,8 +382,9 @@ def squeeze_(input, dim=None):
     return _view_inplace(_squeeze_result, input, dim=_wrap_dim(dim, input.dim()))
 
 
-@public("method")
-def expand(input, *sizes):
+@public("method", method_signatures=(
+    "expand(Tensor self, SymIntArrayRef size, *, bool implicit=False)",))
+def expand(input, sizes, *, implicit=False):
     sizes = _parse_size(sizes)
     shape = input.shape
     if len(sizes) < len(shape):
@@ -380,7 +406,8 @@ def expand(input, *sizes):
     return _expand(input, size=tuple(out))
 
 
-@public("function", "method")
+@public("function", "method", method_signatures=(
+    "expand_as(Tensor self, Tensor other)",))
 def expand_as(input, other):
     return expand(input, other.shape)
 
@@ -433,7 +460,7 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
-public("method", name="type_as")(lambda self, other: _to(self, other.dtype))
+public("method", name="type_as", method_signatures=("type_as(Tensor self, Tensor other)",))(lambda self, other: _to(self, other.dtype))
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
@@ -442,8 +469,11 @@ for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
 del _name, _d
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "select(Tensor input, int64_t dim, SymInt index)",))
 def select(input, dim, index):
+    if input.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     dim = _wrap_dim(dim, input.dim())
     size = input.shape[dim]
     if not -size <= index < size:
@@ -472,9 +502,10 @@ def _split_sizes(grad, sizes, dim):
     return out
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "unbind(Tensor input, int64_t dim=0)",))
 def unbind(input, dim=0):
-    return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim())))
+    return tuple(_unbind(input, dim=_wrap_dim(dim, input.dim(), scalar=False)))
 
 
 def _tensor_list(tensors, name):
@@ -486,7 +517,8 @@ def _tensor_list(tensors, name):
     return tuple(tensors)
 
 
-@public("function")
+@public("function", signatures=(
+    "stack(TensorList tensors, int64_t dim=0, *, Tensor out=None)",))
 def stack(tensors, dim=0):
     tensors = _tensor_list(tensors, "stack")
     for i, t in enumerate(tensors[1:], 1):
@@ -497,12 +529,14 @@ def stack(tensors, dim=0):
     return _stack(*tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
 
 
-@public("function")
+@public("function", signatures=(
+    "cat(TensorList tensors, int64_t dim=0, *, Tensor out=None)",))
 def cat(tensors, dim=0):
     return _cat_checked(tensors, dim, "cat")
 
 
-@public("function")
+@public("function", signatures=(
+    "concat(TensorList tensors, int64_t dim=0, *, Tensor out=None)",))
 def concat(tensors, dim=0):
     return _cat_checked(tensors, dim, "concat")
 
@@ -649,12 +683,13 @@ _repeat = defop("RepeatBackward0", lambda xp, self, repeats: xp.tile(self, repea
                     grad, repeats, self_sym_sizes)})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "flatten(Tensor input, int64_t start_dim=0, int64_t end_dim=-1)",))
 def flatten(input, start_dim=0, end_dim=-1):
     n = input.dim()
     start, end = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
     if n == 0:
-        return reshape(input, 1)
+        return reshape(input, (1,))
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -666,7 +701,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start] + (numel,) + shape[end + 1:])
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)",), method_signatures=())
 def unflatten(input, dim, sizes):
     if input.dim() == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
@@ -689,17 +725,21 @@ def unflatten(input, dim, sizes):
     return view(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "swapaxes(Tensor input, int64_t axis0, int64_t axis1)",))
 def swapaxes(input, axis0, axis1):
     return transpose(input, axis0, axis1)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "swapdims(Tensor input, int64_t dim0, int64_t dim1)",))
 def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
 
-@public("function", "method", aliases=("moveaxis",))
+@public("function", "method", aliases=("moveaxis",), signatures=(
+    "movedim(Tensor input, int64_t source, int64_t destination)",
+    "movedim(Tensor input, IntArrayRef source, IntArrayRef destination)"))
 def movedim(input, source, destination):
     src, dst = _parse_size((source,)), _parse_size((destination,))
     if len(src) != len(dst):
@@ -720,7 +760,8 @@ def movedim(input, source, destination):
     return permute(input, tuple(next(rest) if o is None else o for o in order))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "broadcast_to(Tensor input, SymIntArrayRef size)",))
 def broadcast_to(input, size):
     return expand(input, size)
 
@@ -735,8 +776,9 @@ def broadcast_tensors(*tensors):
     return tuple(t if t.shape == shape else expand(t, shape) for t in tensors)
 
 
-@public("method")
-def repeat(input, *repeats):
+@public("method", method_signatures=(
+    "repeat(Tensor self, SymIntArrayRef repeats)",))
+def repeat(input, repeats):
     repeats = _parse_size(repeats)
     if len(repeats) < input.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -749,17 +791,29 @@ def repeat(input, *repeats):
     return _repeat(input, repeats=repeats)
 
 
-@public("function", "method")
-def tile(input, *dims):
+@public("function", "method", signatures=(
+    "tile(Tensor input, SymIntArrayRef dims)",))
+def tile(input, dims):
     dims = _parse_size(dims)
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
-@public("function", "method")
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+@public("function", "method", signatures=(
+    "repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)",
+    "repeat_interleave(Tensor repeats, *, SymInt? output_size=None)",
+    "repeat_interleave(Tensor input, SymInt repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)"), method_signatures=(
+    "repeat_interleave(Tensor self, Tensor repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)",
+    "repeat_interleave(Tensor self, SymInt repeats, int64_t? dim=None, *, "
+    "SymInt? output_size=None)"))
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
     """Integer repeats (a view of a copy, like torch: unsqueeze, expand, clone, view); with no
-    repeats, ``input`` holds the repeats and the result is the repeated indices."""
-    if repeats is None:
+    input (``repeat_interleave(repeats)``), the repeated indices."""
+    if input is None:
+        input = repeats
+    if repeats is None or repeats is input:
         return _repeat_indices(input)
     if isinstance(repeats, Tensor):
         return _repeat_interleave_tensor(input, repeats, dim, output_size)
@@ -835,7 +889,8 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(_split(tensor, dim=dim, split_size=split_size))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "chunk(Tensor input, int64_t chunks, int64_t dim=0)",))
 def chunk(input, chunks, dim=0):
     if input.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -848,7 +903,10 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-size // chunks), dim)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "tensor_split(Tensor input, SymIntArrayRef indices, int64_t dim=0)",
+    "tensor_split(Tensor input, Tensor tensor_indices_or_sections, int64_t dim=0)",
+    "tensor_split(Tensor input, SymInt sections, int64_t dim=0)"))
 def tensor_split(input, indices_or_sections, dim=0):
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
@@ -877,7 +935,9 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(_slice(input, dim, s, e, 1) for s, e in zip(bounds, bounds[1:]))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "narrow(Tensor input, int64_t dim, Tensor start, SymInt length)",
+    "narrow(Tensor input, int64_t dim, SymInt start, SymInt length)"))
 def narrow(input, dim, start, length):
     if input.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -897,7 +957,8 @@ def narrow(input, dim, start, length):
     return _slice(input, dim, start, start + length, 1)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "flip(Tensor input, IntArrayRef dims)",))
 def flip(input, dims, *more):
     dims = _parse_size((dims,) + more)
     wrapped = [_wrap_dim(d, input.dim()) for d in dims]
@@ -907,21 +968,24 @@ def flip(input, dims, *more):
     return _flip(input, dims=dims)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "fliplr(Tensor input)",))
 def fliplr(input):
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "flipud(Tensor input)",))
 def flipud(input):
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "roll(Tensor input, SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)",))
 def roll(input, shifts, dims=None):
     shifts = _parse_size((shifts,))
     dims = () if dims is None else _parse_size((dims,))
@@ -937,7 +1001,8 @@ def roll(input, shifts, dims=None):
     return _roll(input, shifts=shifts, dims=dims)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "rot90(Tensor input, int64_t k=1, IntArrayRef dims={0,1})",))
 def rot90(input, k=1, dims=(0, 1)):
     dims = _parse_size((dims,))
     if len(dims) != 2:
@@ -951,25 +1016,26 @@ def rot90(input, k=1, dims=(0, 1)):
     return _rot90(input, k=builtins.int(k), dims=dims)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "ravel(Tensor input)",))
 def ravel(input):
-    return view(contiguous(input), -1)
+    return view(contiguous(input), (-1,))
 
 
 @public("function")
 def atleast_1d(*tensors):
-    return _atleast(tensors, lambda t: reshape(t, 1) if t.dim() == 0 else t)
+    return _atleast(tensors, lambda t: reshape(t, (1,)) if t.dim() == 0 else t)
 
 
 @public("function")
 def atleast_2d(*tensors):
-    return _atleast(tensors, lambda t: reshape(t, 1, 1) if t.dim() == 0 else
+    return _atleast(tensors, lambda t: reshape(t, (1, 1)) if t.dim() == 0 else
                     unsqueeze(t, 0) if t.dim() == 1 else t)
 
 
 @public("function")
 def atleast_3d(*tensors):
-    return _atleast(tensors, lambda t: reshape(t, 1, 1, 1) if t.dim() == 0 else
+    return _atleast(tensors, lambda t: reshape(t, (1, 1, 1)) if t.dim() == 0 else
                     unsqueeze(unsqueeze(t, 0), -1) if t.dim() == 1 else
                     unsqueeze(t, -1) if t.dim() == 2 else t)
 
@@ -988,18 +1054,21 @@ def _stack_list(tensors, name):
     return _tensor_list(tensors, name)
 
 
-@public("function")
+@public("function", signatures=(
+    "hstack(TensorList tensors, *, Tensor out=None)",))
 def hstack(tensors):
     tensors = atleast_1d(_stack_list(tensors, "hstack"))
     return _cat_checked(tensors, 0 if tensors[0].dim() == 1 else 1, "hstack")
 
 
-@public("function")
+@public("function", signatures=(
+    "vstack(TensorList tensors, *, Tensor out=None)",))
 def vstack(tensors):
     return _cat_checked(atleast_2d(_stack_list(tensors, "vstack")), 0, "vstack")
 
 
-@public("function")
+@public("function", signatures=(
+    "dstack(TensorList tensors, *, Tensor out=None)",))
 def dstack(tensors):
     return _cat_checked(atleast_3d(_stack_list(tensors, "dstack")), 2, "dstack")
 
@@ -1038,8 +1107,9 @@ def meshgrid(*tensors, indexing=None):
 
 
 # the Tensor's own spellings
-public("method", name="view_as")(lambda self, other: view(self, other.shape))
-public("method", name="reshape_as")(lambda self, other: reshape(self, other.shape))
+public("method", name="view_as", method_signatures=("view_as(Tensor self, Tensor other)",))(lambda self, other: view(self, other.shape))
+public("method", name="reshape_as", method_signatures=(
+    "reshape_as(Tensor self, Tensor other)",))(lambda self, other: reshape(self, other.shape))
 public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
 public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
 
