@@ -121,9 +121,10 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import conv, indexing, legacy, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
+from . import (conv, indexing, legacy, linalg, nn, norm, pointwise, random, reduce,  # noqa: E402
+               shape)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, random, legacy)
 
 
 def _merged(attr):
