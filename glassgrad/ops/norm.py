@@ -9,8 +9,10 @@ import math
 from .. import dtypes
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros, zeros_like
+from .._tensor import Tensor
 from ..backend import xp
 from . import public, publish
+from .pointwise import where
 from .registry import defop
 
 
@@ -300,13 +302,14 @@ _embedding = defop("EmbeddingBackward0", lambda xp, weight, indices, **_: weight
 
 
 def _renorm_rows(weight, input, max_norm, norm_type):
-    """embedding's max_norm: the looked-up rows whose norm exceeds max_norm scaled down to it,
-    in place, as ATen's embedding_renorm_ (no graph)."""
+    """embedding's max_norm: the looked-up rows whose norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), in place, as ATen's embedding_renorm_ (no graph)."""
     with no_grad():
-        rows = input.reshape(-1).unique()
-        norms = weight.index_select(0, rows).norm(norm_type, 1)
-        scale = (norms > max_norm).to(weight.dtype) * (max_norm / (norms + 1e-7) - 1) + 1
-        weight.index_copy_(0, rows, weight.index_select(0, rows) * scale.unsqueeze(1))
+        rows = Tensor._make(xp.unique(input._data.reshape(-1)))
+        picked = weight.index_select(0, rows)
+        norms = picked.norm(norm_type, 1)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
+        weight.index_copy_(0, rows, picked * scale.unsqueeze(1))
 
 
 @public("functional")

@@ -10,9 +10,6 @@ from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
-_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
-
-
 class _ConvNd(Module):
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
                      "in_channels", "out_channels", "kernel_size"]
@@ -27,14 +24,17 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
+        # the sets are built as torch builds them, so they print in torch's order
+        valid_padding_strings = {"same", "valid"}
         if isinstance(padding, str):
-            if padding not in {"same", "valid"}:
+            if padding not in valid_padding_strings:
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of "
-                                 f"{ {'same', 'valid'} }")
+                                 f"{valid_padding_strings}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {_PADDING_MODES}, but got "
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
                              f"padding_mode='{padding_mode}'")
         if transposed:
             raise NotImplementedError("nn.ConvTranspose: glassgrad has no transposed "
