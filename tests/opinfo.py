@@ -1831,6 +1831,36 @@ NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
      {"fd": False}),
 ]]
 
+_R = ("mean", "sum", "none")
+LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
+    ("mse", lambda r: lambda t, x, y: F(t).mse_loss(x, y, reduction=r), [(3, 4), (3, 4)], {}),
+    ("smooth_l1", lambda r: lambda t, x, y: F(t).smooth_l1_loss(x * 2, y, reduction=r, beta=0.5),
+     [(3, 4), (3, 4)], {"fd": False}),
+    ("huber", lambda r: lambda t, x, y: F(t).huber_loss(x * 2, y, reduction=r, delta=0.7),
+     [(3, 4), (3, 4)], {"fd": False}),
+    ("bce", lambda r: lambda t, x, y: F(t).binary_cross_entropy(x, y, reduction=r),
+     [(3, 4), (3, 4)], {"lo": 0.05, "hi": 0.95}),
+    ("bce-weight", lambda r: lambda t, x, y, w: F(t).binary_cross_entropy(x, y, w, reduction=r),
+     [(3, 4), (3, 4), (4,)], {"lo": 0.05, "hi": 0.95, "grad": (True, True, False)}),
+    ("bce-logits", lambda r: lambda t, x, y: F(t).binary_cross_entropy_with_logits(
+        x * 3, y, reduction=r), [(3, 4), (3, 4)], {}),
+    ("bce-logits-pos", lambda r: lambda t, x, y, w, p: F(t).binary_cross_entropy_with_logits(
+        x * 3, y, w, reduction=r, pos_weight=p), [(3, 4), (3, 4), (4,), (4,)],
+     {"grad": (True, True, False, False)}),
+    ("nll", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([0, 2, 1]), reduction=r),
+     [(3, 4)], {}),
+    ("nll-weight-ignore", lambda r: lambda t, x: F(t).nll_loss(
+        x, t.tensor([0, 2, 1, 2]), t.tensor([1.0, 2.0, 3.0, 4.0], dtype=x.dtype),
+        ignore_index=1, reduction=r), [(4, 4)], {}),
+    ("nll-1d", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor(2), reduction=r), [(4,)], {}),
+    ("nll-2d", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([[[0, 2]], [[1, 1]]]),
+                                                    reduction=r), [(2, 3, 1, 2)], {}),
+    ("nll-kd", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([[0, 2], [1, 1]]), reduction=r),
+     [(2, 3, 2)], {}),
+    ("ce-probs", lambda r: lambda t, x, y: F(t).cross_entropy(x, y.softmax(1), reduction=r),
+     [(3, 4), (3, 4)], {}),
+] for r in _R]
+
 # == random sampling, at parameters whose draws are determined, or seeded (tests/test_random.py
 # checks the draws against torch's) ==========================================================
 def _seeded(t, draw):
@@ -1886,6 +1916,7 @@ OPS = [
     *_section("conv", CONV + POOL + AVG_POOL, forward_ad=False,     # (no forward-AD rules yet)
               warns=True),      # padding='same' with an even kernel
     *_section("norm", POOL_1D + NORM, forward_ad=False),
+    *_section("loss", LOSS, forward_ad=False),
     *_section("random", RANDOM),
 ]
 

@@ -121,10 +121,10 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import (conv, indexing, legacy, linalg, nn, norm, pointwise, random, reduce,  # noqa: E402
-               shape)
+from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
+               reduce, shape)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
 
 
 def _merged(attr):
