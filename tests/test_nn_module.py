@@ -490,10 +490,123 @@ def test_forward_hooks(name):
     same(HOOKS[name])
 
 
-def test_full_backward_hooks_refuse_clearly():
-    m = gg.nn.Module()
-    with pytest.raises(NotImplementedError, match="register_full_backward_hook"):
-        m.register_full_backward_hook(lambda *a: None)
+# -- full backward hooks -----------------------------------------------------------------------
+def _grads(gs):
+    return [None if g is None else g for g in gs]
+
+
+def _bw_basic(t):
+    log = []
+    m = classes(t)[1](3)
+    m.register_full_backward_pre_hook(lambda mod, go: log.append(("pre", _grads(go))))
+    m.register_full_backward_hook(lambda mod, gi, go: log.append(("full", _grads(gi),
+                                                                  _grads(go))))
+    x = t.arange(3.0, requires_grad=True)
+    y = m(x)
+    (y * t.tensor([1.0, 2.0, 3.0])).sum().backward()
+    return log, type(y.grad_fn).__name__, x.grad, m.scale.grad
+
+
+def _bw_replace(t):
+    m = classes(t)[1](3)
+    m.register_full_backward_pre_hook(lambda mod, go: (go[0] * 10,))
+    m.register_full_backward_hook(lambda mod, gi, go: (gi[0] + 1,))
+    x = t.arange(3.0, requires_grad=True)
+    m(x).sum().backward()
+    return x.grad, m.scale.grad
+
+
+class _Two:
+    """A module of two tensor inputs and a flag, two outputs."""
+
+    @staticmethod
+    def make(t):
+        class Two(t.nn.Module):
+            def forward(self, a, flag, b):
+                return a * b, (a + b) if flag else a
+        return Two()
+
+
+def _bw_multi(t):
+    log = []
+    m = _Two.make(t)
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((_grads(gi), _grads(go))))
+    a, b = t.ones(2, requires_grad=True), t.full((2,), 3.0)
+    p, q = m(a, True, b)
+    (p.sum() + 2 * q.sum()).backward()
+    return log, a.grad, type(p.grad_fn).__name__, type(q.grad_fn).__name__
+
+
+def _bw_no_input_grad(t):
+    log = []
+    m = classes(t)[1](2)
+    m.register_full_backward_hook(lambda mod, gi, go: log.append((_grads(gi), _grads(go))))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m(t.ones(2)).sum().backward()
+    return log, m.scale.grad, [str(w.message) for w in caught]
+
+
+def _bw_bad_count(t):
+    m = classes(t)[1](2)
+    m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
+    x = t.ones(2, requires_grad=True)
+    return err(m(x).sum().backward)
+
+
+def _bw_bad_pre_count(t):
+    m = classes(t)[1](2)
+    m.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))
+    return err(m(t.ones(2, requires_grad=True)).sum().backward)
+
+
+def _bw_sequential(t):
+    log = []
+    leaves = [classes(t)[1](2) for _ in range(3)]
+    seq = t.nn.Sequential(*leaves)
+    for i, leaf in enumerate(leaves):
+        leaf.register_full_backward_hook(lambda mod, gi, go, i=i: log.append(
+            (i, _grads(gi), _grads(go))))
+    h = seq.register_full_backward_hook(lambda mod, gi, go: log.append(("seq", _grads(gi))))
+    x = t.tensor([1.0, -2.0], requires_grad=True)
+    seq(x).sum().backward()
+    h.remove()
+    seq(x).sum().backward()
+    return log, x.grad
+
+
+def _bw_prepend_and_remove(t):
+    log = []
+    m = classes(t)[1](2)
+    m.register_full_backward_hook(lambda *a: log.append("first"))
+    h = m.register_full_backward_hook(lambda *a: log.append("second"), prepend=True)
+    x = t.ones(2, requires_grad=True)
+    m(x).sum().backward()
+    h.remove()
+    m(x).sum().backward()
+    return log
+
+
+def _bw_no_grad(t):
+    log = []
+    m = classes(t)[1](2)
+    m.register_full_backward_hook(lambda *a: log.append("hook"))
+    with t.no_grad():
+        out = m(t.ones(2, requires_grad=True))
+    return log, out.requires_grad
+
+
+BACKWARD_HOOKS = {
+    "basic": _bw_basic, "replace": _bw_replace, "multi": _bw_multi,
+    "no_input_grad": _bw_no_input_grad, "bad_count": _bw_bad_count,
+    "bad_pre_count": _bw_bad_pre_count, "sequential": _bw_sequential,
+    "prepend_and_remove": _bw_prepend_and_remove, "no_grad": _bw_no_grad,
+}
+
+
+@pytest.mark.parametrize("name", BACKWARD_HOOKS)
+def test_full_backward_hooks(name):
+    same(BACKWARD_HOOKS[name])
 
 
 # -- copy and pickle ---------------------------------------------------------------------------

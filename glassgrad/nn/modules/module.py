@@ -12,6 +12,7 @@ from ..._autograd.grad_mode import no_grad
 from ..._creation import empty_like
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter, _buffer_persistent
+from ._hooks import BackwardHook
 
 __all__ = ["Module"]
 
@@ -479,18 +480,14 @@ class Module:
             return self.forward(*args, **kwargs)
         result, called = None, set()
         try:
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    out = hook(self, args, kwargs)
-                    if out is not None:
-                        if not (isinstance(out, tuple) and len(out) == 2):
-                            raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                               f"(new_args, new_kwargs), but got {out}.")
-                        args, kwargs = out
-                else:
-                    out = hook(self, args)
-                    if out is not None:
-                        args = out if isinstance(out, tuple) else (out,)
+            full_hooks = list(self._backward_hooks.values()) \
+                if self._is_full_backward_hook else []
+            pre_hooks = list(self._backward_pre_hooks.values())
+            args, kwargs = self._run_pre_hooks(args, kwargs)
+            bw_hook = None
+            if full_hooks or pre_hooks:
+                bw_hook = BackwardHook(self, full_hooks, pre_hooks)
+                args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
@@ -499,22 +496,46 @@ class Module:
                     if hook_id in self._forward_hooks_with_kwargs else hook(self, args, result)
                 if out is not None:
                     result = out
+            if bw_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  f"Tensor or a tuple of Tensors but received {type(result)}",
+                                  stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
             return result
         except Exception:
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id not in self._forward_hooks_always_called or hook_id in called:
-                    continue
-                try:
-                    out = hook(self, args, kwargs, result) \
-                        if hook_id in self._forward_hooks_with_kwargs else \
-                        hook(self, args, result)
-                    if out is not None:
-                        result = out
-                except Exception as e:
-                    warnings.warn("module forward hook with ``always_call=True`` raised an "
-                                  "exception that was silenced as another error was raised in "
-                                  f"forward: {e}", stacklevel=2)
+            self._run_always_called(args, kwargs, result, called)
             raise
+
+    def _run_pre_hooks(self, args, kwargs):
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if not (isinstance(out, tuple) and len(out) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {out}.")
+                    args, kwargs = out
+            else:
+                out = hook(self, args)
+                if out is not None:
+                    args = out if isinstance(out, tuple) else (out,)
+        return args, kwargs
+
+    def _run_always_called(self, args, kwargs, result, called):
+        """After forward raised: the always_call forward hooks not yet run (theirs silenced)."""
+        for hook_id, hook in list(self._forward_hooks.items()):
+            if hook_id not in self._forward_hooks_always_called or hook_id in called:
+                continue
+            try:
+                out = hook(self, args, kwargs, result) \
+                    if hook_id in self._forward_hooks_with_kwargs else hook(self, args, result)
+                if out is not None:
+                    result = out
+            except Exception as e:
+                warnings.warn("module forward hook with ``always_call=True`` raised an exception "
+                              "that was silenced as another error was raised in forward: "
+                              f"{e}", stacklevel=2)
 
     def _wrapped_call_impl(self, *args, **kwargs):
         return self._call_impl(*args, **kwargs)
@@ -543,16 +564,18 @@ class Module:
                                (self._forward_hooks_always_called, always_call)])
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
-        raise NotImplementedError("nn.Module.register_full_backward_pre_hook: glassgrad does not "
-                                  "have module backward hooks yet (BackwardHookFunctionBackward)")
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
-        raise NotImplementedError("nn.Module.register_full_backward_hook: glassgrad does not "
-                                  "have module backward hooks yet (BackwardHookFunctionBackward)")
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
+                               "on a single Module. Please use only one of them.")
+        self._is_full_backward_hook = True
+        return self._add_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
-        raise NotImplementedError("nn.Module.register_backward_hook: glassgrad does not have "
-                                  "module backward hooks yet")
+        raise NotImplementedError("nn.Module.register_backward_hook (the deprecated non-full "
+                                  "hook): glassgrad has register_full_backward_hook only")
 
     # -- state dicts ---------------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):
