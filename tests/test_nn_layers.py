@@ -303,3 +303,75 @@ def test_checks(name):
 def test_unavailable_features_refuse_clearly():
     with pytest.raises(NotImplementedError, match="sparse"):
         gg.nn.Embedding(3, 2, sparse=True)(gg.tensor([1]))
+
+
+# -- nn.init -------------------------------------------------------------------------------
+def _init(name, *args, shape=(4, 5), **kwargs):
+    def program(t):
+        t.manual_seed(0)
+        w = t.empty(shape)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = err(getattr(t.nn.init, name), w, *args, **kwargs)
+        return out if isinstance(out, tuple) and out and out[0] == "raised" else \
+            (out is w, w, [str(c.message) for c in caught])
+    return program
+
+
+INIT_RANDOM = {
+    "uniform_": _init("uniform_", -2.0, 3.0),
+    "normal_": _init("normal_", 1.0, 0.5),
+    "xavier_uniform_": _init("xavier_uniform_", gain=2.0),
+    "xavier_normal_": _init("xavier_normal_", shape=(3, 4, 2)),
+    "kaiming_uniform_": _init("kaiming_uniform_", a=0.1, mode="fan_out"),
+    "kaiming_uniform_relu": _init("kaiming_uniform_", nonlinearity="relu", shape=(6, 2, 3)),
+    "kaiming_normal_": _init("kaiming_normal_", mode="fan_out", nonlinearity="tanh"),
+    "kaiming_empty": _init("kaiming_normal_", shape=(0, 3)),
+    "kaiming_bad_mode": _init("kaiming_uniform_", mode="fan_avg"),
+    "trunc_normal_": _init("trunc_normal_", shape=(50, 4)),
+    "trunc_normal_narrow": _init("trunc_normal_", 0.0, 1.0, 1.5, 2.5, shape=(50, 4)),
+    "trunc_normal_far": _init("trunc_normal_", 5.0, 1.0, -1.0, 1.0, shape=(20, 2)),
+    "sparse_": _init("sparse_", 0.5, shape=(6, 3)),
+    "deprecated_uniform": _init("uniform"),
+}
+
+
+@same_stream
+@pytest.mark.parametrize("name", INIT_RANDOM)
+def test_init_draws_torchs_numbers(name):
+    assert_same(norm(INIT_RANDOM[name](torch)), norm(INIT_RANDOM[name](gg)), tol={})
+
+
+def test_orthogonal_matches_torch_to_rounding():
+    # the same draws; the QR factorisation may differ from torch's LAPACK in the last bit
+    for shape in ((3, 5), (5, 3), (4, 2, 2)):
+        assert_same(norm(_init("orthogonal_", gain=2.0, shape=shape)(torch)),
+                    norm(_init("orthogonal_", gain=2.0, shape=shape)(gg)),
+                    tol={"float32": (1e-5, 1e-6)})
+
+
+INIT_FIXED = {
+    "constant_": _init("constant_", 0.25),
+    "ones_": _init("ones_"),
+    "zeros_": _init("zeros_"),
+    "eye_": _init("eye_"),
+    "eye_3d": _init("eye_", shape=(2, 2, 2)),
+    "dirac_": _init("dirac_", shape=(4, 2, 3, 3)),
+    "dirac_groups": _init("dirac_", 2, shape=(4, 2, 3)),
+    "dirac_2d": _init("dirac_"),
+    "dirac_bad_groups": _init("dirac_", 3, shape=(4, 2, 3)),
+    "orthogonal_1d": _init("orthogonal_", shape=(3,)),
+    "fan_1d": lambda t: err(t.nn.init._calculate_fan_in_and_fan_out, t.ones(3)),
+    "fan": lambda t: [t.nn.init._calculate_fan_in_and_fan_out(t.ones(s))
+                      for s in ((3, 4), (3, 4, 5), (2, 3, 4, 5))],
+    "gain": lambda t: [t.nn.init.calculate_gain(n, *p) for n, *p in (
+        ("linear",), ("conv2d",), ("sigmoid",), ("tanh",), ("relu",), ("leaky_relu",),
+        ("leaky_relu", 0.2), ("leaky_relu", 3), ("selu",), ("conv_transpose1d",))],
+    "gain_bad": lambda t: err(t.nn.init.calculate_gain, "softmax"),
+    "gain_bad_slope": lambda t: err(t.nn.init.calculate_gain, "leaky_relu", True),
+}
+
+
+@pytest.mark.parametrize("name", INIT_FIXED)
+def test_init_fixed(name):
+    assert_same(norm(INIT_FIXED[name](torch)), norm(INIT_FIXED[name](gg)), tol={})
