@@ -321,7 +321,68 @@ def _assign(t):
             dst.stats is sd["stats"], dst.w.data_ptr() == sd["w"].data_ptr())
 
 
+def _state_hooks(t):
+    log = []
+    m = net(t)
+    m.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(
+        ("pre", type(mod).__name__, prefix, keep_vars)))
+    m.a.register_state_dict_post_hook(lambda mod, sd, prefix, meta: log.append(
+        ("post", prefix, sorted(sd), dict(meta))))
+    m.register_load_state_dict_pre_hook(lambda mod, sd, prefix, meta, strict, missing,
+                                        unexpected, errors: log.append(
+        ("load_pre", type(mod).__name__, prefix, sorted(sd), strict)))
+    m.register_load_state_dict_post_hook(lambda mod, keys: log.append(
+        ("load_post", keys.missing_keys, keys.unexpected_keys)))
+    sd = m.state_dict(prefix="p.")
+    m.load_state_dict(m.state_dict(), strict=False)
+    return log, list(sd)
+
+
+def _post_hook_returns(t):
+    m = net(t)
+    m.register_state_dict_post_hook(lambda *a: {"x": 1})
+    return err(m.state_dict)
+
+
+def _private_post_hook(t):
+    m = net(t)
+    m._register_state_dict_hook(lambda mod, sd, prefix, meta: {"only": t.ones(1)})
+    return m.state_dict()
+
+
+class _Extra:
+    @staticmethod
+    def make(t):
+        class WithExtra(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.note = "start"
+                self.w = t.nn.Parameter(t.ones(1))
+
+            def get_extra_state(self):
+                return {"note": self.note}
+
+            def set_extra_state(self, state):
+                self.note = state["note"] + "!"
+        return WithExtra()
+
+
+def _extra_state(t):
+    m = _Extra.make(t)
+    sd = m.state_dict()
+    other = _Extra.make(t)
+    other.load_state_dict(sd)
+    return list(sd), sd["_extra_state"], other.note, err(other.load_state_dict, {"w": t.ones(1)})
+
+
 STATE = {
+    "hooks": _state_hooks,
+    "post_hook_must_return_none": _post_hook_returns,
+    "private_post_hook_replaces": _private_post_hook,
+    "extra_state": _extra_state,
+    "positional_args": lambda t: (lambda: [list(net(t).state_dict(None, "q.")) for _ in [
+        warnings.simplefilter("ignore")]])(),
+    "extra_state_unexpected": lambda t: _load(t, lambda sd: sd.update({"_extra_state": 1})),
     "keys_values": lambda t: net(t).state_dict(),
     "metadata": lambda t: dict(net(t).state_dict()._metadata),
     "prefix": lambda t: list(net(t).state_dict(prefix="top.")),

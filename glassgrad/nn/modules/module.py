@@ -588,12 +588,20 @@ class Module:
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
-    def state_dict(self, *, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -602,20 +610,33 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".",
                                   keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            out = hook(self, destination, prefix, {"version": self._version})
-            if out is not None:
-                destination = out
+            out = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                destination = destination if out is None else out
+            elif out is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def register_state_dict_pre_hook(self, hook):
         return self._add_hook(self._state_dict_pre_hooks, hook, False)
 
     def register_state_dict_post_hook(self, hook):
+        hook._from_public_api = True     # torch's mark: such a hook must return None
         return self._add_hook(self._state_dict_hooks, hook, False)
 
+    def _register_state_dict_hook(self, hook):
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook "
+                               "that was previously registered via "
+                               "register_state_dict_post_hook")
+        return self._add_hook(self._state_dict_hooks, hook, False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        return self._add_hook(self._load_state_dict_pre_hooks, functools.partial(
+            _call_with_module, hook, self) if with_module else hook, False)
+
     def register_load_state_dict_pre_hook(self, hook):
-        return self._add_hook(self._load_state_dict_pre_hooks,
-                              functools.partial(_call_with_module, hook, self), False)
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def register_load_state_dict_post_hook(self, hook):
         return self._add_hook(self._load_state_dict_post_hooks, hook, False)
