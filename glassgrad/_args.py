@@ -103,14 +103,11 @@ def _check(param, obj):
     """Does ``obj`` fit ``param``? (TensorList raises PyTorch's element error itself.)"""
     kind = param.kind
     if kind == "Tensor":
-        return type(obj) in _TENSORS or isinstance(obj, Tensor) or (
-            param.numbers_as_tensors and _is_number(obj))
-    if kind in ("Scalar", "complex", "double"):
-        if kind == "Scalar" and _is_number(obj) or isinstance(obj, complex) and kind != "double":
-            return True
-        if isinstance(obj, (int, float, xp.number)):
-            return True
-        return isinstance(obj, Tensor) and not obj.requires_grad and obj.dim() == 0
+        return isinstance(obj, Tensor) or param.numbers_as_tensors and _is_number(obj)
+    if kind in ("Scalar", "complex", "double"):     # a number of the kind, or a 0-d tensor
+        number = (_is_number(obj) if kind == "Scalar" else isinstance(obj, (int, float, xp.number))
+                  or kind == "complex" and isinstance(obj, complex))
+        return number or isinstance(obj, Tensor) and not obj.requires_grad and obj.dim() == 0
     if kind in ("int64_t", "SymInt"):
         if _is_long(obj):
             return True

@@ -41,23 +41,27 @@ def public(*variants, name=None, aliases=(), signatures=()):
 
 def _row_forms(op):
     """A row's public forms by variant, for one of its names: function and in-place function
-    (torch.sin, torch.sin_) and method and in-place method (Tensor.sin, Tensor.sin_) through
-    the argument layer; "functional" and the dunders call the row as Python calls it."""
-    def plain(input):
-        return op(input)
+    (torch.atan2, torch.sin_) and method and in-place method (Tensor.atan2, Tensor.atan2_)
+    through the argument layer, with the signature its tensor inputs give (the first one is
+    ``input``: ``atan2(Tensor input, Tensor other, *, Tensor? out=None)``); "functional" and
+    the dunders call the row as Python calls it."""
+    params = ", ".join(f"Tensor {'input' if i == 0 else n}" for i, n in enumerate(op.inputs))
 
-    def inplace(self):
-        return _registry.apply_inplace(op, self, (self,), {})
+    def plain(*values):
+        return op(*values)
+
+    def inplace(self, *others):
+        return _registry.apply_inplace(op, self, (self, *others), {})
 
     def forms(name, variant):
         if variant == "function":
-            return _bind(op, [f"{name}(Tensor input, *, Tensor? out=None)"], positional=True)
+            return _bind(op, [f"{name}({params}, *, Tensor? out=None)"], positional=True)
         if variant == "method":
-            return _bind(op, [f"{name}(Tensor input)"], method=True, positional=True)
+            return _bind(op, [f"{name}({params})"], method=True, positional=True)
         if variant == "inplace":
-            return _bind(inplace, [f"{name}_(Tensor input)"], method=True, positional=True)
+            return _bind(inplace, [f"{name}_({params})"], method=True, positional=True)
         if variant == "inplace_function":
-            return _bind(inplace, [f"{name}_(Tensor input)"], positional=True)
+            return _bind(inplace, [f"{name}_({params})"], positional=True)
         plain.__name__ = plain.__qualname__ = name
         return plain
     return forms
@@ -71,13 +75,12 @@ def _tables(namespace):
 def publish(namespace):
     """Name every row and every @public object of this module declared since the last call by
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
-    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take one
-    tensor, ``self``, and no attrs."""
+    ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
+    tensors (``self`` first) and no attrs."""
     names, methods, linalg, functional = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
-        assert op.inputs == ("self",), op.public
         _PUBLISHED.add(op)
         forms = _row_forms(op)
         for name in (op.public, *op.aliases):
@@ -90,8 +93,6 @@ def publish(namespace):
                 functional[name] = forms(name, "functional")
             if "inplace" in op.variants:
                 methods[name + "_"] = forms(name, "inplace")
-                if name == op.public and name + "_" not in namespace:
-                    namespace[name + "_"] = forms(name, "inplace_function")
             if "inplace_function" in op.variants:
                 namespace[name + "_"] = forms(name, "inplace_function")
                 names.append(name + "_")

@@ -165,7 +165,7 @@ _FMI = ("function", "method", "inplace")    # defop's variants: glassgrad.x, Ten
 _FMII = _FMI + ("inplace_function",)        # and glassgrad.x_
 
 
-def _math(name, forward, grad, dtype="float", arrays=False, explain=None, variants=_FMI,
+def _math(name, forward, grad, dtype="float", arrays=False, explain=None, variants=_FMII,
           aliases=()):
     """A unary math row: the op ``name`` (by default function, method and in-place method)."""
     return defop(name, forward, grads={"self": grad}, dtype=dtype, arrays=arrays,
@@ -206,7 +206,7 @@ def _sign(xp, a):
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
 
 
-_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote")
+_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote", variants=_FMI)
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
 _exp = _math("exp", "exp", lambda grad, result: grad * result,
              arrays=True, variants=_FMII,
@@ -522,7 +522,7 @@ _math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
 _math("atanh", _quiet(lambda xp, a: xp.arctanh(a)), lambda grad, self: grad / (1 - self.pow(2)),
       variants=_FM, aliases=("arctanh",))
 for _name, _f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")):
-    public("method", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
+    public("method", "function", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
         f"{_name.capitalize()}Backward1", _quiet(lambda xp, a, f=_f: getattr(xp, f)(a)),
         _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
                                               f"{_name}' is not implemented."),
@@ -533,14 +533,14 @@ _math("erf", lambda xp, a: _erf_np(a),
 _math("erfc", lambda xp, a: _erfc_np(a),
       lambda grad, self: -2.0 / _SQRT_PI * (-(self.pow(2))).exp() * grad)
 _math("erfinv", lambda xp, a: _erfinv_np(a),
-      lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad)
+      lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad, variants=_FMI)
 _math("frac", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
       dtype=_rule("frac_cpu", kinds="f"))
 _math("sgn", lambda xp, a: _sign(xp, a), lambda grad, self, result: zeros_like(grad),
-      dtype="promote")
+      dtype="promote", variants=_FMI)
 
 
-def _rounding(name, forward, variants=_FMI, aliases=()):
+def _rounding(name, forward, variants=_FMII, aliases=()):
     """floor/ceil/trunc/round: integers pass through as a copy, bool has no kernel."""
     def f(xp, a):
         return a.copy() if a.dtype.kind in "iu" else getattr(xp, forward)(a)
@@ -632,26 +632,6 @@ isfinite = public("function", "method", name="isfinite")(_float_test(xp.isfinite
 
 
 # -- binary math -----------------------------------------------------------------------------
-def _tensor_binary(name, op):
-    """function(input, other) and method(self, other) of a Tensor-only binary op."""
-    def function(input, other):
-        _need_tensors(name, ("input", input), ("other", other))
-        return op(input, other)
-
-    def method(self, other):
-        _need_tensors(name, ("other", other))
-        return op(self, other)
-    return function, method
-
-
-def _tensor_binary_inplace(name, op, to_float=False):
-    def method(self, other):
-        _need_tensors(name + "_", ("other", other))
-        _check_cast(self, other, to_float=to_float)
-        return apply_inplace(op, self, (self, other), {})
-    return method
-
-
 def _atan2_grad(which):
     def formula(grad, self, other):
         recip = (self * self + other * other).reciprocal()
@@ -681,52 +661,26 @@ def _logaddexp_forward(xp, self, other):
         return xp.logaddexp(self, other)
 
 
-_atan2 = defop("Atan2Backward0", "arctan2",
-               ("self", "other"), dtype="float",
-               grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")})
-_maximum = defop("MaximumBackward0", "maximum",
-                 ("self", "other"),
-                 grads=_extremum_grads(lambda a, b: a > b))
-_minimum = defop("MinimumBackward0", "minimum",
-                 ("self", "other"),
-                 grads=_extremum_grads(lambda a, b: a < b))
-_fmax = defop("FmaxBackward0", "fmax", ("self", "other"),
-              grads=_fextremum_grads(lambda a, b: a >= b))
-_fmin = defop("FminBackward0", "fmin", ("self", "other"),
-              grads=_fextremum_grads(lambda a, b: a <= b))
-_hypot = defop("HypotBackward0", "hypot", ("self", "other"),
-               dtype=_rule("hypot_cpu", "f"),
+_atan2 = defop("atan2", "arctan2", ("self", "other"), dtype="float",
+               grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")},
+               variants=_FMI, aliases=("arctan2",))
+_maximum = defop("maximum", "maximum", ("self", "other"),
+                 grads=_extremum_grads(lambda a, b: a > b), variants=_FM)
+_minimum = defop("minimum", "minimum", ("self", "other"),
+                 grads=_extremum_grads(lambda a, b: a < b), variants=_FM)
+_fmax = defop("fmax", "fmax", ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a >= b), variants=_FM)
+_fmin = defop("fmin", "fmin", ("self", "other"),
+              grads=_fextremum_grads(lambda a, b: a <= b), variants=_FM)
+_hypot = defop("hypot", "hypot", ("self", "other"), dtype=_rule("hypot_cpu", "f"),
                grads={"self": lambda grad, self, result: grad * self / result,
-                      "other": lambda grad, other, result: grad * other / result})
-_logaddexp = defop("LogaddexpBackward0", _logaddexp_forward, ("self", "other"),
+                      "other": lambda grad, other, result: grad * other / result},
+               variants=_FMI)
+_logaddexp = defop("logaddexp", _logaddexp_forward, ("self", "other"),
                    dtype=_rule("logaddexp_cpu", "f"),
                    grads={"self": lambda grad, self, other: grad / (1 + (other - self).exp()),
-                          "other": lambda grad, self, other: grad / (1 + (self - other).exp())})
-
-atan2, _atan2_method = _tensor_binary("atan2", _atan2)
-public("function", name="atan2", aliases=("arctan2",))(atan2)
-public("method", name="atan2", aliases=("arctan2",))(_atan2_method)
-maximum, _maximum_method = _tensor_binary("maximum", _maximum)
-public("function", name="maximum")(maximum)
-public("method", name="maximum")(_maximum_method)
-minimum, _minimum_method = _tensor_binary("minimum", _minimum)
-public("function", name="minimum")(minimum)
-public("method", name="minimum")(_minimum_method)
-fmax, _fmax_method = _tensor_binary("fmax", _fmax)
-public("function", name="fmax")(fmax)
-public("method", name="fmax")(_fmax_method)
-fmin, _fmin_method = _tensor_binary("fmin", _fmin)
-public("function", name="fmin")(fmin)
-public("method", name="fmin")(_fmin_method)
-hypot, _hypot_method = _tensor_binary("hypot", _hypot)
-public("function", name="hypot")(hypot)
-public("method", name="hypot")(_hypot_method)
-logaddexp, _logaddexp_method = _tensor_binary("logaddexp", _logaddexp)
-public("function", name="logaddexp")(logaddexp)
-public("method", name="logaddexp")(_logaddexp_method)
-atan2_ = public("method", name="atan2_", aliases=("arctan2_",))(
-    _tensor_binary_inplace("atan2", _atan2, to_float=True))
-hypot_ = public("method", name="hypot_")(_tensor_binary_inplace("hypot", _hypot))
+                          "other": lambda grad, self, other: grad / (1 + (self - other).exp())},
+                   variants=_FM)
 
 
 def _xlogy_forward(xp, self, other):

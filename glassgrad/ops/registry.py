@@ -642,10 +642,17 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                 raise RuntimeError("unsupported operation: some elements of the input tensor and "
                                    "the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
+    if op.dtype_rule not in ("same", "bool") and all(isinstance(v, (Tensor, int, float))
+                                                   for v in values):
+        # like torch, the common dtype must fit self before a kernel is looked for
+        common = dtypes.result_type(*(values if op.promote is None else
+                                      [values[i] for i in op.promote]))
+        if op.dtype_rule == "float" and not common.is_floating_point:
+            common = dtypes.get_default_dtype()
+        _check_fits(self, common)
     arrays, want = op.prepare(values, attrs)
-    if want is not None and want.category > self.dtype.category:
-        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
-                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
+    if want is not None:
+        _check_fits(self, want)
     saved_self = None
     if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
         from .shape import clone     # the formula needs self's old value: keep a copy
@@ -671,6 +678,13 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _check_fits(self, want):
+    """An in-place op's result dtype must be one self can hold (no float into an int)."""
+    if want.category > self.dtype.category:
+        raise RuntimeError(f"result type {_SCALAR_NAMES[want.name]} can't be cast to the "
+                           f"desired output type {_SCALAR_NAMES[self.dtype.name]}")
 
 
 def _dense(a):
