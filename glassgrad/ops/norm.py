@@ -8,7 +8,7 @@ import math
 
 from .. import dtypes
 from .._autograd.grad_mode import no_grad
-from .._creation import zeros, zeros_like
+from .._creation import zeros_like
 from .._tensor import Tensor
 from ..backend import xp
 from . import public, publish
