@@ -300,6 +300,14 @@ def test_modes_and_conversions(name):
     same(MODES[name])
 
 
+def test_bfloat16_refuses_clearly_where_glassgrad_has_no_bfloat16():
+    if hasattr(gg, "bfloat16"):
+        same(lambda t: _convert(t, lambda m: m.bfloat16()))
+    else:
+        with pytest.raises(NotImplementedError, match="bfloat16"):
+            net(gg).bfloat16()
+
+
 # -- state dicts -------------------------------------------------------------------------------
 def _load(t, edit, **kw):
     src, dst = net(t), net(t)

@@ -431,6 +431,8 @@ class Module:
         return self._cast_floating(dtypes.float16)
 
     def bfloat16(self):
+        if not hasattr(dtypes, "bfloat16"):
+            raise NotImplementedError("nn.Module.bfloat16: glassgrad has no bfloat16 dtype")
         return self._cast_floating(dtypes.bfloat16)
 
     def type(self, dst_type):
