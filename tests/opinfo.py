@@ -1859,6 +1859,8 @@ LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
      [(2, 3, 2)], {}),
     ("ce-probs", lambda r: lambda t, x, y: F(t).cross_entropy(x, y.softmax(1), reduction=r),
      [(3, 4), (3, 4)], {}),
+    ("soft-margin", lambda r: lambda t, x: F(t).soft_margin_loss(
+        x, t.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=x.dtype), reduction=r), [(3, 4)], {}),
 ] for r in _R]
 
 # == random sampling, at parameters whose draws are determined, or seeded (tests/test_random.py

@@ -7,7 +7,7 @@ they differentiate again."""
 import warnings
 
 from .. import dtypes
-from .._creation import zeros_like
+from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
 from ..backend import xp
 from . import public, publish
@@ -575,6 +575,159 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean" and input.dim() != 0:
         out = out / input.size()[0]
     return out
+
+
+# -- margin, embedding and likelihood losses (ATen composes them; so does this) ----------------
+def _code(size_average, reduce, reduction):
+    return _enum(_legacy(size_average, reduce, reduction))
+
+
+@public("function", "functional")
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min_(0), code)
+
+
+@public("function", "functional")
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    from .pointwise import where
+    zeros = zeros_like(input)
+    margin_clamp = (margin - input).clamp_min_(0)
+    out = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _apply_reduction(out, code)
+
+
+_EPSILON = 1e-12
+
+
+@public("function", "functional")
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    d = target.dim()
+    if d not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if d == 1 and input1.dim() != 2:
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if d == 0 and input1.dim() != 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    from .pointwise import where
+    prod_sum = (input1 * input2).sum(d)
+    mag1 = (input1 * input1).sum(d) + _EPSILON
+    mag2 = (input2 * input2).sum(d) + _EPSILON
+    cos = prod_sum / (mag1 * mag2).sqrt_()
+    zeros = zeros_like(cos)
+    out = where(target == 1, 1 - cos, zeros) + where(target == -1, (cos - margin).clamp_min_(0),
+                                                      zeros)
+    return _apply_reduction(out, code)
+
+
+@public("function", "functional")
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {dims[0]}D, "
+                           f"positive {dims[1]}D, and negative {dims[2]}D inputs")
+    from .nn import pairwise_distance
+    from .pointwise import minimum
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), code)
+
+
+@public("function", "functional")
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        import math
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_reduction(loss, _enum(reduction))
+
+
+def _soft_margin_grad(grad, self, target, reduction):
+    z = (-target * self).exp()
+    g = -target * z / (1 + z)
+    return g * _scale(grad, self, reduction)
+
+
+_soft_margin_loss = defop("SoftMarginLossBackward0", lambda xp, self, target, reduction:
+                          _reduce_np(xp.log1p(xp.exp(-self * target)), reduction),
+                          ("self", "target"), grads={"self": _soft_margin_grad})
+
+
+@public("functional")
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _soft_margin_loss(input, target, reduction=_code(size_average, reduce, reduction))
+
+
+@public("functional")
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    from .pointwise import logsigmoid
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+@public("functional")
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    import math
+    from .._autograd.grad_mode import no_grad
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.dim() != var.dim() or sum(y for x, y in zip(input.size(), var.size())
+                                             if x != y) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
 
 publish(globals())
