@@ -678,6 +678,84 @@ def test_full_backward_hooks(name):
     same(BACKWARD_HOOKS[name])
 
 
+# -- global module hooks -----------------------------------------------------------------------
+def _mm(t):
+    return t.nn.modules.module
+
+
+def _global_forward(t):
+    log = []
+    handles = [
+        _mm(t).register_module_forward_pre_hook(lambda m, a: log.append(("gpre", type(m).__name__))),
+        _mm(t).register_module_forward_hook(lambda m, a, o: log.append(("gpost", type(m).__name__))),
+        _mm(t).register_module_forward_hook(lambda m, a, k, o: o * 2, with_kwargs=True),
+    ]
+    try:
+        m = net(t)
+        m.register_forward_pre_hook(lambda *a: log.append("own pre"))
+        out = m(t.ones(3))
+    finally:
+        for h in handles:
+            h.remove()
+    return log, out, net(t)(t.ones(3))
+
+
+def _global_always(t):
+    log = []
+
+    class Boom(t.nn.Module):
+        def forward(self, x):
+            raise ValueError("boom")
+    h = _mm(t).register_module_forward_hook(lambda *a: log.append("always"), always_call=True)
+    try:
+        return err(Boom(), t.ones(1)), log
+    finally:
+        h.remove()
+
+
+def _global_backward(t):
+    log = []
+    handles = [_mm(t).register_module_full_backward_hook(
+        lambda m, gi, go: log.append((type(m).__name__, _grads(gi), _grads(go)))),
+        _mm(t).register_module_full_backward_pre_hook(
+            lambda m, go: log.append(("pre", type(m).__name__)))]
+    try:
+        x = t.ones(3, requires_grad=True)
+        classes(t)[1](3)(x).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    return log, x.grad
+
+
+def _global_registration(t):
+    log = []
+    handles = [
+        _mm(t).register_module_parameter_registration_hook(
+            lambda m, n, p: log.append(("param", type(m).__name__, n))),
+        _mm(t).register_module_buffer_registration_hook(
+            lambda m, n, b: (log.append(("buffer", n)), None if b is None else b * 0 + 7)[1]),
+        _mm(t).register_module_module_registration_hook(
+            lambda m, n, sub: log.append(("module", type(m).__name__, n))),
+    ]
+    try:
+        m = net(t)
+        m.register_parameter("none", None)
+    finally:
+        for h in handles:
+            h.remove()
+    return log, m.stats, m.a.count
+
+
+GLOBAL_HOOKS = {"forward": _global_forward, "always": _global_always,
+                "backward": _global_backward, "registration": _global_registration}
+
+
+@pytest.mark.parametrize("name", GLOBAL_HOOKS)
+def test_global_module_hooks(name):
+    same(GLOBAL_HOOKS[name])
+
+
 # -- copy and pickle ---------------------------------------------------------------------------
 def _copied(t, how):
     m = net(t)

@@ -14,7 +14,11 @@ from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter, _buffer_persistent
 from ._hooks import BackwardHook
 
-__all__ = ["Module"]
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_backward_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "Module"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 _hook_ids = itertools.count()
@@ -78,6 +82,79 @@ def _forward_unimplemented(self, *input):
                               'function')
 
 
+# -- global hooks: every module's, run before each module's own -----------------------------------
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_is_full_backward_hook = None
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_global_forward_hooks_with_kwargs = OrderedDict()
+
+
+def _global_hook(hooks, hook, extra_dict=None):
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    return _global_hook(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    return _global_hook(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    return _global_hook(_global_parameter_registration_hooks, hook)
+
+
+def register_module_forward_pre_hook(hook):
+    return _global_hook(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    # as torch's, the handle forgets the with_kwargs mark (it removes always_call's only)
+    handle = _global_hook(_global_forward_hooks, hook, _global_forward_hooks_always_called)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_backward_hook(hook):
+    raise NotImplementedError("torch.nn.modules.module.register_module_backward_hook (the "
+                              "deprecated non-full hook): glassgrad has "
+                              "register_module_full_backward_hook only")
+
+
+def register_module_full_backward_pre_hook(hook):
+    return _global_hook(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    _global_is_full_backward_hook = True
+    return _global_hook(_global_backward_hooks, hook)
+
+
+def _registered(hooks, module, name, value):
+    """value after the global registration hooks (each may return a replacement)."""
+    for hook in hooks.values():
+        out = hook(module, name, value)
+        if out is not None:
+            value = out
+    return value
+
+
 _HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
                "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
                "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_state_dict_hooks",
@@ -134,7 +211,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _registered(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -152,6 +229,8 @@ class Module:
                              f"parameters must be created explicitly. To express '{name}' as a "
                              "function of another Tensor, compute the value in the forward() "
                              "method.")
+        if param is not None:
+            param = _registered(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -165,7 +244,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered(_global_module_registration_hooks, self, name, module)
 
     def register_module(self, name, module):
         self.add_module(name, module)
@@ -206,13 +285,13 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(self.__dict__, self._parameters, self._buffers,
                         self._non_persistent_buffers_set)
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered(_global_module_registration_hooks, self, name, value)
             return
         buffers = self.__dict__.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
@@ -478,24 +557,30 @@ class Module:
     # -- the call ------------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
         if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks
+                or _global_backward_hooks or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         result, called = None, set()
         try:
-            full_hooks = list(self._backward_hooks.values()) \
-                if self._is_full_backward_hook else []
-            pre_hooks = list(self._backward_pre_hooks.values())
+            full_hooks = [*(_global_backward_hooks.values() if _global_is_full_backward_hook
+                            else ()),
+                          *(self._backward_hooks.values() if self._is_full_backward_hook
+                            else ())]
+            pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
             args, kwargs = self._run_pre_hooks(args, kwargs)
             bw_hook = None
             if full_hooks or pre_hooks:
                 bw_hook = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+                if hook_id in self._forward_hooks_always_called or \
+                        hook_id in _global_forward_hooks_always_called:
                     called.add(hook_id)
-                out = hook(self, args, kwargs, result) \
-                    if hook_id in self._forward_hooks_with_kwargs else hook(self, args, result)
+                with_kwargs = hook_id in self._forward_hooks_with_kwargs or \
+                    hook_id in _global_forward_hooks_with_kwargs
+                out = hook(self, args, kwargs, result) if with_kwargs else \
+                    hook(self, args, result)
                 if out is not None:
                     result = out
             if bw_hook is not None:
@@ -510,7 +595,8 @@ class Module:
             raise
 
     def _run_pre_hooks(self, args, kwargs):
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+        for hook_id, hook in [*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()]:
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 out = hook(self, args, kwargs)
                 if out is not None:
@@ -525,7 +611,19 @@ class Module:
         return args, kwargs
 
     def _run_always_called(self, args, kwargs, result, called):
-        """After forward raised: the always_call forward hooks not yet run (theirs silenced)."""
+        """After forward raised: the always_call forward hooks not yet run, the global ones
+        first (an exception of theirs is silenced with torch's warning)."""
+        for hook_id, hook in list(_global_forward_hooks.items()):
+            if hook_id not in _global_forward_hooks_always_called or hook_id in called:
+                continue
+            try:
+                out = hook(self, args, result)
+                if out is not None:
+                    result = out
+            except Exception as e:
+                warnings.warn("global module forward hook with ``always_call=True`` raised an "
+                              "exception that was silenced as another error was raised in "
+                              f"forward: {e}", stacklevel=2)
         for hook_id, hook in list(self._forward_hooks.items()):
             if hook_id not in self._forward_hooks_always_called or hook_id in called:
                 continue
