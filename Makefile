@@ -25,9 +25,13 @@ demo: $(VENV)/.installed graphviz
 test: $(VENV)/.installed-test graphviz
 	$(BIN)/python -m pytest -q
 
-# a long differential fuzzing campaign (tests/test_fuzz.py; `make test` runs a short one)
+# a long differential fuzzing campaign (tests/test_fuzz.py; `make test` runs a short one):
+# N programs drawn from SEED (`make fuzz SEED=7 N=5000`); no SEED: the derandomized programs
+N ?= 20000
+SEED ?=
 fuzz: $(VENV)/.installed-test
-	GLASSGRAD_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_fuzz.py
+	GLASSGRAD_FUZZ_SEED=$(SEED) GLASSGRAD_FUZZ_EXAMPLES=$(N) $(BIN)/python -m pytest -q \
+	  tests/test_fuzz.py
 
 # the generated pages: docs/ops.md from the op rows, docs/glass.md (and its pictures) from real runs
 docs: $(VENV)/.installed graphviz

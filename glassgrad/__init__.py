@@ -34,6 +34,7 @@ from . import autograd, linalg, nn, random  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from . import serialization  # noqa: E402
+from . import optim  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402
 from ._storage import UntypedStorage  # noqa: E402
 

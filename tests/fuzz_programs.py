@@ -7,8 +7,9 @@ position in the list) and may name earlier tensors by index:
     (op, no_grad, *args)                             op run under no_grad when no_grad is True
     ("loss", ("last",) | ("combo", (i, j, ...)))     weighted sum(s) -> scalar, then backward()
 
-In-place steps (add_, mul_, zero_, clamp_, copy_) record the tensor they return (self), so a
-later step may name either index; "detach" and "data" steps alias a tensor's storage.
+In-place steps (add_, mul_, sub_, div_, zero_, clamp_, copy_, exp_, ...) record the tensor they
+return (self), so a later step may name either index; "detach" and "data" steps alias a
+tensor's storage; "unbind" and "split" steps keep one output of a multi-output view op.
 ``run(program, lib)`` returns plain data: the state of each tensor right after its step, the
 state of every tensor at the end (value, requires_grad, is_leaf, _version, grad_fn's class and
 name()), every leaf's .grad, and where lib raised, the failing step with the exception type
@@ -33,10 +34,12 @@ from hypothesis import strategies as st
 from differential import Raised, norm
 
 LEAF_SHAPES = [(3, 4), (4,), (2, 3, 4), (1, 4), (3, 1)]
-UNARY = ["exp", "tanh", "sin", "sigmoid", "relu", "pow2", "neg"]
-BINARY = ["add", "mul", "sub"]
+UNARY = ["exp", "tanh", "sin", "sigmoid", "relu", "pow2", "neg", "abs", "cos", "clone",
+         "contiguous"]
+BINARY = ["add", "mul", "sub", "div", "maximum", "atan2"]
 SCALAR = ["adds", "muls", "subs", "rsubs"]
-INPLACE = ["add_", "mul_", "zero_", "clamp_", "copy_", "adds_", "muls_"]
+SOURCED = ["add_", "mul_", "copy_", "sub_", "div_"]      # in-place ops with a tensor source
+INPLACE = SOURCED + ["zero_", "clamp_", "adds_", "muls_", "exp_", "sigmoid_", "relu_"]
 
 
 # -- interpreter ------------------------------------------------------------------------------
@@ -62,6 +65,28 @@ def _apply(step, ts, lib):
         x = ts[a[0]]
         if op == "add":
             return x + ts[a[1]]
+        if op == "div":
+            return x / ts[a[1]]
+        if op in ("maximum", "atan2"):
+            return getattr(lib, op)(x, ts[a[1]])
+        if op in ("abs", "cos", "clone", "contiguous"):
+            return getattr(x, op)()
+        if op in ("sub_", "div_"):
+            return getattr(x, op)(ts[a[1]])
+        if op in ("exp_", "sigmoid_", "relu_"):
+            return getattr(x, op)()
+        if op == "narrow":
+            return x.narrow(*a[1:])
+        if op == "unbind":      # one output of a multi-output view op
+            return x.unbind(a[1])[a[2]]
+        if op == "split":
+            return x.split(a[1], a[2])[a[3]]
+        if op == "diagonal":
+            return x.diagonal()
+        if op == "permute":
+            return x.permute(*a[1])
+        if op == "flatten":
+            return x.flatten()
         if op == "mul":
             return x * ts[a[1]]
         if op == "sub":
@@ -279,7 +304,7 @@ def programs(draw, max_steps=10):
             leaf = shadow[i] if shadow[i]._base is None else shadow[i]._base
             if not ng and leaf.requires_grad and leaf.grad_fn is None and draw(st.integers(0, 3)):
                 ng = True
-            if op in ("add_", "mul_", "copy_"):
+            if op in SOURCED:
                 ok = [j for j, sj in enumerate(shapes) if _bcast(s, sj) == tuple(s)
                       and _defined_source(shadow[i], shadow[j])]
                 if not ok:
@@ -294,9 +319,10 @@ def programs(draw, max_steps=10):
                 step = (op, ng, i)
             out = s
         else:  # views
-            ops = ["slice", "select", "index", "view", "reshape", "unsqueeze", "expand"]
+            ops = ["slice", "select", "index", "view", "reshape", "unsqueeze", "expand",
+                   "narrow", "unbind", "split", "flatten"]
             if nd >= 2:
-                ops += ["transpose"]
+                ops += ["transpose", "diagonal", "permute"]
             if nd <= 2:
                 ops += ["t"]
             if 1 in s:
@@ -312,6 +338,25 @@ def programs(draw, max_steps=10):
             elif op in ("select", "index"):
                 step = (op, ng, i, d, draw(st.integers(-s[d], s[d] - 1)))
                 out = s[:d] + s[d + 1:]
+            elif op == "narrow":
+                start = draw(st.integers(0, s[d] - 1))
+                length = draw(st.integers(1, s[d] - start))   # (no empty dims)
+                step = (op, ng, i, d, start, length)
+                out = s[:d] + (length,) + s[d + 1:]
+            elif op == "unbind":
+                step, out = (op, ng, i, d, draw(st.integers(0, s[d] - 1))), s[:d] + s[d + 1:]
+            elif op == "split":
+                size = draw(st.integers(1, s[d]))
+                k = draw(st.integers(0, -(-s[d] // size) - 1))
+                step = (op, ng, i, size, d, k)
+                out = s[:d] + (min(size, s[d] - k * size),) + s[d + 1:]
+            elif op == "diagonal":
+                step, out = (op, ng, i), s[2:] + (min(s[0], s[1]),)
+            elif op == "permute":
+                perm = tuple(draw(st.permutations(range(nd))))
+                step, out = (op, ng, i, perm), tuple(s[q] for q in perm)
+            elif op == "flatten":
+                step, out = (op, ng, i), (math.prod(s),)
             elif op == "transpose":
                 e = draw(st.integers(0, nd - 1))
                 step, out = (op, ng, i, d, e), list(s)

@@ -8,6 +8,7 @@ import torch
 
 import glassgrad as gg
 from opinfo import SHAPE_X as X
+from differential import catch, same
 from optable import as_tuple, assert_same, check_error, outcome
 
 # (the op-table cases are in opinfo.py; test_op_table.py runs them)
@@ -193,3 +194,25 @@ ERRORS = {
 @pytest.mark.parametrize("f", ERRORS.values(), ids=ERRORS.keys())
 def test_errors(f):
     check_error(f)
+
+
+CLONE_LAYOUTS = {
+    "transpose": lambda lib: lib.arange(12.).reshape(3, 4).t(),
+    "sliced_transpose": lambda lib: lib.arange(24.).reshape(4, 6)[:, ::2].t(),
+    "slice": lambda lib: lib.arange(12.).reshape(3, 4)[:, :2],
+    "expand": lambda lib: lib.arange(3.).reshape(3, 1).expand(3, 4),
+    "permute": lambda lib: lib.arange(24.).reshape(2, 3, 4).permute(2, 0, 1),
+    "permute_sliced": lambda lib: lib.arange(48.).reshape(2, 3, 8)[..., ::2].permute(2, 0, 1),
+}
+
+
+@pytest.mark.parametrize("make", CLONE_LAYOUTS.values(), ids=CLONE_LAYOUTS.keys())
+def test_clone_preserves_layout(make):
+    # torch's preserve_format: a dense tensor keeps its strides, any other its stride order;
+    # contiguous() and reshape's copy are row-major
+    def program(lib):
+        x = make(lib)
+        c = x.clone()
+        return (c, c.stride(), c.is_contiguous(), c.exp().stride(), x.contiguous().stride(),
+                x.reshape(-1).stride(), catch(lambda: c.view(-1).stride()))
+    same(program)

@@ -9,6 +9,7 @@ re-wrapped on unpack. A graph is freed by reference counting as soon as its last
 import itertools
 import re
 import sys
+import threading
 import weakref
 
 from .._tensor import Tensor
@@ -19,6 +20,11 @@ from .hooks import add_hook
 
 _refcount = sys.getrefcount
 _sequence = itertools.count()
+# held around every read-modify-write of a leaf's .grad, as PyTorch's AccumulateGrad holds its
+# mutex: backward passes in several threads into one leaf lose no update (NumPy releases the
+# GIL during a large in-place add). One lock for all leaves: a leaf may have two accumulators
+# made at once by two threads, and an uncontended lock costs a fraction of a microsecond.
+_accumulating = threading.Lock()
 
 
 def short_name(node):
@@ -115,23 +121,25 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         var, grad = self.variable, grads[0]
-        if var._grad is None:
-            # the new .grad must not alias anything the user holds, unless it carries a graph;
-            # a buffer only the engine holds (refcounts: this frame, grads, getrefcount's
-            # argument; an owning, writable array nothing else refers to) is taken as is
-            if state.grad:
-                var._grad = grad
-            elif (_refcount(grad) <= 3 and grad._hook_state is None and grad.grad_fn is None
-                  and _refcount(grad._data) <= 2 and grad._data.base is None
-                  and grad._data.flags.writeable):
-                var._grad = grad
+        with _accumulating:
+            if var._grad is None:
+                # the new .grad must not alias anything the user holds, unless it carries a
+                # graph; a buffer only the engine holds (refcounts: this frame, grads,
+                # getrefcount's argument; an owning, writable array nothing else refers to) is
+                # taken as is
+                if state.grad:
+                    var._grad = grad
+                elif (_refcount(grad) <= 3 and grad._hook_state is None and grad.grad_fn is None
+                      and _refcount(grad._data) <= 2 and grad._data.base is None
+                      and grad._data.flags.writeable):
+                    var._grad = grad
+                else:
+                    var._grad = Tensor._make(grad._data.copy())
+            elif state.grad:    # create_graph: out of place, so the sum stays differentiable
+                var._grad = var._grad + grad
             else:
-                var._grad = Tensor._make(grad._data.copy())
-        elif state.grad:    # create_graph: out of place, so the sum stays differentiable
-            var._grad = var._grad + grad
-        else:
-            var._grad._data += grad._data
-            var._grad._version_counter.version += 1
+                var._grad._data += grad._data
+                var._grad._version_counter.version += 1
         hs = var._hook_state
         if hs is not None and hs.post_accumulate_grad_hooks:
             tr = state.tracer
@@ -154,14 +162,15 @@ class AccumulateGrad(Node):
         (refcounts: the list, this frame, getrefcount's argument) and it owns its writable
         memory."""
         var, g = self.variable, grads[0]
-        if var._grad is None:
-            if not (type(g) is ndarray and _refcount(g) <= 3 and g.base is None
-                    and g.flags.writeable):
-                g = xp.array(g)
-            var._grad = Tensor._make(g)
-        else:
-            var._grad._data += g
-            var._grad._version_counter.version += 1
+        with _accumulating:
+            if var._grad is None:
+                if not (type(g) is ndarray and _refcount(g) <= 3 and g.base is None
+                        and g.flags.writeable):
+                    g = xp.array(g)
+                var._grad = Tensor._make(g)
+            else:
+                var._grad._data += g
+                var._grad._version_counter.version += 1
         return ()
 
     def _tensor_hooks(self):

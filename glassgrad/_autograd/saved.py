@@ -31,12 +31,15 @@ class SavedTensor:
     kept (``hooks``: (unpack hook, packed)), with the graph metadata the unpacked tensor gets
     (``meta``: grad_fn, requires_grad, leaf accumulator, is output); versions are then not
     checked (``counter`` is a private one that never moves), as in PyTorch."""
-    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "hooks", "meta")
+    # view_fn: for an output of an in-place op on a view, a weak reference to the view's
+    # grad_fn after the op (PyTorch's weak_grad_fn_ for is_inplace_on_view): the error names it
+    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "hooks", "meta", "view_fn")
 
     def __init__(self, tensor, is_output, output_nr=0):
         self.counter = tensor._version_counter
         self.version = self.counter.version
         self.output_nr = output_nr
+        self.view_fn = None
         if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
             self.tensor, self.data = None, tensor._data
         else:
@@ -129,8 +132,9 @@ class SavedTensor:
     def _modified_message(self, node):
         t = self.tensor
         if t is None:
+            fn = (self.view_fn and self.view_fn()) or node    # (the node once the view died)
             shape, type_name, which = self.data.shape, self._type_name(self.data), (
-                f", which is output {self.output_nr} of {short_name(node)},")
+                f", which is output {self.output_nr} of {short_name(fn)},")
         else:
             shape, type_name = t._data.shape, self._type_name(t._data)
             which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)},"

@@ -6,14 +6,16 @@ strides) and their backward formulas are compositions of glassgrad ops, so they 
 again. The LU factors that det, slogdet and solve save are computed as LAPACK's getrf does
 (backend/kernels/lapack.py).
 """
+import math
 from collections import namedtuple
 
 from .. import dtypes
-from .._tensor import _wrap_dim
+from .._autograd.grad_mode import state
+from .._tensor import Tensor, _wrap_dim
 from .._creation import ones, zeros
 from ..backend import backend_of, xp
-from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _perm_sign
-from . import public, publish
+from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _lu_solve, _perm_sign
+from . import _formula, public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
@@ -691,7 +693,7 @@ def _check_singular(fn, A, message):
     """torch's error naming the first zero pivot of the first singular matrix."""
     lu, _ = _lu_factor(A)
     zero = xp.diagonal(lu, 0, -2, -1) == 0
-    flat = zero.reshape(-1, zero.shape[-1])
+    flat = zero.reshape(math.prod(zero.shape[:-1]), zero.shape[-1])   # (an empty A too)
     for b, row in enumerate(flat):
         if row.any():
             _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
@@ -722,13 +724,54 @@ def _det_forward(xp, A):
 
 
 def _det_backward(grad, A, LU, pivots, result):
+    """torch's: gA solves A^T gA = grad det(A) I. Without grad mode, through the saved LU with
+    each zero pivot moved to eps (det is C^1, so a singular A takes its neighbour's value);
+    with it (double backward), by solve, or for |det| < 100 eps by the adjugate from the SVD."""
     n = A.shape[-1]
     if A.numel() == 0:
         return zeros(A.shape, dtype=A.dtype)
     if n == 1:      # d det / dA = 1
         return grad.unsqueeze(-1).unsqueeze(-1).expand(A.shape)
+    if not state.grad:
+        lu = LU._data
+        eps = xp.finfo(lu.dtype).eps
+        lu = lu + _diag_array(xp.where(xp.diagonal(lu, 0, -2, -1) == 0, eps, 0).astype(lu.dtype))
+        d = _diag_array(xp.broadcast_to((grad * result)._data[..., None], lu.shape[:-1]))
+        # the LU is of A^T where LAPACK read a row-major A (_lapack_view)
+        return Tensor._make(_lu_solve(lu, pivots._data, d, adjoint=not A._data.flags.c_contiguous))
     d = diag_embed((grad * result).unsqueeze(-1).expand(*grad.shape, n))
-    return solve(A.mT, d)
+    singular = result.abs() < 100 * float(xp.finfo(A._data.dtype).eps)
+    if not singular.any():
+        return solve(A.mT, d)
+    if singular.all():
+        return _adjugate_grad(A, grad)
+    out = zeros(A.shape, dtype=A.dtype)
+    out[singular] = _adjugate_grad(A[singular], grad[singular])
+    out[~singular] = solve(A[~singular].mT, d[~singular])
+    return out
+
+
+def _diag_array(v):
+    """diag_embed on an array (a batch of diagonal matrices)."""
+    n = v.shape[-1]
+    return v[..., None, :] * xp.eye(n, dtype=v.dtype)
+
+
+def _adjugate_grad(A, grad):
+    """grad times the transposed adjugate of A, from A = U diag(S) Vh: U diag(grad det(U)
+    det(Vh) prod_{j != i} S_j) Vh (differentiable, for a singular A too)."""
+    U, S, Vh = linalg_svd(A)
+    alpha = det(U) * det(Vh) * grad
+    return matmul(U * _prod_others(alpha.unsqueeze(-1), S).unsqueeze(-2), Vh)
+
+
+def _prod_others(grad, s):
+    """grad times the product of every other element along the last dim (no division, so
+    zeros are safe): exclusive cumulative products from both ends."""
+    one = ones(*s.shape[:-1], 1, dtype=s.dtype)
+    before = cat([one, s[..., :-1]], -1).cumprod(-1)
+    after = cat([one, s[..., 1:].flip(-1)], -1).cumprod(-1).flip(-1)
+    return grad * (before * after)
 
 
 _det = defop("LinalgDetBackward0", _det_forward, ("A",), dtype="same",
@@ -751,19 +794,42 @@ def _slogdet_forward(xp, A):
 
 
 def _slogdet_backward(grads, A, LU, pivots, sign):
+    """torch's: gA solves A^T gA = g_logabsdet I; without grad mode through the saved LU as
+    it is (a singular A gives infinities, as LAPACK's solve), with it by solve (which refuses
+    a singular A)."""
     g = grads[1]
+    if g is None:
+        return None
+    if not state.grad:
+        lu = LU._data
+        d = _diag_array(xp.broadcast_to(g._data[..., None], lu.shape[:-1]).astype(lu.dtype))
+        return Tensor._make(_lu_solve(lu, pivots._data, d, adjoint=not A._data.flags.c_contiguous))
     return solve(A.mT, diag_embed(g.unsqueeze(-1).expand(*g.shape, A.shape[-1])))
 
 
 _slogdet = defop("LinalgSlogdetBackward0", _slogdet_forward, ("A",), dtype="same",
                  outputs=("sign", "logabsdet", "LU", "pivots"), diff_outputs=2,
-                 grads={"A": _slogdet_backward})
+                 grads={"A": _slogdet_backward}, undefined_grads=True)
 
 
 @public("linalg", name="slogdet")
 def linalg_slogdet(A):
     _check("linalg.slogdet", A)
     return _SLOGDET(*_slogdet(A)[:2])
+
+
+@public("function", "method")
+def logdet(input):
+    """torch.logdet: slogdet's logabsdet, NaN where the determinant is negative."""
+    fn = "logdet"
+    if input.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2]} by {input.shape[-1]} matrices")
+    _check(fn, input)
+    sign, logabsdet = _slogdet(input)[:2]
+    return _formula.where(sign == -1, float("nan"), logabsdet)
 
 
 def _vector_rhs(A, B):
@@ -911,17 +977,31 @@ def _svd_forward(xp, A, full_matrices, S_sym_argsize_minus_1):
 
 
 def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
+    """torch's svd_backward: only the terms of the outputs a gradient reached (grads: None
+    for the others), so singular values alone (svdvals) differentiate at repeated values."""
     gU, gS, gVh = grads
     k = S_sym_argsize_minus_1
     if full_matrices:
-        U, gU, Vh, gVh = U[..., :k], gU[..., :k], Vh[..., :k, :], gVh[..., :k, :]
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        gU = None if gU is None else gU[..., :k]
+        gVh = None if gVh is None else gVh[..., :k, :]
     m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return matmul(U, gS.unsqueeze(-1) * Vh) if m >= n else matmul(U * gS.unsqueeze(-2), Vh)
+    if gU is None:      # the formulas below with a zero gradient, as torch fills one in
+        gU = zeros(U.shape, dtype=U.dtype)
+    if gVh is None:
+        gVh = zeros(Vh.shape, dtype=Vh.dtype)
     UhgU = matmul(U.mT, gU)
     VhgV = matmul(Vh, gVh.mT)
     UhgU, VhgV = UhgU - UhgU.mT, VhgV - VhgV.mT
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + diag_embed(ones(*S.shape, dtype=S.dtype))
-    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E + diag_embed(gS)
+    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    if gS is not None:
+        gA = gA + diag_embed(gS)
     if m > n:
         gA = matmul(U, gA)
         gUSinv = gU / S.unsqueeze(-2)
@@ -934,7 +1014,7 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
 
 
 _svd = defop("LinalgSvdBackward0", _svd_forward, ("A",), dtype="same", outputs=("U", "S", "Vh"),
-             diff_outputs=3, grads={"A": _svd_backward})
+             diff_outputs=3, grads={"A": _svd_backward}, undefined_grads=True)
 
 
 @public("linalg", name="svd")
@@ -955,19 +1035,25 @@ def _eigh_forward(xp, A, UPLO):
 
 
 def _eigh_backward(grads, eigenvalues, eigenvectors):
+    """torch's linalg_eig_backward (Hermitian): eigenvalues alone (eigvalsh) take the
+    shortcut V diag(gL) V^T, so repeated eigenvalues differentiate."""
     gL, gV = grads
     L, V = eigenvalues, eigenvectors
+    if gV is None:
+        return None if gL is None else matmul(V * gL.unsqueeze(-2), V.mT)
     VhgV = matmul(V.mT, gV)
     VhgV = (VhgV - VhgV.mT) * 0.5
     E = L.unsqueeze(-2) - L.unsqueeze(-1) + diag_embed(ones(*L.shape, dtype=L.dtype))
     gA = VhgV / E
-    gA = gA - diag_embed(diagonal(gA, 0, -2, -1)) + diag_embed(gL)
+    gA = gA - diag_embed(diagonal(gA, 0, -2, -1))
+    if gL is not None:
+        gA = gA + diag_embed(gL)
     return matmul(V, matmul(gA, V.mT))
 
 
 _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
               outputs=("eigenvalues", "eigenvectors"), diff_outputs=2,
-              grads={"A": _eigh_backward})
+              grads={"A": _eigh_backward}, undefined_grads=True)
 
 
 @public("linalg")

@@ -628,6 +628,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
             x1 = reshape(expand(x1, *batch, r1, c).contiguous(), nb, r1, c)
             x2 = reshape(expand(x2, *batch, r2, c).contiguous(), nb, r2, c)
         return _euclidean_dist(x1, x2).view(*batch, r1, r2)
+    if x1.dtype is dtypes.float16 and x1.numel() and x2.numel():   # torch's kernel has none
+        raise NotImplementedError('"cdist" not implemented for \'Half\'')
     return _cdist(x1, x2, p=builtins.float(p))
 
 

@@ -7,31 +7,53 @@ from .._creation import zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
+from ..backend.kernels.fma import fma
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from . import _formula
 from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
+_HALF = xp.dtype(xp.float16)
+
+
+def _keep(fn, bound, self):
+    """fn(self, bound) for fn NumPy's maximum or minimum, keeping self on a tie as torch does
+    (max(-0.0, 0.0) is -0.0): NumPy returns the second operand on a tie, the first for
+    float16 (tests/test_numerics.py checks both)."""
+    if getattr(self, "dtype", None) == _HALF:
+        return fn(self, bound)
+    return fn(bound, self)
 
 
 def _pow_dtype(values, attrs):
     return dtypes.result_type(*values, *attrs.values())
 
 # -- arithmetic ------------------------------------------------------------------------------
-_add = defop("AddBackward0", lambda xp, self, other, alpha: xp.add(self, other) if alpha == 1
-             else xp.add(self, xp.multiply(other, alpha)), ("self", "other"),
+def _axpy(xp, x, alpha, y):
+    """y + alpha * x: for float32/float64, rounded once as torch's CPU kernels fuse it."""
+    if alpha == 1:
+        return xp.add(y, x)
+    if y.dtype in _FUSED_DTYPES:
+        return xp.asarray(fma(x, alpha, y, y.dtype))
+    return xp.add(y, xp.multiply(x, alpha))
+
+
+_FUSED_DTYPES = (xp.dtype("float32"), xp.dtype("float64"))
+
+_add = defop("AddBackward0", lambda xp, self, other, alpha: _axpy(xp, other, alpha, self),
+             ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: grad if alpha == 1 else grad * alpha},
              arrays=True)
 _sub = defop("SubBackward0", lambda xp, self, other, alpha: xp.subtract(self, other) if alpha == 1
-             else xp.subtract(self, xp.multiply(other, alpha)), ("self", "other"),
+             else _axpy(xp, other, -alpha, self), ("self", "other"),
              grads={"self": lambda grad: grad,
                     "other": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha},
              arrays=True)
 _rsub_tensor = defop(
     "RsubBackward0", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
-    else xp.subtract(other, xp.multiply(self, alpha)), ("self", "other"),
+    else _axpy(xp, self, -alpha, other), ("self", "other"),
     grads={"self": lambda grad, alpha: -grad if alpha == 1 else -grad * alpha,
            "other": lambda grad: grad}, arrays=True)
 _rsub = defop("RsubBackward1", lambda xp, self, other, alpha: xp.subtract(other, self) if alpha == 1
@@ -52,12 +74,26 @@ _div = defop("DivBackward0", "true_divide",
 
 
 def _pow_forward(xp, self, exponent):
-    if isinstance(self, xp.ndarray) and self.dtype.kind in "iu" and \
+    if isinstance(self, xp.ndarray) and self.dtype.kind in "iub" and \
             isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(exponent, xp.ndarray) and exponent.dtype.kind == "i" and (
+            xp.asarray(self).dtype.kind in "iu") and (exponent < 0).any():
+        return _int_pow_negative(xp, self, exponent)
     # the operator: NumPy then computes x ** 2 as square and x ** 0.5 as sqrt (as torch does),
     # several times faster than power
     return self ** exponent
+
+
+def _int_pow_negative(xp, self, exponent):
+    """Integers to a tensor of integer exponents, some negative: torch's integer power gives
+    1 for a base of 1, -1 or 1 (odd or even exponent) for -1, and 0 for any other base (NumPy
+    refuses)."""
+    negative = exponent < 0
+    out = self ** xp.where(negative, 0, exponent)
+    signed_one = xp.where(exponent % 2 == 1, -1, 1)
+    small = xp.where(self == 1, 1, xp.where(self == -1, signed_one, 0))
+    return xp.where(negative, small, out).astype(out.dtype, copy=False)
 
 
 def _pow_scalar_exponent_grad(grad, self, exponent):
@@ -265,7 +301,7 @@ _threshold_backward = defop(
             grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
 _relu, relu_ = _unary(_math(
-    "ReluBackward0", _no_bool(lambda xp, a: xp.maximum(a, 0), RuntimeError,
+    "ReluBackward0", _no_bool(lambda xp, a: _keep(xp.maximum, 0, a), RuntimeError,
                               "Boolean inputs not supported for relu"),
     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
     dtype="promote", arrays=True, variants=(),
@@ -633,8 +669,11 @@ isfinite = public("function", "method", name="isfinite")(_float_test(xp.isfinite
 
 # -- binary math -----------------------------------------------------------------------------
 def _atan2_grad(which):
+    """torch's atan2_backward: 1/(self² + other²) taken as 0 where the sum is 0, so the
+    gradient at (0, 0) is 0 (its double backward stays NaN there, as torch's)."""
     def formula(grad, self, other):
-        recip = (self * self + other * other).reciprocal()
+        denom = self * self + other * other
+        recip = where(denom == 0, 0.0, denom.reciprocal())
         return grad * other * recip if which == "self" else grad * -self * recip
     return formula
 
@@ -664,9 +703,11 @@ def _logaddexp_forward(xp, self, other):
 _atan2 = defop("atan2", "arctan2", ("self", "other"), dtype="float",
                grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")},
                variants=_FMI, aliases=("arctan2",))
-_maximum = defop("maximum", "maximum", ("self", "other"),
+_maximum = defop("maximum", lambda xp, self, other: _keep(xp.maximum, other, self),
+                 ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a > b), variants=_FM)
-_minimum = defop("minimum", "minimum", ("self", "other"),
+_minimum = defop("minimum", lambda xp, self, other: _keep(xp.minimum, other, self),
+                 ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a < b), variants=_FM)
 _fmax = defop("fmax", "fmax", ("self", "other"),
               grads=_fextremum_grads(lambda a, b: a >= b), variants=_FM)
@@ -722,6 +763,12 @@ def xlogy_(self, other):
 # -- lerp, addcmul, addcdiv ------------------------------------------------------------------
 def _lerp_forward(xp, self, end, weight):
     with xp.errstate(all="ignore"):
+        if self.dtype in _FUSED_DTYPES:
+            # torch's kernel: base + coeff * (end - self), fused, from whichever end is nearer
+            small = xp.abs(weight) < 0.5
+            weight = xp.asarray(weight, dtype=self.dtype)
+            return xp.asarray(fma(xp.where(small, weight, weight - 1), end - self,
+                                  xp.where(small, self, end), self.dtype))
         return xp.where(xp.abs(weight) < 0.5, self + weight * (end - self),
                         end - (end - self) * (1 - weight))
 
@@ -774,7 +821,10 @@ def _addc_forward(combine):
         if self.dtype.kind != "f":
             value = builtins.int(value)
         with xp.errstate(all="ignore"):
-            return self + value * getattr(xp, combine)(tensor1, tensor2)
+            scaled = xp.multiply(tensor1, value)     # torch: (value * tensor1) op tensor2
+            if combine == "multiply" and self.dtype in _FUSED_DTYPES:
+                return xp.asarray(fma(scaled, tensor2, self, self.dtype))
+            return self + getattr(xp, combine)(scaled, tensor2)
     return forward
 
 
@@ -904,7 +954,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def _elu_forward(xp, self, alpha, scale, input_scale):
     return xp.where(self > 0, self * scale,
-                    xp.expm1(xp.minimum(self, 0) * input_scale) * (alpha * scale))
+                    xp.expm1(_keep(xp.minimum, 0, self) * input_scale) * (alpha * scale))
 
 
 # At 0 torch takes the negative side's slope but not its curvature: a constant there.
@@ -1321,8 +1371,8 @@ def _clamp_forward(xp, self, min, max):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if min is not None:
-        self = xp.maximum(self, min)
-    return self if max is None else xp.minimum(self, max)
+        self = _keep(xp.maximum, min, self)
+    return self if max is None else _keep(xp.minimum, max, self)
 
 
 def _clamp_grad(grad, self, min, max):
@@ -1412,18 +1462,18 @@ def _bound_dtype(name):
 
 
 # clamp_min / clamp_max: the Scalar overload (...Backward0) and the Tensor one (...Backward1)
-_clamp_min = defop("ClampMinBackward0", lambda xp, self, min: xp.maximum(self, _like(self, min)),
+_clamp_min = defop("ClampMinBackward0", lambda xp, self, min: _keep(xp.maximum, _like(self, min), self),
                    dtype=_bound_dtype("min"),
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
 _clamp_min_tensor = defop(
-    "ClampMinBackward1", "maximum", ("self", "min"),
+    "ClampMinBackward1", lambda xp, self, min: _keep(xp.maximum, min, self), ("self", "min"),
     grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
            "min": lambda grad, self, min: where(self < min, grad, 0)})
-_clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: xp.minimum(self, _like(self, max)),
+_clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: _keep(xp.minimum, _like(self, max), self),
                    dtype=_bound_dtype("max"),
                    grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
 _clamp_max_tensor = defop(
-    "ClampMaxBackward1", "minimum", ("self", "max"),
+    "ClampMaxBackward1", lambda xp, self, max: _keep(xp.minimum, max, self), ("self", "max"),
     grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
            "max": lambda grad, self, max: where(self > max, grad, 0)})
 

@@ -581,11 +581,14 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 
 
 # -- var, std, var_mean, std_mean ------------------------------------------------------------
-def _var_forward(xp, self, dim, correction, keepdim):
+def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
+    """var (std with sqrt): float16 accumulated in float32, the result (after the square root)
+    cast back, as torch does."""
     c = 1 if correction is None else correction
     with warnings.catch_warnings(), xp.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
+        v = xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
+    return (xp.sqrt(v) if sqrt else v).astype(self.dtype, copy=False)
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
@@ -634,19 +637,21 @@ def _var_mean_backward(grads, self, dim, correction, keepdim, result0=None):
 
 _var = defop("VarBackward0", _var_forward, dtype="same", grads={"self": _var_backward},
              arrays=True)
-_std = defop("StdBackward0", lambda xp, self, dim, correction, keepdim: xp.sqrt(
-    _var_forward(xp, self, dim, correction, keepdim)), dtype="same", grads={"self": _std_backward})
+_std = defop("StdBackward0", lambda xp, self, dim, correction, keepdim: _var_forward(
+    xp, self, dim, correction, keepdim, sqrt=True), dtype="same", grads={"self": _std_backward})
 _var_mean = defop(
     "VarMeanBackward0", lambda xp, self, dim, correction, keepdim: (
         _var_forward(xp, self, dim, correction, keepdim),
-        _mean_forward(xp, self, _axis(self, dim), keepdim, None)), dtype="same",
+        _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
+    dtype="same",
     outputs=("result0", "result1"), diff_outputs=2,
     grads={"self": lambda grads, self, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim)})
 _std_mean = defop(
     "StdMeanBackward0", lambda xp, self, dim, correction, keepdim: (
-        xp.sqrt(_var_forward(xp, self, dim, correction, keepdim)),
-        _mean_forward(xp, self, _axis(self, dim), keepdim, None)), dtype="same",
+        _var_forward(xp, self, dim, correction, keepdim, sqrt=True),
+        _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
+    dtype="same",
     outputs=("result0", "result1"), diff_outputs=2,
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim, result0)})
@@ -695,8 +700,12 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 # -- norms -----------------------------------------------------------------------------------
 def _vector_norm_forward(xp, self, ord, dim, keepdim, dtype):
+    """float16 accumulated in float32 (each element widened first), as torch does."""
     if dtype is not None:
         self = self.astype(dtype.np)
+    if self.dtype == xp.float16:
+        return _vector_norm_forward(xp, self.astype(xp.float32), ord, dim, keepdim,
+                                    None).astype(xp.float16)
     a, axis = xp.abs(self), _axis(self, dim)
     if ord == _INF:
         return xp.amax(a, axis=axis, keepdims=keepdim)

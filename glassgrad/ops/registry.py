@@ -10,7 +10,9 @@ names are its save list:
   <input>_sym_sizes, <input>_sym_numel, <attr>   metadata kept by value (never freed)
   <output name>   another output of a multi-output op (e.g. ``indices`` of max)
 Only formulas of inputs that need grad are consulted, so only their names are saved (but
-outputs, as in PyTorch, whenever any formula of the op uses them).
+outputs, as in PyTorch, whenever any formula of the op uses them; and like PyTorch's
+should_compute_output guard, an input one formula of several uses is saved only when that
+formula's edge is valid: see _saves).
 
 Multi-output ops name their outputs (``outputs=("result", "indices")``, the first
 ``diff_outputs`` of them differentiable) or return a list (``outputs=None``: any number, all
@@ -20,6 +22,7 @@ returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 """
 import inspect
 import re
+import weakref
 from functools import partial
 
 from .. import dtypes
@@ -76,8 +79,9 @@ class OpNode(Node):
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
                     self.apply_arrays([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
-            grad = [g if g is not None else _zeros(shape, dtype)
-                    for g, (shape, dtype) in zip(grads, self._input_metadata)]
+            grad = grads if op.undefined_grads else [
+                g if g is not None else _zeros(shape, dtype)
+                for g, (shape, dtype) in zip(grads, self._input_metadata)]
         else:
             grad = grads[0]
         if op.variadic:
@@ -227,7 +231,7 @@ class OpDef:
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
                  diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
-                 variants=(), aliases=()):
+                 variants=(), aliases=(), undefined_grads=False):
         self.name = node_name
         self.explain = explain    # the derivative in words, for the glass box (see defop)
         self.public = public        # the op's public name, where the row declares variants
@@ -250,6 +254,7 @@ class OpDef:
         self.diff_outputs = diff_outputs
         self.multi = outputs is None or len(outputs) > 1
         self.multi_grads = outputs is None or diff_outputs > 1
+        self.undefined_grads = undefined_grads  # formulas see None, not zeros (see defop)
         grads = grads or {}
         # inputs without a formula (e.g. where's condition) get no edge, as in PyTorch
         self.diff = tuple(i for i, name in enumerate(self.inputs) if name in grads)
@@ -502,7 +507,8 @@ class OpDef:
             if n in attrs:
                 saved.append(attrs[n])
             elif kind is _SAVE_INPUT:
-                if not (needs[users[0]] if len(users) == 1 else any(needs[u] for u in users)):
+                # _saves(users, edges), inline (every recorded call comes here)
+                if len(users) == 1 and len(edges) > 1 and edges[users[0]][0] is None:
                     saved.append(_NOT_SAVED)
                     continue
                 v = saved_self if saved_self is not None and n == "self" else values[i]
@@ -527,7 +533,7 @@ class OpDef:
 
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
-          jvp=None, explain=None, node=None, variants=(), aliases=()):
+          jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -547,13 +553,15 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     differentiable input, None where it has none). explain: the derivative in the forward's
     terms, for explanations of a saved tensor (names in braces are the row's inputs, attrs and
     outputs:
-    ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``)."""
+    ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``).
+    undefined_grads: a multi-output row's formulas get None (torch's undefined gradient) for
+    an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms)."""
     if variants:
         return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
                      outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
-                     aliases)
+                     aliases, undefined_grads)
     return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr, jvp, explain)
+                 arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
 
 
 def _node_name(public):
@@ -654,7 +662,8 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if want is not None:
         _check_fits(self, want)
     saved_self = None
-    if needs and any(need and "self" in names for (_, names), need in zip(op.formulas, needs)):
+    if needs and "self" in op.saved_index and _saves(
+            op._save_plan[op.saved_index["self"]][3], edges):
         from .shape import clone     # the formula needs self's old value: keep a copy
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
@@ -675,6 +684,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         _saved_before_write(node, self._version_counter)
         if view:
             _rebase_view(self, node, *old)
+            _saved_through_view(node, self)
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
@@ -724,6 +734,15 @@ def _saved_before_write(node, counter):
                 s.version -= 1
 
 
+def _saved_through_view(node, view):
+    """An in-place op on a view that saved its output: PyTorch's saved variable then refers to
+    the view's grad_fn after the op (is_inplace_on_view), which its version error names."""
+    for k in node.op.slots:
+        s = node._saved[k]
+        if type(s) is SavedTensor and s.tensor is None and s.data is not None:
+            s.view_fn = weakref.ref(view._grad_fn)
+
+
 def _rebase_view(self, node, old_fn, old_nr):
     """In-place on a view: the base's history becomes CopySlices(node); the view's grad_fn is
     then regenerated from the base (PyTorch's rebase_history). old_fn, old_nr: the view's
@@ -741,6 +760,14 @@ def _rebase_view(self, node, old_fn, old_nr):
 
 
 _ONE_NEEDED = (True,)
+
+
+def _saves(users, edges):
+    """Is an input that the formulas ``users`` use saved? PyTorch's guard
+    (should_compute_output): an op with one differentiable input, or an input several formulas
+    use, saves it always; otherwise only when its one formula's gradient edge is valid (not
+    for an input that requires grad without an edge, a view made under no_grad)."""
+    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
 
 
 def _requires_grad(v):

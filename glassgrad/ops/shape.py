@@ -36,8 +36,10 @@ _reshape_alias = defop("ReshapeAliasBackward0", _view_forward, dtype="same", vie
 # shares the data as view does (and refuses what view refuses), but is no view for autograd
 _unsafe_view = defop("UnsafeViewBackward0", _view_forward, dtype="same", arrays=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
-_clone = defop("CloneBackward0", lambda xp, self: self.copy(), dtype="same",
-               grads={"self": lambda grad: grad}, arrays=True)
+# order "C" (torch's contiguous_format: contiguous(), reshape's copy), or "K" (clone's
+# preserve_format: a dense tensor keeps its strides, others their order)
+_clone = defop("CloneBackward0", lambda xp, self, order="C": self.copy(order=order),
+               dtype="same", grads={"self": lambda grad: grad}, arrays=True)
 _alias = defop("AliasBackward0", lambda xp, self: self.view(), dtype="same", view=True,
                grads={"self": lambda grad: grad})
 _t = defop("TBackward0", lambda xp, self: self.T, dtype="same", view=True, arrays=True,
@@ -251,7 +253,10 @@ def _unsafe_view_of(input, size):
 
 @public("function", "method")
 def clone(input, *, memory_format=None):
-    return _clone(input)
+    if memory_format is not None:
+        raise NotImplementedError("clone(memory_format=...): glassgrad has no memory formats; "
+                                  "clone keeps the layout (torch.preserve_format)")
+    return _clone(input, order="K")
 
 
 @public("method")

@@ -1,2 +1,2 @@
-"""glassgrad.utils: checkpoint (activation recomputation)."""
-from . import checkpoint  # noqa: F401
+"""glassgrad.utils: checkpoint (activation recomputation), data (datasets and the DataLoader)."""
+from . import checkpoint, data  # noqa: F401
