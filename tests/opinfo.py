@@ -511,6 +511,18 @@ ACTIVATIONS = [
         inplace=_inplace_fn("hardsigmoid", k=5), sweeps=A),
     row("hardswish", lambda t, x: F(t).hardswish(x * 5), (3, 4),
         inplace=_inplace_fn("hardswish", k=5), sweeps=A),
+    row("threshold", lambda t, x: F(t).threshold(x, 0.1, 2.0), (3, 4),
+        inplace=_inplace_fn("threshold", 0.1, 2.0), fd=False),
+    row("threshold_", lambda t, x: F(t).threshold_(x * 1, -0.2, 0.5), (3, 4), fd=False),
+    row("hardshrink", lambda t, x: F(t).hardshrink(x * 2), (3, 4), fd=False),
+    row("softshrink", lambda t, x: F(t).softshrink(x * 2, 0.3), (3, 4), fd=False),
+    row("logsigmoid", lambda t, x: F(t).logsigmoid(x * 4), (3, 4)),
+    row("glu", lambda t, x: F(t).glu(x), (3, 4)),
+    row("glu_dim", lambda t, x: F(t).glu(x, 0), (4, 3, 2)),
+    row("prelu", lambda t, x, w: F(t).prelu(x, w), (2, 3, 4), (3,)),
+    row("prelu_one", lambda t, x, w: F(t).prelu(x, w), (3, 4), (1,)),
+    row("softsign", lambda t, x: F(t).softsign(x * 3), (3, 4)),
+    row("tanhshrink", lambda t, x: F(t).tanhshrink(x), (3, 4)),
 ]
 
 PW_BCAST = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3))]
@@ -1784,6 +1796,73 @@ AVG_POOL = [row(f"avg_pool2d-{name}", fn, s, **kw) for name, fn, s, kw in [
 ]]
 
 
+POOL_1D = [row(f"pool1d-{name}", fn, s, **kw) for name, fn, s, kw in [
+    ("max", lambda t, x: F(t).max_pool1d(x, 2), (2, 3, 7), {}),
+    ("max-indices", lambda t, x: F(t).max_pool1d(x, 3, 2, 1, return_indices=True), (3, 7), {}),
+    ("max-top", lambda t, x: t.max_pool1d(x, 2, ceil_mode=True), (2, 3, 7), {}),
+    ("avg", lambda t, x: F(t).avg_pool1d(x, 3, 2, 1), (2, 3, 7), {}),
+    ("avg-exclude", lambda t, x: F(t).avg_pool1d(x, 3, 2, 1, False, False), (3, 7), {}),
+    ("adaptive2d", lambda t, x: F(t).adaptive_avg_pool2d(x, (3, 2)), (2, 3, 7, 5), {}),
+    ("adaptive2d-none", lambda t, x: F(t).adaptive_avg_pool2d(x, (None, 4)), (3, 7, 5), {}),
+    ("adaptive2d-1", lambda t, x: F(t).adaptive_avg_pool2d(x, 1), (2, 3, 4, 5), {}),
+    ("adaptive1d", lambda t, x: F(t).adaptive_avg_pool1d(x, 3), (2, 3, 7), {}),
+]]
+
+NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
+    ("layer", lambda t, x, w, b: F(t).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)], {}),
+    ("layer-2d", lambda t, x: F(t).layer_norm(x, (3, 4), eps=1e-3), [(2, 3, 4)], {}),
+    ("layer-weight", lambda t, x, w: F(t).layer_norm(x, [4], w), [(2, 3, 4), (4,)], {}),
+    ("group", lambda t, x, w, b: F(t).group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)], {}),
+    ("group-plain", lambda t, x: F(t).group_norm(x, 3), [(2, 6, 2, 2)], {}),
+    ("batch-train", lambda t, x, w, b: F(t).batch_norm(x, None, None, w, b, True),
+     [(5, 3, 2), (3,), (3,)], {}),
+    ("batch-train-stats", lambda t, x: F(t).batch_norm(x, t.zeros(3, dtype=x.dtype),
+                                                       t.ones(3, dtype=x.dtype), None, None,
+                                                       True, 0.3), [(4, 3)], {}),
+    ("batch-eval", lambda t, x, w, b: F(t).batch_norm(
+        x, t.arange(3.0, dtype=x.dtype), t.arange(1.0, 4.0, dtype=x.dtype), w, b, False),
+     [(5, 3, 2, 2), (3,), (3,)], {}),
+    ("embedding", lambda t, w: F(t).embedding(t.tensor([[0, 2], [2, 3]]), w), [(4, 3)], {}),
+    # padding_idx's row and the frequency scaling are torch's conventions, not derivatives
+    ("embedding-padding", lambda t, w: F(t).embedding(t.tensor([0, 2, 1, 1]), w, padding_idx=1),
+     [(4, 3)], {"fd": False}),
+    ("embedding-freq", lambda t, w: F(t).embedding(t.tensor([0, 2, 2]), w,
+                                                    scale_grad_by_freq=True), [(4, 3)],
+     {"fd": False}),
+]]
+
+_R = ("mean", "sum", "none")
+LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
+    ("mse", lambda r: lambda t, x, y: F(t).mse_loss(x, y, reduction=r), [(3, 4), (3, 4)], {}),
+    ("smooth_l1", lambda r: lambda t, x, y: F(t).smooth_l1_loss(x * 2, y, reduction=r, beta=0.5),
+     [(3, 4), (3, 4)], {"fd": False}),
+    ("huber", lambda r: lambda t, x, y: F(t).huber_loss(x * 2, y, reduction=r, delta=0.7),
+     [(3, 4), (3, 4)], {"fd": False}),
+    ("bce", lambda r: lambda t, x, y: F(t).binary_cross_entropy(x, y, reduction=r),
+     [(3, 4), (3, 4)], {"lo": 0.05, "hi": 0.95}),
+    ("bce-weight", lambda r: lambda t, x, y, w: F(t).binary_cross_entropy(x, y, w, reduction=r),
+     [(3, 4), (3, 4), (4,)], {"lo": 0.05, "hi": 0.95, "grad": (True, True, False)}),
+    ("bce-logits", lambda r: lambda t, x, y: F(t).binary_cross_entropy_with_logits(
+        x * 3, y, reduction=r), [(3, 4), (3, 4)], {}),
+    ("bce-logits-pos", lambda r: lambda t, x, y, w, p: F(t).binary_cross_entropy_with_logits(
+        x * 3, y, w, reduction=r, pos_weight=p), [(3, 4), (3, 4), (4,), (4,)],
+     {"grad": (True, True, False, False)}),
+    ("nll", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([0, 2, 1]), reduction=r),
+     [(3, 4)], {}),
+    ("nll-weight-ignore", lambda r: lambda t, x: F(t).nll_loss(
+        x, t.tensor([0, 2, 1, 2]), t.tensor([1.0, 2.0, 3.0, 4.0], dtype=x.dtype),
+        ignore_index=1, reduction=r), [(4, 4)], {}),
+    ("nll-1d", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor(2), reduction=r), [(4,)], {}),
+    ("nll-2d", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([[[0, 2]], [[1, 1]]]),
+                                                    reduction=r), [(2, 3, 1, 2)], {}),
+    ("nll-kd", lambda r: lambda t, x: F(t).nll_loss(x, t.tensor([[0, 2], [1, 1]]), reduction=r),
+     [(2, 3, 2)], {}),
+    ("ce-probs", lambda r: lambda t, x, y: F(t).cross_entropy(x, y.softmax(1), reduction=r),
+     [(3, 4), (3, 4)], {}),
+    ("soft-margin", lambda r: lambda t, x: F(t).soft_margin_loss(
+        x, t.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=x.dtype), reduction=r), [(3, 4)], {}),
+] for r in _R]
+
 # == random sampling, at parameters whose draws are determined, or seeded (tests/test_random.py
 # checks the draws against torch's) ==========================================================
 def _seeded(t, draw):
@@ -1838,6 +1917,8 @@ OPS = [
     *_section("nn", SOFTMAX + DROPOUT + RELU + LINEAR + PAD + DISTANCE),
     *_section("conv", CONV + POOL + AVG_POOL, forward_ad=False,     # (no forward-AD rules yet)
               warns=True),      # padding='same' with an even kernel
+    *_section("norm", POOL_1D + NORM, forward_ad=False),
+    *_section("loss", LOSS, forward_ad=False),
     *_section("random", RANDOM),
 ]
 

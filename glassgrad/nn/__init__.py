@@ -1,2 +1,6 @@
-"""glassgrad.nn: the functional ops so far (modules, losses and init come with the nn issue)."""
+"""glassgrad.nn: Module and Parameter, the containers, layers and losses (nn/modules/), init and
+the functional ops."""
 from . import functional, parallel  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from . import init  # noqa: F401
+from .parameter import Buffer, Parameter  # noqa: F401

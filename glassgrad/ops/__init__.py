@@ -128,9 +128,10 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import conv, indexing, legacy, linalg, nn, pointwise, random, reduce, shape  # noqa: E402
+from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
+               reduce, shape)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
 
 
 def _merged(attr):

@@ -524,5 +524,112 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                                              count_include_pad, divisor_override))
 
 
+# -- 1-d pools: the 2-d pool of the input with a unit height (ATen's way: SqueezeBackward1) ---
+def _one(value, fill):
+    """A 1-d pool parameter as the 2-d pool's pair (fill for the unit height)."""
+    v = (value,) if isinstance(value, builtins.int) else tuple(value)
+    return (fill,) + v if len(v) == 1 else v
+
+
+def _check_1d(input, name):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{list(input.shape)}")
+
+
+@public("function", "functional")
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    _check_1d(input, "max_pool1d")
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    out, indices = max_pool2d_with_indices(input.unsqueeze(-2), _one(kernel_size, 1),
+                                           _one(stride, 1), _one(padding, 0),
+                                           _one(dilation, 1), ceil_mode)
+    return out.squeeze(-2), indices.squeeze(-2)
+
+
+@public("functional", name="max_pool1d")
+def _functional_max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,
+                           ceil_mode=False, return_indices=False):
+    out, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+@public("function")
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+@public("function", "functional")
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for "
+                           f"avg_pool1d)")
+    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    return avg_pool2d(input.unsqueeze(-2), _one(kernel_size, 1), _one(stride, 1),
+                      _one(padding, 0), ceil_mode, count_include_pad).squeeze(-2)
+
+
+# -- adaptive average pooling ------------------------------------------------------------------
+def _adaptive_matrix(n, m, dtype):
+    """(m, n): row i averages input positions floor(i n / m) .. ceil((i + 1) n / m) - 1."""
+    i = xp.arange(m)
+    start, end = (i * n) // m, -((-(i + 1) * n) // m)
+    j = xp.arange(n)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_forward(xp, self, output_size):
+    (h, w), (oh, ow) = self.shape[-2:], output_size
+    ph, pw = _adaptive_matrix(h, oh, self.dtype), _adaptive_matrix(w, ow, self.dtype)
+    return (ph @ self @ pw.T).astype(self.dtype, copy=False)
+
+
+def _adaptive_backward(xp, grad_output, self):
+    (h, w), (oh, ow) = self.shape[-2:], grad_output.shape[-2:]
+    ph, pw = _adaptive_matrix(h, oh, self.dtype), _adaptive_matrix(w, ow, self.dtype)
+    return (ph.T @ grad_output @ pw).astype(self.dtype, copy=False)
+
+
+_adaptive_avg_pool_backward = defop(
+    "AdaptiveAvgPool2DBackwardBackward0", _adaptive_backward, ("grad_output", "self"),
+    dtype="same", grads={"grad_output": lambda grad, grad_output: _adaptive_avg_pool(
+        grad, output_size=tuple(grad_output.shape[-2:])),
+        "self": lambda grad: zeros_like(grad)})
+_adaptive_avg_pool = defop(
+    "AdaptiveAvgPool2DBackward0", _adaptive_forward, dtype="same",
+    grads={"self": lambda grad, self: _adaptive_avg_pool_backward(grad, self)})
+
+
+def _adaptive_size(output_size, input, k):
+    size = (output_size,) * k if isinstance(output_size, builtins.int) else tuple(output_size)
+    return tuple(input.shape[input.dim() - k + i] if s is None else s
+                 for i, s in enumerate(size))
+
+
+@public("function", "functional")
+def adaptive_avg_pool2d(input, output_size):
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
+    size = _adaptive_size(output_size, input, 2)
+    if size == (1, 1):     # ATen takes the mean
+        return input.mean((-1, -2), keepdim=True)
+    return _adaptive_avg_pool(input, output_size=size)
+
+
+@public("function", "functional")
+def adaptive_avg_pool1d(input, output_size):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
+                           f"{list(input.shape)}")
+    size = _adaptive_size(output_size, input, 1)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
+
+
 # @public objects name themselves (glassgrad.ops.publish)
 publish(globals())

@@ -152,6 +152,111 @@ def _functional_dropout(input, p=0.5, training=True, inplace=False):
     return _dropout(input, p, training, inplace)
 
 
+@public("functional")
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _implicit_dim("softmin", input.dim())
+    return softmax(-input, dim, dtype)
+
+
+# -- channel-wise (feature) dropout ------------------------------------------------------------
+def _feature_dropout(input, p, train, inplace):
+    """ATen's feature dropout: one Bernoulli(1 - p) draw per (sample, channel), scaled by
+    1 / (1 - p), broadcast over the remaining dims."""
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        noise = zeros((), dtype=input.dtype)
+    else:
+        noise = bernoulli_(empty(list(input.shape[:2]) + [1] * (input.dim() - 2),
+                                 dtype=input.dtype), 1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    if batched:
+        return _feature_dropout(input, p, training, inplace)
+    input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _feature_dropout(input, p, training, inplace)
+    return out.squeeze_(0) if inplace else out.squeeze(0)
+
+
+@public("functional")
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    n = input.dim()
+    if n not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {n}D input. "
+                           "Note that dropout1d exists to provide channel-wise dropout on inputs "
+                           "with 1 spatial dimension, a channel dimension, and an optional batch "
+                           "dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, n == 3)
+
+
+_FEATURE_WARNING = ("{name}: Received a {n}-D input to {name}, which is deprecated and will "
+                    "result in an error in a future release. To retain the behavior and silence "
+                    "this warning, please use dropout instead. Note that {name} exists to "
+                    "provide channel-wise dropout on inputs with {k} spatial dimensions, a "
+                    "channel dimension, and an optional batch dimension (i.e. {lo}D or {hi}D "
+                    "inputs).")
+
+
+@public("functional")
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    n = input.dim()
+    if n not in (3, 4):
+        warnings.warn(_FEATURE_WARNING.format(name="dropout2d", n=n, k=2, lo=3, hi=4),
+                      stacklevel=2)
+    if n == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "where C is the channel dim. This behavior will change in a future release "
+                      "to interpret the input as one without a batch dimension, i.e. shape (C, H, "
+                      "W). To maintain the 1D channel-wise dropout behavior, please switch to "
+                      "using dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+@public("functional")
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    n = input.dim()
+    if n not in (4, 5):
+        warnings.warn(_FEATURE_WARNING.format(name="dropout3d", n=n, k=3, lo=4, hi=5),
+                      stacklevel=2)
+    return _unbatched_feature_dropout(input, p, training, inplace, n == 5)
+
+
+# -- bilinear ----------------------------------------------------------------------------------
+@public("function", "functional")
+def bilinear(input1, input2, weight, bias=None):
+    """x1^T W x2 + b over the last dim, the leading dims flattened and restored (as ATen)."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and "
+                           f"{input2.dim()}")
+    if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if weight.dim() != 3 or input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    lead = list(input1.shape[:-1])
+    x1 = reshape(input1, -1, input1.shape[-1])
+    x2 = reshape(input2, -1, input2.shape[-1])
+    out = _linalg.einsum("bi,oij,bj->bo", x1, weight, x2).view(*lead, weight.shape[0])
+    return out if bias is None else out + bias
+
+
 # -- linear ----------------------------------------------------------------------------------
 def _addmm_checked(bias, mat1, mat2):
     for name, m in (("mat1", mat1), ("mat2", mat2)):

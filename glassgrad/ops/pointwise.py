@@ -4,7 +4,7 @@ import math
 
 from .. import dtypes
 from .._creation import zeros_like
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
 from ..backend.kernels.fma import fma
@@ -1191,6 +1191,143 @@ def hardsigmoid(input, inplace=False):
 @public("functional")
 def hardswish(input, inplace=False):
     return _apply(_hardswish, input, inplace)
+
+
+def _step_backward(node, keep):
+    """The backward row of a piecewise activation whose slope is 1 where ``keep(self, bound)``
+    and 0 elsewhere (hardshrink, softshrink; threshold's is relu's): like torch's, its derivative in self
+    is zero but self stays in the graph."""
+    row = defop(node, lambda xp, grad_output, self, bound: xp.where(keep(self, bound),
+                                                                     grad_output, 0),
+                ("grad_output", "self"),
+                grads={"grad_output": lambda grad, self, bound: row(grad, self, bound=bound),
+                       "self": _ZERO})
+    return row
+
+
+_threshold = defop("ThresholdBackward0", lambda xp, self, threshold, value: xp.where(
+    self > threshold, self, value), dtype=_same_dtype("threshold_cpu", "fiu"),
+    grads={"self": lambda grad, self, threshold: _threshold_backward(grad, self,
+                                                                    threshold=threshold)})
+# in place, torch saves a copy of self as it was: ``dest`` is the tensor written into
+_threshold_inplace = defop(
+    "ThresholdBackward1", lambda xp, dest, self, threshold, value: xp.where(
+        self > threshold, self, value), ("dest", "self"),
+    dtype=_same_dtype("threshold_cpu", "fiu"),
+    grads={"dest": lambda grad, self, threshold: _threshold_backward(grad, self,
+                                                                    threshold=threshold)})
+
+
+@public("functional")
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return apply_inplace(_threshold_inplace, input, (input, input.detach().clone()),
+                             {"threshold": threshold, "value": value})
+    return _threshold(input, threshold=threshold, value=value)
+
+
+@public("functional")
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+_shrink_backward = {name: _step_backward(f"{name}BackwardBackward0",
+                                         lambda a, lambd: (a < -lambd) | (a > lambd))
+                    for name in ("Hardshrink", "Softshrink")}
+_hardshrink = defop("HardshrinkBackward0", lambda xp, self, lambd: xp.where(
+    (self >= -lambd) & (self <= lambd), 0, self), dtype=_same_dtype("hardshrink_cpu"),
+    grads={"self": lambda grad, self, lambd: _shrink_backward["Hardshrink"](grad, self,
+                                                                           bound=lambd)})
+_softshrink = defop("SoftshrinkBackward0", lambda xp, self, lambd: xp.where(
+    self > lambd, self - lambd, xp.where(self < -lambd, self + lambd, 0)),
+    dtype=_same_dtype("softshrink_cpu"),
+    grads={"self": lambda grad, self, lambd: _shrink_backward["Softshrink"](grad, self,
+                                                                           bound=lambd)})
+
+
+@public("functional")
+def hardshrink(input, lambd=0.5):
+    return _hardshrink(input, lambd=lambd)
+
+
+@public("functional")
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd:g}.")
+    return _softshrink(input, lambd=lambd)
+
+
+# log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow on either side
+_logsigmoid = defop("LogSigmoidBackward0", _quiet(
+    lambda xp, self: xp.minimum(self, 0) - xp.log1p(xp.exp(-xp.abs(self)))),
+    dtype=_same_dtype("log_sigmoid_cpu"),
+    grads={"self": lambda grad, self: grad * (-self).sigmoid()})
+
+
+@public("functional")
+def logsigmoid(input):
+    return _logsigmoid(input)
+
+
+def _glu_halves(xp, self, dim):
+    n = self.shape[dim] // 2
+    return xp.take(self, xp.arange(n), axis=dim), xp.take(self, xp.arange(n, 2 * n), axis=dim)
+
+
+def _glu_grad(grad, self, dim):
+    from .shape import cat
+    a, b = self.chunk(2, dim)
+    s = b.sigmoid()
+    return cat([grad * s, grad * a * s * (1 - s)], dim)
+
+
+_glu = defop("GluBackward0", _quiet(lambda xp, self, dim: (lambda a, b: a * _sigmoid_np(xp, b))(
+    *_glu_halves(xp, self, dim))), dtype=_same_dtype("glu_cpu"), grads={"self": _glu_grad})
+
+
+@public("functional")
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = _wrap_dim(dim, input.dim())
+    if input.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size "
+                           f"{input.shape[dim]}")
+    return _glu(input, dim=dim)
+
+
+_prelu_kernel = defop("PreluKernelBackward0", lambda xp, self, weight: xp.where(
+    self > 0, self, self * weight), ("self", "weight"), dtype=_same_dtype("prelu_cpu"),
+    grads={"self": lambda grad, self, weight: where(self > 0, grad, weight * grad),
+           "weight": lambda grad, self: where(self > 0, 0.0, self * grad)})
+
+
+@public("function", "functional")
+def prelu(input, weight):
+    """ATen's prelu: a weight of n > 1 elements is laid along input's dim 1."""
+    n = weight.numel()
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    if input.dim() == 0 and n != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {n} and channel size = {channels}.")
+    if input.dim() >= 2 and weight.dim() != input.dim():
+        weight = weight.reshape([1, n] + [1] * (input.dim() - 2))
+    return _prelu_kernel(input, weight)
+
+
+@public("functional")
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+@public("functional")
+def tanhshrink(input):
+    return input - input.tanh()
 
 
 # -- comparisons and logical/bitwise ops -----------------------------------------------------

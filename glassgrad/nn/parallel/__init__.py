@@ -1,11 +1,11 @@
-"""torch.nn.parallel: importable; the wrappers need nn.Module and process groups, which glassgrad
-does not have yet, so constructing one raises NotImplementedError."""
+"""torch.nn.parallel: importable; the wrappers need several devices or process groups, which
+glassgrad does not have, so constructing one raises NotImplementedError."""
 
 
 class _Unavailable:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(f"torch.nn.parallel.{type(self).__name__}: glassgrad has no "
-                                  "nn.Module or multi-device execution yet")
+                                  "multi-device execution or process groups yet")
 
 
 class DistributedDataParallel(_Unavailable):

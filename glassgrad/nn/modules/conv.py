@@ -1,0 +1,124 @@
+"""Conv1d, Conv2d, Conv3d (groups, dilation, padding numbers or 'same'/'valid', every
+padding_mode through F.pad)."""
+import math
+
+from ... import _creation
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
+
+class _ConvNd(Module):
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
+                     "in_channels", "out_channels", "kernel_size"]
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        # the sets are built as torch builds them, so they print in torch's order
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
+                             f"padding_mode='{padding_mode}'")
+        if transposed:
+            raise NotImplementedError("nn.ConvTranspose: glassgrad has no transposed "
+                                      "convolution yet")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.transposed, self.output_padding = dilation, transposed, output_padding
+        self.groups, self.padding_mode = groups, padding_mode
+        self._reversed_padding_repeated_twice = self._pad_for_mode(padding, kernel_size,
+                                                                   dilation)
+        self.weight = Parameter(_creation.empty((out_channels, in_channels // groups,
+                                                 *kernel_size), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    @staticmethod
+    def _pad_for_mode(padding, kernel_size, dilation):
+        """F.pad's list for a padding_mode other than zeros: last dim first, (left, right)."""
+        if not isinstance(padding, str):
+            return list(_reverse_repeat_tuple(padding, 2))
+        pads = [0, 0] * len(kernel_size)
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                total = d * (k - 1)
+                pads[2 * i], pads[2 * i + 1] = total // 2, total - total // 2
+        return pads
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self):
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):
+            self.padding_mode = "zeros"
+
+    _conv = None
+    _tuple = None
+
+    def _conv_forward(self, input, weight, bias):
+        conv = type(self)._conv
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, weight, bias, self.stride, type(self)._tuple(0), self.dilation,
+                        self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+def _conv_class(name, k, conv, to_tuple):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+        _ConvNd.__init__(self, in_channels, out_channels, to_tuple(kernel_size),
+                         to_tuple(stride), padding if isinstance(padding, str) else
+                         to_tuple(padding), to_tuple(dilation), False, to_tuple(0), groups, bias,
+                         padding_mode, device=device, dtype=dtype)
+    return type(name, (_ConvNd,), {"__init__": __init__, "_conv": staticmethod(conv),
+                                   "_tuple": staticmethod(to_tuple), "__module__": __name__})
+
+
+Conv1d = _conv_class("Conv1d", 1, F.conv1d, _single)
+Conv2d = _conv_class("Conv2d", 2, F.conv2d, _pair)
+Conv3d = _conv_class("Conv3d", 3, F.conv3d, _triple)

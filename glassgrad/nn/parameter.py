@@ -1,0 +1,76 @@
+"""torch.nn.parameter: Parameter (a leaf Tensor subclass a Module registers) and Buffer."""
+import weakref
+
+from .. import _creation
+from .._tensor import Tensor
+
+__all__ = ["Parameter", "Buffer", "is_lazy"]
+
+
+class Parameter(Tensor):
+    """A tensor a Module registers as a parameter: a leaf sharing ``data``'s memory and version
+    counter, ``requires_grad`` True unless asked otherwise (grad mode does not matter)."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            data = _creation.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter.__new__(): argument 'data' (position 1) must be Tensor, "
+                            f"not {type(data).__name__}")
+        return cls._make(data._data, requires_grad=bool(requires_grad),
+                         counter=data._version_counter)
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        # torch's: a fresh Parameter on a clone of the data (the grad is not copied)
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.data.clone(), self.requires_grad)
+        return memo[id(self)]
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.data, self.requires_grad))
+
+
+def _rebuild_parameter(data, requires_grad):
+    return Parameter(data, requires_grad)
+
+
+# Buffer(t) returns a plain Tensor, as torch's does; glassgrad's Tensor has no __dict__ to mark
+# it with, so the marks (and ``persistent``) are kept here, by id, while the tensor lives.
+_BUFFERS = {}
+
+
+def _buffer_persistent(t):
+    """persistent= of a tensor made by nn.Buffer, or None for any other tensor."""
+    mark = _BUFFERS.get(id(t))
+    return mark[1] if mark is not None and mark[0]() is t else None
+
+
+class _BufferMeta(type):
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, Tensor) and _buffer_persistent(instance) is not None
+
+
+class Buffer(metaclass=_BufferMeta):
+    """``nn.Buffer(t, persistent=True)``: a detached plain Tensor that Module.__setattr__
+    registers as a buffer."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _creation.empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        key = id(t)
+        _BUFFERS[key] = (weakref.ref(t, lambda _: _BUFFERS.pop(key, None)), bool(persistent))
+        return t
+
+
+def is_lazy(param):
+    """glassgrad has no uninitialized parameters: nothing is lazy."""
+    return False

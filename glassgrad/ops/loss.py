@@ -1,0 +1,733 @@
+"""Loss functions for nn.functional. The ones ATen computes in one kernel are rows with PyTorch's
+node names (MseLossBackward0, SmoothL1LossBackward0, HuberLossBackward0,
+BinaryCrossEntropyBackward0, BinaryCrossEntropyWithLogitsBackward0, NllLossBackward0,
+NllLoss2DBackward0); the ones ATen composes (l1_loss, kl_div, cross_entropy with probabilities
+or label smoothing) are composed of the same ops here. Backward formulas are tensor ops, so
+they differentiate again."""
+import warnings
+
+from .. import dtypes
+from .._creation import ones_like, zeros_like
+from .._tensor import Tensor
+from ..backend import xp
+from . import public, publish
+from .registry import _SCALAR_NAMES, defop
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _enum(reduction):
+    """torch's _Reduction.get_enum: the reduction's code, or its ValueError."""
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' "
+                      "instead.", stacklevel=3)
+        return 1
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _legacy(size_average, reduce, reduction):
+    """The reduction the deprecated size_average/reduce arguments ask for (with torch's
+    warning), else ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    out = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{out}' instead.", stacklevel=3)
+    return out
+
+
+def _reduce_np(loss, reduction):
+    if reduction == 1:
+        return loss.mean()
+    return loss.sum() if reduction == 2 else loss
+
+
+def _scale(grad, like, reduction):
+    """The upstream gradient spread over the elements: expanded for mean and sum (divided by
+    their count for mean), as it is for none."""
+    if reduction == 0:
+        return grad
+    g = grad.expand(like.shape)
+    return g / like.numel() if reduction == 1 else g
+
+
+def _apply_reduction(loss, reduction):
+    if reduction == 1:
+        return loss.mean()
+    return loss.sum() if reduction == 2 else loss
+
+
+def _size_warning(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                      f"size ({input.size()}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", stacklevel=3)
+
+
+def _broadcast(input, target):
+    if input.shape == target.shape:
+        return input, target
+    from .shape import broadcast_tensors
+    return broadcast_tensors(input, target)
+
+
+# -- mse, smooth l1, huber -------------------------------------------------------------------
+_mse_loss = defop("MseLossBackward0", lambda xp, self, target, reduction: _reduce_np(
+    (self - target) ** 2, reduction), ("self", "target"), grads={
+    "self": lambda grad, self, target, reduction: 2 * (self - target) * _scale(grad, self,
+                                                                               reduction),
+    "target": lambda grad, self, target, reduction: -2 * (self - target) * _scale(
+        grad, self, reduction)})
+
+
+def _smooth_l1_np(d, beta):
+    a = xp.abs(d)
+    return xp.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
+
+
+def _smooth_l1_slope(d, beta):
+    return (d / beta).clamp(-1, 1)
+
+
+_smooth_l1_loss = defop("SmoothL1LossBackward0", lambda xp, self, target, reduction, beta:
+                        _reduce_np(_smooth_l1_np(self - target, beta), reduction),
+                        ("self", "target"), grads={
+    "self": lambda grad, self, target, reduction, beta: _smooth_l1_slope(
+        self - target, beta) * _scale(grad, self, reduction),
+    "target": lambda grad, self, target, reduction, beta: -(_smooth_l1_slope(
+        self - target, beta) * _scale(grad, self, reduction))})
+
+
+def _huber_np(d, delta):
+    a = xp.abs(d)
+    return xp.where(a < delta, 0.5 * d * d, delta * (a - 0.5 * delta))
+
+
+_huber_loss = defop("HuberLossBackward0", lambda xp, self, target, reduction, delta:
+                    _reduce_np(_huber_np(self - target, delta), reduction), ("self", "target"),
+                    grads={
+    "self": lambda grad, self, target, reduction, delta: (self - target).clamp(
+        -delta, delta) * _scale(grad, self, reduction),
+    "target": lambda grad, self, target, reduction, delta: -((self - target).clamp(
+        -delta, delta) * _scale(grad, self, reduction))})
+
+
+def _weighted(loss, weight, reduction):
+    """torch's weighted mse/l1: the weighted losses, their sum, or their sum over the weights'."""
+    weighted = loss * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     f"'sum'.")
+
+
+def _check_weight_size(weight, input):
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+
+
+@public("functional")
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    reduction = _legacy(size_average, reduce, reduction)
+    a, b = _broadcast(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted((a - b).pow(2), weight, reduction)
+    return _mse_loss(a, b, reduction=_enum(reduction))
+
+
+@public("functional")
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    reduction = _legacy(size_average, reduce, reduction)
+    a, b = _broadcast(input, target)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted((a - b).abs(), weight, reduction)
+    return _apply_reduction((a - b).abs(), _enum(reduction))
+
+
+@public("functional")
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _size_warning(input, target)
+    reduction = _legacy(size_average, reduce, reduction)
+    a, b = _broadcast(input, target)
+    if beta == 0.0:
+        return _apply_reduction((a - b).abs(), _enum(reduction))
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return _smooth_l1_loss(a, b, reduction=_enum(reduction), beta=beta)
+
+
+@public("functional")
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _size_warning(input, target)
+    a, b = _broadcast(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if weight is None:
+        return _huber_loss(a, b, reduction=_enum(reduction), delta=delta)
+    _check_weight_size(weight, input)
+    loss = _huber_loss(a, b, reduction=0, delta=delta) * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     f"'sum'.")
+
+
+# -- binary cross entropy ----------------------------------------------------------------------
+def _bce_np(xp, self, target, weight, reduction):
+    with xp.errstate(divide="ignore"):
+        log_x = xp.maximum(xp.log(self), -100)
+        log_1mx = xp.maximum(xp.log1p(-self), -100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_np(loss, reduction)
+
+
+_BCE_EPS = 1e-12
+
+
+def _scale_np(grad_output, like, reduction):
+    g = xp.broadcast_to(grad_output, like.shape)
+    return g / like.size if reduction == 1 else g
+
+
+def _reduced(t, reduction):
+    """A pointwise gradient summed back to the upstream gradient's shape (a scalar for mean
+    and sum, divided by the count for mean)."""
+    if reduction == 0:
+        return t
+    return t.sum() / t.numel() if reduction == 1 else t.sum()
+
+
+def _weighted_by(t, weight):
+    return t if weight is None else t * weight
+
+
+def _bce_backward_np(xp, grad_output, self, target, weight, reduction):
+    g = (self - target) / xp.maximum((1 - self) * self, _BCE_EPS) * \
+        _scale_np(grad_output, self, reduction)
+    return (g if weight is None else g * weight).astype(self.dtype, copy=False)
+
+
+def _bce_ggo(grad, self, target, weight, reduction):
+    """d/d grad_output of binary_cross_entropy_backward (torch's formula, its epsilons)."""
+    ggo = (self - target) / ((self + _BCE_EPS) * (1 - self + _BCE_EPS)) * grad
+    return _reduced(_weighted_by(ggo, weight), reduction)
+
+
+def _bce_gi(grad, grad_output, self, target, weight, reduction):
+    """d/d self of binary_cross_entropy_backward (torch's formula)."""
+    gi = (self * self - 2 * self * target + target) / (
+        (self + _BCE_EPS).pow(2) * (1 - self + _BCE_EPS).pow(2))
+    gi = _weighted_by(gi * (grad * grad_output), weight)
+    return gi / self.numel() if reduction == 1 else gi
+
+
+def _bce_gt(grad, grad_output, self, target, weight, reduction):
+    """d/d target of binary_cross_entropy_backward (torch's formula)."""
+    res = _weighted_by(-grad * grad_output, weight) / (self * (1 - self)).clamp_min(_BCE_EPS)
+    return res / self.numel() if reduction == 1 else res
+
+
+_bce_backward = defop("BinaryCrossEntropyBackwardBackward0", _bce_backward_np,
+                      ("grad_output", "self", "target", "weight"), dtype="same", grads={
+    "grad_output": _bce_ggo, "self": _bce_gi, "target": _bce_gt})
+
+
+def _bce_grad_self(grad, self, target, weight, reduction):
+    return _bce_backward(grad, self, target, weight, reduction=reduction)
+
+
+def _bce_grad_target(grad, self, target, weight, reduction):
+    return _weighted_by(-self.logit() * _scale(grad, self, reduction), weight)
+
+
+def _same_as_inputs(forward):
+    """forward's result in the dtype self and target promote to (rows whose optional weights
+    may be None take dtype='same', so they do not promote by themselves)."""
+    def run(xp, self, target, *rest, **attrs):
+        return forward(xp, self, target, *rest, **attrs).astype(xp.result_type(self, target),
+                                                                 copy=False)
+    return run
+
+
+def _not_differentiable(name, **tensors):
+    from .._autograd.grad_mode import is_grad_enabled
+    for arg, t in tensors.items():
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function '{name}' is not differentiable with respect to "
+                               f"argument '{arg}'. This input cannot have requires_grad True.")
+
+
+_binary_cross_entropy = defop("BinaryCrossEntropyBackward0", _same_as_inputs(_bce_np),
+                              ("self", "target", "weight"), dtype="same", grads={
+    "self": _bce_grad_self, "target": _bce_grad_target})
+
+
+@public("functional")
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    code = _enum(_legacy(size_average, reduce, reduction))
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input "
+                         f"size ({input.size()}) is deprecated. Please ensure they have the "
+                         f"same size.")
+    a = input._data
+    if a.size and not ((a >= 0) & (a <= 1)).all():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    _not_differentiable("binary_cross_entropy", weight=weight)
+    if weight is not None:
+        from .registry import broadcast_shapes
+        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+    return _binary_cross_entropy(input, target, weight, reduction=code)
+
+
+def _bce_logits_np(xp, self, target, weight, pos_weight, reduction):
+    softplus_neg = xp.log1p(xp.exp(-xp.abs(self))) + xp.maximum(-self, 0)   # -log(sigmoid(x))
+    if pos_weight is not None:
+        loss = (1 - target) * self + (1 + (pos_weight - 1) * target) * softplus_neg
+    else:
+        loss = (1 - target) * self + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce_np(loss, reduction)
+
+
+def _bce_logits_grad_self(grad, self, target, weight, pos_weight, reduction):
+    s = self.sigmoid()
+    g = (s - target) if pos_weight is None else \
+        s * (pos_weight * target + 1 - target) - pos_weight * target
+    g = g * _scale(grad, self, reduction)
+    return g if weight is None else g * weight
+
+
+def _bce_logits_grad_target(grad, self, target, weight, pos_weight, reduction):
+    g = -self if pos_weight is None else (pos_weight - 1) * _neg_log_sigmoid(self) - self
+    g = g * _scale(grad, self, reduction)
+    return g if weight is None else g * weight
+
+
+def _neg_log_sigmoid(x):
+    return (-x.abs()).exp().log1p() + (-x).clamp_min(0)
+
+
+_binary_cross_entropy_with_logits = defop(
+    "BinaryCrossEntropyWithLogitsBackward0", _same_as_inputs(_bce_logits_np),
+    ("self", "target", "weight", "pos_weight"), dtype="same", grads={
+        "self": _bce_logits_grad_self, "target": _bce_logits_grad_target})
+
+
+@public("function", "functional")
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    code = _enum(_legacy(size_average, reduce, reduction))
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size "
+                         f"({input.size()})")
+    _not_differentiable("binary_cross_entropy_with_logits", weight=weight,
+                        pos_weight=pos_weight)
+    return _binary_cross_entropy_with_logits(input, target, weight, pos_weight,
+                                             reduction=code)
+
+
+# -- negative log likelihood -------------------------------------------------------------------
+def _nll_parts(self, target, weight, ignore_index):
+    """(per-position weights w (0 where ignored), the class index read) as arrays, the class
+    dim of self being its dim 1 (or 0 for one sample)."""
+    t = target._data if isinstance(target, Tensor) else target
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    w = xp.ones(t.shape, self.dtype) if weight is None else \
+        (weight._data if isinstance(weight, Tensor) else weight)[safe].astype(self.dtype)
+    return w * valid, safe
+
+
+def _class_dim(self):
+    return 0 if self.ndim == 1 else 1
+
+
+def _nll_forward(xp, self, target, weight, reduction, ignore_index):
+    w, safe = _nll_parts(self, target, weight, ignore_index)
+    cd = _class_dim(self)
+    picked = xp.take_along_axis(self, xp.expand_dims(safe, cd), cd).squeeze(cd)
+    loss = -picked * w
+    if reduction == 0:
+        return loss.astype(self.dtype)
+    if reduction == 2:
+        return loss.sum().astype(self.dtype)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        return (loss.sum() / w.sum()).astype(self.dtype)
+
+
+def _nll_coefficients(self, target, weight, reduction, ignore_index):
+    """d loss / d self for a unit upstream gradient: -w at each read class, divided by the
+    total weight for mean (a constant tensor shaped like self)."""
+    s = self._data
+    w, safe = _nll_parts(s, target, weight, ignore_index)
+    if reduction == 1:
+        with xp.errstate(invalid="ignore", divide="ignore"):
+            w = w / w.sum()
+    coef = xp.zeros(s.shape, s.dtype)
+    cd = _class_dim(s)
+    xp.put_along_axis(coef, xp.expand_dims(safe, cd), xp.expand_dims(-w, cd).astype(s.dtype),
+                      cd)
+    return Tensor._make(coef)
+
+
+def _nll_backward_np(xp, grad_output, self, target, weight, reduction, ignore_index):
+    coef = _nll_coefficients(Tensor._make(self), target, weight, reduction, ignore_index)._data
+    g = xp.expand_dims(grad_output, _class_dim(self)) if reduction == 0 and self.ndim > 0 \
+        else grad_output
+    return (coef * g).astype(self.dtype, copy=False)
+
+
+def _nll_ggo(grad, self, target, weight, reduction, ignore_index):
+    """d/d grad_output of nll_loss_backward: the loss of grad (torch's nll_loss(grad, ...))."""
+    coef = _nll_coefficients(self, target, weight, reduction, ignore_index)
+    terms = coef * grad
+    if reduction == 0:
+        return terms.sum(_class_dim(self._data)) if self.dim() > 0 else terms
+    return terms.sum()
+
+
+def _nll_backward_rows():
+    """nll_loss_backward and nll_loss2d_backward: their derivative in self is zero, but self
+    stays in the graph, as torch's."""
+    rows = []
+    for name in ("NllLossBackwardBackward0", "NllLoss2DBackwardBackward0"):
+        rows.append(defop(name, _nll_backward_np, ("grad_output", "self", "target", "weight"),
+                          dtype="same", grads={"grad_output": _nll_ggo,
+                                               "self": lambda grad: zeros_like(grad)}))
+    return rows
+
+
+_nll_backward, _nll2d_backward = _nll_backward_rows()
+
+
+def _nll_grad(backward):
+    def formula(grad, self, target, weight, reduction, ignore_index):
+        return backward(grad, self, target, weight, reduction=reduction,
+                        ignore_index=ignore_index)
+    return formula
+
+
+_nll_loss = defop("NllLossBackward0", _nll_forward, ("self", "target", "weight"),
+                  dtype="same", grads={"self": _nll_grad(_nll_backward)})
+_nll_loss2d = defop("NllLoss2DBackward0", _nll_forward, ("self", "target", "weight"),
+                    dtype="same", grads={"self": _nll_grad(_nll2d_backward)})
+
+
+def _name(d):
+    return _SCALAR_NAMES[d.name]
+
+
+def _check_nll(input, target, weight, ignore_index):
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    if target.dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_name(target.dtype)}")
+    if input.dim() <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    c = input.shape[_class_dim(input._data)]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].flat[0])} is out of bounds.")
+
+
+def _nll_nd(input, target, weight, reduction, ignore_index):
+    """ATen's nll_loss_nd: one sample or a batch of rows (NllLoss), a batch of images
+    (NllLoss2d), other K-dim inputs viewed as images of one row."""
+    _check_nll(input, target, weight, ignore_index)
+    attrs = {"reduction": reduction, "ignore_index": ignore_index}
+    if input.dim() <= 2:
+        return _nll_loss(input, target, weight, **attrs)
+    if input.dim() == 4:
+        return _nll_loss2d(input, target, weight, **attrs)
+    n, c, *rest = input.shape
+    if tuple(target.shape[1:]) != tuple(rest):
+        raise RuntimeError(f"Expected target size {[n, *rest]}, got {list(target.shape)}")
+    flat_in = input.contiguous().view(n, c, 1, -1)
+    flat_t = target.contiguous().view(n, 1, -1)
+    out = _nll_loss2d(flat_in, flat_t, weight, **attrs)
+    return out.view(n, *rest) if reduction == 0 else out
+
+
+@public("functional")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    return _nll_nd(input, target, weight, _enum(reduction), ignore_index)
+
+
+# -- cross entropy -----------------------------------------------------------------------------
+def _class_weight_view(weight, input):
+    if input.dim() <= 1:
+        return weight
+    return weight.view([1, weight.shape[0]] + [1] * (input.dim() - 2))
+
+
+# ATen's tensor / Scalar (div.Scalar): its own node, DivBackward1
+_div_scalar = defop("DivBackward1", lambda xp, self, other: (self / other).astype(self.dtype),
+                    dtype="same", grads={"self": lambda grad, other: grad / other})
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
+    cd = 0 if input.dim() == 1 else 1
+    c = input.shape[cd]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != c):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {c} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+    logp = input.log_softmax(cd)
+    if label_smoothing > 0.0:
+        target = target * (1 - label_smoothing) + label_smoothing / c
+    terms = logp * target if weight is None else logp * target * _class_weight_view(weight,
+                                                                                    input)
+    if reduction == 1:
+        total = -terms.sum()
+        return total.fill_(float("nan")) if input.numel() == 0 else \
+            _div_scalar(total, other=input.numel() // c)
+    return -terms.sum() if reduction == 2 else -terms.sum(cd)
+
+
+def _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing):
+    cd = 0 if input.dim() == 1 else 1
+    logp = input.log_softmax(cd)
+    nll = _nll_nd(logp, target, weight, reduction, ignore_index)
+    c = logp.shape[cd]
+    smooth = -(logp if weight is None else logp * _class_weight_view(weight, logp)).sum(cd)
+    ignored = target == ignore_index
+    smooth.masked_fill_(ignored, 0.0)
+    if reduction == 1:
+        if weight is not None:
+            total = smooth.sum() / weight.gather(0, target.masked_select(~ignored).flatten()).sum()
+        else:
+            total = smooth.sum() / (~ignored).sum()
+    else:
+        total = smooth.sum() if reduction == 2 else smooth
+    return (1 - label_smoothing) * nll + total * (label_smoothing / c)
+
+
+@public("functional")
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    code = _enum(_legacy(size_average, reduce, reduction))
+    if input.shape == target.shape:
+        if not target.is_floating_point():
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, code, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing:g}")
+        return _cross_entropy_smoothed(input, target, weight, code, ignore_index,
+                                       label_smoothing)
+    return _nll_nd(input.log_softmax(0 if input.dim() == 1 else 1), target, weight, code,
+                   ignore_index)
+
+
+# -- kl divergence -----------------------------------------------------------------------------
+@public("functional")
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        code = _enum(_legacy(size_average, reduce, reduction))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                          "the support size.'batchmean' divides only by the batch size, and "
+                          "aligns with the KL div math definition.'mean' will be changed to "
+                          "behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        code = _enum("sum" if reduction == "batchmean" else reduction)
+    if not input.is_floating_point() or not target.is_floating_point():
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    from .pointwise import xlogy
+    out = target.exp() * (target - input) if log_target else xlogy(target, target) - \
+        target * input
+    out = _apply_reduction(out, code)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.size()[0]
+    return out
+
+
+# -- margin, embedding and likelihood losses (ATen composes them; so does this) ----------------
+def _code(size_average, reduce, reduction):
+    return _enum(_legacy(size_average, reduce, reduction))
+
+
+@public("function", "functional")
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
+                           f"but got sizes: input1: {input1.size()}, input2: {input2.size()}, "
+                           f"target: {target.size()} ")
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp_min_(0), code)
+
+
+@public("function", "functional")
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    from .pointwise import where
+    zeros = zeros_like(input)
+    margin_clamp = (margin - input).clamp_min_(0)
+    out = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _apply_reduction(out, code)
+
+
+_EPSILON = 1e-12
+
+
+@public("function", "functional")
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    d = target.dim()
+    if d not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if d == 1 and input1.dim() != 2:
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    if d == 0 and input1.dim() != 1:
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+    from .pointwise import where
+    prod_sum = (input1 * input2).sum(d)
+    mag1 = (input1 * input1).sum(d) + _EPSILON
+    mag2 = (input2 * input2).sum(d) + _EPSILON
+    cos = prod_sum / (mag1 * mag2).sqrt_()
+    zeros = zeros_like(cos)
+    out = where(target == 1, 1 - cos, zeros) + where(target == -1, (cos - margin).clamp_min_(0),
+                                                      zeros)
+    return _apply_reduction(out, code)
+
+
+@public("function", "functional")
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {dims[0]}D, "
+                           f"positive {dims[1]}D, and negative {dims[2]}D inputs")
+    from .nn import pairwise_distance
+    from .pointwise import minimum
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), code)
+
+
+@public("function", "functional")
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
+                     reduce=None, reduction="mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        import math
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_reduction(loss, _enum(reduction))
+
+
+def _soft_margin_grad(grad, self, target, reduction):
+    z = (-target * self).exp()
+    g = -target * z / (1 + z)
+    return g * _scale(grad, self, reduction)
+
+
+_soft_margin_loss = defop("SoftMarginLossBackward0", lambda xp, self, target, reduction:
+                          _reduce_np(xp.log1p(xp.exp(-self * target)), reduction),
+                          ("self", "target"), grads={"self": _soft_margin_grad})
+
+
+@public("functional")
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _soft_margin_loss(input, target, reduction=_code(size_average, reduce, reduction))
+
+
+@public("functional")
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = _legacy(size_average, reduce, reduction)
+    from .pointwise import logsigmoid
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+@public("functional")
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    import math
+    from .._autograd.grad_mode import no_grad
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.dim() != var.dim() or sum(y for x, y in zip(input.size(), var.size())
+                                             if x != y) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
+publish(globals())

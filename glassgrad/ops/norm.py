@@ -1,0 +1,345 @@
+"""Normalisation and lookup rows for nn.functional: layer_norm, group_norm, batch_norm (running
+statistics updated as ATen does) and embedding, each one node with PyTorch's name
+(NativeLayerNormBackward0, NativeGroupNormBackward0, NativeBatchNormBackward0,
+EmbeddingBackward0). Their backward formulas are written in tensor ops, so they differentiate
+again (double backward)."""
+import builtins
+import math
+
+from .. import dtypes
+from .._autograd.grad_mode import no_grad
+from .._creation import zeros_like
+from .._tensor import Tensor
+from ..backend import xp
+from . import public, publish
+from .pointwise import where
+from .registry import defop
+
+
+# -- shared: normalise over some dims --------------------------------------------------------
+def _stats_np(a, axes, eps):
+    """(mean, rstd) over ``axes`` of an array, accumulated in float32 at least."""
+    acc = a.astype(xp.float32) if a.dtype == xp.float16 else a
+    mean = acc.mean(axis=axes, keepdims=True)
+    var = ((acc - mean) ** 2).mean(axis=axes, keepdims=True)
+    return mean, 1 / xp.sqrt(var + eps)
+
+
+def _xhat(x, dims, eps):
+    """(x - mean) * rstd over ``dims``, on tensors (differentiable), and rstd."""
+    mean = x.mean(dims, keepdim=True)
+    centred = x - mean
+    rstd = ((centred * centred).mean(dims, keepdim=True) + eps).rsqrt()
+    return centred * rstd, rstd
+
+
+def _normalised_grad(g, xhat, rstd, dims):
+    """The gradient of x for xhat = normalise(x) over dims, given g = d/dxhat."""
+    return rstd * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+
+
+def _keep_row(node):
+    """grad_output as it is, with ``input`` kept in the graph: a parameter's gradient that
+    torch computes in the same backward op as the input's, so it requires grad when the input
+    does (its derivative in the input is zero)."""
+    return defop(node, lambda xp, grad_output, input: grad_output, ("grad_output", "input"),
+                 dtype="same", grads={"grad_output": lambda grad: grad,
+                                      "input": lambda grad, input: zeros_like(input)})
+
+
+# -- layer_norm ------------------------------------------------------------------------------
+def _layer_norm_forward(xp, input, weight, bias, normalized_shape, eps):
+    axes = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    mean, rstd = _stats_np(input, axes, eps)
+    out = (input - mean) * rstd
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out.astype(input.dtype, copy=False)
+
+
+def _trailing(normalized_shape):
+    return tuple(range(-len(normalized_shape), 0))
+
+
+def _layer_norm_input_grad(grad, input, weight, normalized_shape, eps):
+    dims = _trailing(normalized_shape)
+    xhat, rstd = _xhat(input, dims, eps)
+    return _normalised_grad(grad if weight is None else grad * weight, xhat, rstd, dims)
+
+
+_layer_norm = defop("NativeLayerNormBackward0", _layer_norm_forward, ("input", "weight", "bias"),
+                    dtype="same", grads={
+    "input": _layer_norm_input_grad,
+    "weight": lambda grad, input, normalized_shape, eps:
+        grad * _xhat(input, _trailing(normalized_shape), eps)[0],
+    "bias": lambda grad, input, bias: _layer_norm_keep(grad, input)})     # torch saves bias
+_layer_norm_keep = _keep_row("NativeLayerNormBackwardBackward0")
+
+
+@public("function", "functional")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
+               cudnn_enable=True):
+    shape = (normalized_shape,) if isinstance(normalized_shape, builtins.int) else \
+        tuple(normalized_shape)
+    k = len(shape)
+    if k < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           f"containing at least one element, but got normalized_shape = "
+                           f"{list(shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(shape)}")
+    if input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
+                           f"{list(input.shape)}")
+    return _layer_norm(input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+# -- group_norm ------------------------------------------------------------------------------
+def _grouped(shape, group):
+    return (shape[0], group, -1)
+
+
+def _group_norm_forward(xp, input, weight, bias, N, C, HxW, group, eps):
+    g = input.reshape(N, group, -1)
+    mean, rstd = _stats_np(g, (2,), eps)
+    out = ((g - mean) * rstd).reshape(input.shape)
+    per_channel = (1, C) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(per_channel)
+    if bias is not None:
+        out = out + bias.reshape(per_channel)
+    return out.astype(input.dtype, copy=False)
+
+
+def _channel_view(t, input):
+    return t.reshape((1, input.shape[1]) + (1,) * (input.dim() - 2))
+
+
+def _channel_sum(t):
+    return t.sum([d for d in range(t.dim()) if d != 1])
+
+
+def _group_norm_input_grad(grad, input, weight, group, eps):
+    g = grad if weight is None else grad * _channel_view(weight, input)
+    xg = input.reshape(_grouped(input.shape, group))
+    xhat, rstd = _xhat(xg, (2,), eps)
+    return _normalised_grad(g.reshape(xg.shape), xhat, rstd, (2,)).reshape(input.shape)
+
+
+def _group_norm_weight_grad(grad, input, group, eps):
+    xhat = _xhat(input.reshape(_grouped(input.shape, group)), (2,), eps)[0]
+    return _channel_sum(grad * xhat.reshape(input.shape))
+
+
+_group_norm = defop("NativeGroupNormBackward0", _group_norm_forward, ("input", "weight", "bias"),
+                    dtype="same", grads={
+    "input": _group_norm_input_grad,
+    "weight": _group_norm_weight_grad,
+    "bias": lambda grad: _channel_sum(grad)})
+
+
+@public("function", "functional")
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.dim()}")
+    n, c = input.shape[:2]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    size = [n * c // num_groups, num_groups, *input.shape[2:]]
+    if math.prod([size[0], *size[2:]]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {size}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(t.shape)} and input of shape {list(input.shape)}")
+    return _group_norm(input, weight, bias, N=n, C=c, HxW=math.prod(input.shape[2:]),
+                       group=num_groups, eps=eps)
+
+
+# -- batch_norm ------------------------------------------------------------------------------
+def _batch_axes(ndim):
+    return (0,) + tuple(range(2, ndim))
+
+
+def _batch_norm_forward(xp, input, weight, bias, running_mean, running_var, training, eps):
+    per_channel = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if training:
+        mean, rstd = _stats_np(input, _batch_axes(input.ndim), eps)
+    else:
+        mean = running_mean._data.reshape(per_channel)
+        rstd = 1 / xp.sqrt(running_var._data.reshape(per_channel) + eps)
+    out = (input - mean) * rstd
+    if weight is not None:
+        out = out * weight.reshape(per_channel)
+    if bias is not None:
+        out = out + bias.reshape(per_channel)
+    return out.astype(input.dtype, copy=False)
+
+
+def _batch_xhat(input, running_mean, running_var, training, eps):
+    if training:
+        return _xhat(input, _batch_axes(input.dim()), eps)
+    rstd = _channel_view((running_var + eps).rsqrt(), input)
+    return (input - _channel_view(running_mean, input)) * rstd, rstd
+
+
+def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, training, eps):
+    g = grad if weight is None else grad * _channel_view(weight, input)
+    xhat, rstd = _batch_xhat(input, running_mean, running_var, training, eps)
+    if not training:
+        return g * rstd
+    return _normalised_grad(g, xhat, rstd, _batch_axes(input.dim()))
+
+
+_batch_norm = defop("NativeBatchNormBackward0", _batch_norm_forward, ("input", "weight", "bias"),
+                    dtype="same", grads={
+    "input": _batch_norm_input_grad,
+    "weight": lambda grad, input, running_mean, running_var, training, eps: _channel_sum(
+        grad * _batch_xhat(input, running_mean, running_var, training, eps)[0]),
+    "bias": lambda grad, input: _channel_sum(_batch_norm_keep(grad, input))})
+_batch_norm_keep = _keep_row("NativeBatchNormBackwardBackward0")
+
+
+def _check_mixed(input, *params):
+    """ATen's CPU rule: float32/float64 input takes parameters of its own dtype; a half input
+    takes half or float32 ones, all alike."""
+    given = {t.dtype for t in params if t is not None}
+    allowed = {input.dtype} if input.dtype in (dtypes.float32, dtypes.float64) else \
+        {input.dtype, dtypes.float32}
+    if len(given) > 1 or not given <= allowed:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
+def _update_running(input, running_mean, running_var, momentum):
+    """ATen's update with the batch's statistics: the mean, and the unbiased variance."""
+    with no_grad():
+        axes = list(_batch_axes(input.dim()))
+        n = input.numel() // input.shape[1]
+        mean = input.mean(axes)
+        if running_mean is not None:
+            running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
+        if running_var is not None:
+            var = input.var(axes, unbiased=False) * (n / builtins.max(n - 1, 1))
+            running_var.copy_(var * momentum + running_var * (1 - momentum))
+
+
+@public("functional")
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-05):
+    if training:
+        size = input.size()
+        if size[0] * math.prod(size[2:]) == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                             f"size {size}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    c = input.shape[1] if input.dim() > 1 else 1
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    _check_mixed(input, weight, bias, running_mean, running_var)
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if training:
+        _update_running(input, running_mean, running_var, momentum)
+        stats = (None, None)
+    else:
+        stats = (running_mean.detach().clone(), running_var.detach().clone())
+    return _batch_norm(input, weight, bias, running_mean=stats[0], running_var=stats[1],
+                       training=training, eps=eps)
+
+
+# -- embedding -------------------------------------------------------------------------------
+def _embedding_backward_forward(xp, grad_output, indices, num_weights, padding_idx,
+                                scale_grad_by_freq):
+    """The dense gradient of the weight: each looked-up row's gradient added into its row (none
+    into padding_idx's), divided by how often the row was looked up if asked."""
+    dim = grad_output.shape[-1]
+    idx = indices._data.reshape(-1) if hasattr(indices, "_data") else indices.reshape(-1)
+    g = grad_output.reshape(-1, dim)
+    keep = idx != padding_idx
+    if scale_grad_by_freq:
+        g = g / xp.bincount(idx, minlength=num_weights)[idx][:, None].astype(g.dtype)
+    out = xp.zeros((num_weights, dim), grad_output.dtype)
+    xp.add.at(out, idx[keep], g[keep])
+    return out
+
+
+def _embedding_double_backward(grad, indices, padding_idx):
+    """torch's embedding_dense_double_backward: the rows looked up, padding_idx's zeroed (the
+    frequency scaling is not applied, as in torch)."""
+    idx = indices.reshape(-1)
+    rows = grad.index_select(0, idx)
+    if padding_idx >= 0:
+        rows = rows * (idx != padding_idx).unsqueeze(1).to(rows.dtype)
+    return rows.view(*indices.shape, grad.shape[-1])
+
+
+_embedding_dense_backward = defop(
+    "EmbeddingDenseBackwardBackward0", _embedding_backward_forward, ("grad_output", "indices"),
+    dtype="same", grads={"grad_output": lambda grad, indices, padding_idx:
+                         _embedding_double_backward(grad, indices, padding_idx)})
+_embedding = defop("EmbeddingBackward0", lambda xp, weight, indices, **_: weight[indices],
+                   ("weight", "indices"), dtype="same", grads={
+    "weight": lambda grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq:
+        _embedding_dense_backward(grad, indices, num_weights=weight_sym_argsize_0,
+                                  padding_idx=padding_idx,
+                                  scale_grad_by_freq=scale_grad_by_freq)})
+
+
+def _renorm_rows(weight, input, max_norm, norm_type):
+    """embedding's max_norm: the looked-up rows whose norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), in place, as ATen's embedding_renorm_ (no graph)."""
+    with no_grad():
+        rows = Tensor._make(xp.unique(input._data.reshape(-1)))
+        picked = weight.index_select(0, rows)
+        norms = picked.norm(norm_type, 1)
+        scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
+        weight.index_copy_(0, rows, picked * scale.unsqueeze(1))
+
+
+@public("functional")
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): glassgrad has no sparse tensors")
+    if input.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.type()} instead "
+                           f"(while checking arguments for embedding)")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    a = input._data
+    if a.size and (a.min() < 0 or a.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
+    return _embedding(weight, input, weight_sym_argsize_0=weight.shape[0],
+                      padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+                      sparse=sparse)
+
+
+publish(globals())
