@@ -251,8 +251,8 @@ def bilinear(input1, input2, weight, bias=None):
         raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
                            f"{input2.shape[-1]} but expected {weight.shape[2]}")
     lead = list(input1.shape[:-1])
-    x1 = reshape(input1, -1, input1.shape[-1])
-    x2 = reshape(input2, -1, input2.shape[-1])
+    x1 = reshape(input1, (-1, input1.shape[-1]))
+    x2 = reshape(input2, (-1, input2.shape[-1]))
     out = _linalg.einsum("bi,oij,bj->bo", x1, weight, x2).view(*lead, weight.shape[0])
     return out if bias is None else out + bias
 
