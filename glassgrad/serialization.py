@@ -29,10 +29,11 @@ import zipfile
 from _codecs import encode
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 
-from . import dtypes, nn
+from . import dtypes
 from ._device import device
 from ._storage import UntypedStorage, rebuild
 from ._tensor import Size, Tensor
+from .nn.parameter import Parameter
 from .backend import backend_for, xp
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -130,16 +131,10 @@ class _Pickler(pickle._Pickler):
     dispatch[dtypes.dtype] = save_torch_global
 
 
-def _parameter_class():
-    """glassgrad.nn.Parameter once the nn issue adds it, else None."""
-    return getattr(nn, "Parameter", None)
-
-
 def _reduce_tensor(t):
     """What torch's Tensor.__reduce_ex__ gives for a CPU tensor, with glassgrad's storage."""
     t._warn_if_has_hooks()
-    parameter = _parameter_class()
-    if parameter is not None and isinstance(t, parameter):
+    if isinstance(t, Parameter):
         return (_REBUILD_PARAMETER, (t.detach(), t.requires_grad, collections.OrderedDict()))
     data = t._data
     storage, offset, size, stride = t._layout()
@@ -290,17 +285,10 @@ def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, bac
 
 
 def _leaf(data, requires_grad, state=None):
-    """torch.nn.Parameter(data, requires_grad): glassgrad.nn.Parameter once it exists, until
-    then a leaf on data's memory with the same requires_grad."""
+    """torch.nn.Parameter(data, requires_grad), on data's memory."""
     if not isinstance(data, Tensor):
         raise TypeError(f"expected a tensor for a Parameter's data, got {type(data).__name__}")
-    parameter = _parameter_class()
-    if parameter is not None:
-        p = parameter(data, requires_grad)
-    else:
-        p = Tensor._make(data._data)
-        p.requires_grad = requires_grad
-    return _set_state(p, state)
+    return _set_state(Parameter(data, requires_grad), state)
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
@@ -373,9 +361,7 @@ def _torch_globals():
     for d in dtypes.ALL:
         names[f"torch.{d.name}"] = d
         names[f"torch.{_storage_name(d)}"] = StorageType(_storage_name(d))
-    parameter = _parameter_class()
-    if parameter is not None:
-        names["torch.nn.parameter.Parameter"] = parameter
+    names["torch.nn.parameter.Parameter"] = Parameter
     for kind, why in (("qtensor", "glassgrad has no quantized tensors"),
                       ("sparse_tensor", "glassgrad has no sparse tensors"),
                       ("nested_tensor", "glassgrad has no nested tensors"),
@@ -559,9 +545,8 @@ class _WeightsUnpickler:
 
     def _newobj(self):
         args, cls = self.stack.pop(), self.stack.pop()
-        parameter = _parameter_class()
-        if parameter is not None and cls is parameter:
-            self.stack.append(parameter(*args))
+        if cls is Parameter:
+            self.stack.append(Parameter(*args))
         elif self._allowed(cls):
             self.stack.append(cls.__new__(cls, *args))
         else:
@@ -586,7 +571,7 @@ class _WeightsUnpickler:
                                       "set_ state)")
         if kind is collections.OrderedDict:
             inst.__dict__.update(state)
-        elif self._allowed(kind) or (kind is _parameter_class() and kind is not None):
+        elif self._allowed(kind) or kind is Parameter:
             if hasattr(inst, "__setstate__"):
                 inst.__setstate__(state)
             else:

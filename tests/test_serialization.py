@@ -216,8 +216,7 @@ def test_sharing_survives_and_writes_show_through(tmp_path):
 
 
 def test_parameter_from_torch(tmp_path):
-    """torch's nn.Parameter (and a module's state dict) load as glassgrad.nn.Parameter where
-    it exists, else as a leaf with the same requires_grad."""
+    """torch's nn.Parameter (and a module's state dict) load as glassgrad.nn.Parameter."""
     path = tmp_path / "p.pt"
     torch.manual_seed(0)
     layer = torch.nn.Linear(3, 2)
@@ -226,8 +225,24 @@ def test_parameter_from_torch(tmp_path):
     expected = torch.load(path)
     got = gg.load(path)
     assert describe(got) == describe(expected)
-    if hasattr(gg.nn, "Parameter"):
-        assert isinstance(got["p"], gg.nn.Parameter)
+    assert isinstance(got["p"], gg.nn.Parameter) and isinstance(got["frozen"], gg.nn.Parameter)
+    assert not got["frozen"].requires_grad
+
+
+def test_parameter_to_torch(tmp_path):
+    """glassgrad's Parameters (a module's, a frozen one) load in torch as torch's Parameters,
+    and a state dict saved by glassgrad loads into torch's module."""
+    path = tmp_path / "p.pt"
+    gg.manual_seed(0)
+    layer = gg.nn.Linear(3, 2)
+    frozen = gg.nn.Parameter(gg.ones(2), requires_grad=False)
+    gg.save({"p": layer.weight, "frozen": frozen, "sd": layer.state_dict()}, path)
+    got = torch.load(path)
+    assert isinstance(got["p"], torch.nn.Parameter) and got["p"].requires_grad
+    assert isinstance(got["frozen"], torch.nn.Parameter) and not got["frozen"].requires_grad
+    module = torch.nn.Linear(3, 2)
+    module.load_state_dict(got["sd"])
+    np.testing.assert_array_equal(module.weight.detach().numpy(), layer.weight.detach().numpy())
 
 
 def test_tensor_subclass(tmp_path):
