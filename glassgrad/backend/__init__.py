@@ -40,6 +40,17 @@ def backend_of(array):
 NAMESPACE_OF = {NUMPY.ndarray: NUMPY.xp}     # array type -> its backend's namespace
 
 
+def namespace_of(array):
+    """The namespace of the backend that holds ``array`` (an array or one of its scalars),
+    kept in NAMESPACE_OF by type; None for anything else (a Python number)."""
+    ns = NAMESPACE_OF.get(type(array))
+    if ns is None:
+        for b in _BACKENDS:
+            if isinstance(array, (b.ndarray, *b.scalar_types)):
+                ns = NAMESPACE_OF[type(array)] = b.xp
+    return ns
+
+
 def xp_of(arrays):
     """The array namespace to compute on ``arrays`` with: the backend of the first one whose
     type a backend holds (Python numbers are skipped); the default backend's for none. (The
@@ -84,4 +95,4 @@ def memory(array):
 
 
 __all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "xp_of", "to_host",
-           "data_ptr", "may_share_memory", "memory"]
+           "data_ptr", "may_share_memory", "memory", "namespace_of"]

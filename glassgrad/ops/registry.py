@@ -33,7 +33,7 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import NAMESPACE_OF as _NAMESPACE_OF, data_ptr, may_share_memory, ndarray, xp, \
+from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
     xp_of as _xp_of
 from .dispatch import DtypeCache
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
@@ -385,7 +385,7 @@ class OpDef:
         ``kernels`` by the first array's type when that type alone decides it."""
         ns = _xp_of(arrays)
         kernel = partial(self.forward, ns) if self.fname is None else getattr(ns, self.fname)
-        if arrays and type(arrays[0]) in _NAMESPACE_OF:
+        if arrays and _namespace_of(arrays[0]) is not None:     # (a NumPy scalar's too)
             self.kernels[type(arrays[0])] = kernel
         return kernel
 
@@ -459,6 +459,9 @@ class OpDef:
         """The node's next_functions: each needed input's gradient edge."""
         if self._single_diff is not None and needs[0]:
             return (_edge(values[self._single_diff]),)
+        if self._pair:      # (without a generator)
+            return (_edge(values[0]) if needs[0] else _NO_EDGE,
+                    _edge(values[1]) if needs[1] else _NO_EDGE)
         return tuple(_edge(values[i]) if need else (None, 0) for i, need in
                      zip(range(len(values)) if self.variadic else self.diff, needs))
 
@@ -758,6 +761,7 @@ def _rebase_view(self, node, old_fn, old_nr):
 
 
 _ONE_NEEDED = (True,)
+_NO_EDGE = (None, 0)
 
 
 def _saves(users, edges):
