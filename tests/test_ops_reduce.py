@@ -172,3 +172,29 @@ def test_matrix_norm_empty(ord, shape, keepdim):
     if ref_err is None:
         assert_same(ref[0], got[0])
         assert (got[0].requires_grad, got[1]) == (ref[0].requires_grad, ref[1])
+
+
+# -- result layout: torch's reductions write row-major results, sort keeps its input's ---------
+LAYOUT = {
+    "sum": lambda t, x: x.sum(0), "sum-keepdim": lambda t, x: x.sum((0, 2), keepdim=True),
+    "mean": lambda t, x: x.mean(1), "prod": lambda t, x: x.prod(1),
+    "amax": lambda t, x: x.amax(2), "max": lambda t, x: x.max(1)[0],
+    "argmax": lambda t, x: x.argmax(1), "median": lambda t, x: x.median(1)[0],
+    "var": lambda t, x: x.var(1), "logsumexp": lambda t, x: x.logsumexp(1),
+    "norm": lambda t, x: x.norm(dim=1), "all": lambda t, x: (x > 3).all(1),
+    "cumsum": lambda t, x: x.cumsum(1), "cummax": lambda t, x: x.cummax(0)[0],
+    "topk": lambda t, x: x.topk(2, 1)[1], "sort": lambda t, x: x.sort(1)[0],
+    "sort-indices": lambda t, x: x.sort(2)[1], "argsort": lambda t, x: x.argsort(0),
+    "softmax": lambda t, x: x.softmax(1), "log_softmax": lambda t, x: t.log_softmax(x, 2),
+}
+
+
+@pytest.mark.parametrize("name", LAYOUT)
+@pytest.mark.parametrize("view", ["permuted", "strided"])
+def test_result_layout(name, view):
+    def make(t):
+        x = t.arange(48.).reshape(2, 6, 4)
+        return (x[:, ::2] if view == "strided" else x[:, :3]).permute(2, 0, 1)
+    ref, got = LAYOUT[name](torch, make(torch)), LAYOUT[name](gg, make(gg))
+    assert got.stride() == ref.stride()
+    assert_same(ref, got)

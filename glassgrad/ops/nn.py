@@ -55,10 +55,10 @@ def _softmax_forward(self, dim, log):
 
 # arrays=True: the formulas also run on NumPy arrays (grad mode off, see defop)
 _softmax = defop("SoftmaxBackward0", lambda xp, self, dim: _softmax_forward(self, dim, False),
-                 dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
+                 dtype="same", arrays=True, row_major=True, grads={"self": lambda grad, result, dim:
                                                    result * (grad - _sum_keep(grad * result, dim))})
 _log_softmax = defop("LogSoftmaxBackward0", lambda xp, self, dim: _softmax_forward(self, dim, True),
-                     dtype="same", arrays=True, grads={"self": lambda grad, result, dim:
+                     dtype="same", arrays=True, row_major=True, grads={"self": lambda grad, result, dim:
                                                        grad - _exp.call(result) * _sum_keep(grad,
                                                            dim)})
 

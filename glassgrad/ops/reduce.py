@@ -1,6 +1,7 @@
 """Reductions (sum, mean, prod, max/min, median, sort, var/std, norms, cumulative ops, ...) and
 sum_to, the broadcasting reduction the engine applies."""
 import builtins
+import functools
 import math
 import warnings
 
@@ -11,7 +12,10 @@ from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
-from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop as _defop
+
+# torch's reductions return row-major results whatever their input's layout (sort keeps it)
+defop = functools.partial(_defop, row_major=True)
 
 _INF = math.inf
 
@@ -533,16 +537,29 @@ def _sort_indices(xp, a, dim, descending, stable):
 
 def _sort_forward(xp, self, dim, descending, stable):
     idx = _sort_indices(xp, self, dim, descending, stable)
-    return (self.copy() if self.ndim == 0 else xp.take_along_axis(self, idx, dim)), idx
+    if self.ndim == 0:
+        return self.copy(), idx
+    return (_laid_out_as(xp, xp.take_along_axis(self, idx, dim), self),
+            _laid_out_as(xp, idx, self))
+
+
+def _laid_out_as(xp, a, like):
+    """``a`` in ``like``'s memory order, as torch's sort lays its results out (empty_like)."""
+    if a.ndim < 2 or a.strides == like.strides:
+        return a
+    out = xp.empty_like(like, dtype=a.dtype)
+    out[...] = a
+    return out
 
 
 _topk = defop("TopkBackward0", _topk_forward, dtype="same", grads=_KEEP_GRAD,
               outputs=("result", "indices"))
-_sort = defop("SortBackward0", _sort_forward, dtype="same", grads=_KEEP_GRAD,
+_sort = _defop("SortBackward0", _sort_forward, dtype="same", grads=_KEEP_GRAD,
               outputs=("result", "indices"))
-_sort_stable = defop("SortBackward1", _sort_forward, dtype="same", grads=_KEEP_GRAD,
+_sort_stable = _defop("SortBackward1", _sort_forward, dtype="same", grads=_KEEP_GRAD,
                      outputs=("result", "indices"))
-_argsort = defop("argsort", _sort_indices, dtype=_int64, promote=())
+_argsort = _defop("argsort", lambda xp, self, dim, descending, stable: _laid_out_as(
+    xp, _sort_indices(xp, self, dim, descending, stable), self), dtype=_int64, promote=())
 
 
 def _dim_size(input, dim):

@@ -536,7 +536,8 @@ class OpDef:
 
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
-          jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False):
+          jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False,
+          row_major=False):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -558,13 +559,43 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     outputs:
     ``"d({self}**{exponent})/d{self} = {exponent}*{self}**({exponent} - 1)"``).
     undefined_grads: a multi-output row's formulas get None (torch's undefined gradient) for
-    an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms)."""
+    an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms).
+    row_major: the outputs are laid out row-major whatever the inputs' layout, as torch's
+    reductions are (NumPy's follow the input's memory order); otherwise the forward's layout
+    is kept (pointwise ops follow their inputs', as torch's TensorIterator does)."""
+    if row_major:
+        forward = _row_major_forward(forward)
     if variants:
         return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
                      outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
                      aliases, undefined_grads)
     return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
                  arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
+
+
+def _row_major_forward(forward):
+    """A forward (a function or a namespace function's name) whose outputs are row-major."""
+    def run(xp, *arrays, **attrs):
+        out = (getattr(xp, forward)(*arrays, **attrs) if isinstance(forward, str) else
+               forward(xp, *arrays, **attrs))
+        if isinstance(out, (tuple, list)):
+            return type(out)(_row_major(o) for o in out)
+        return _row_major(out)
+    return run
+
+
+def _row_major(a):
+    """``a``, or a row-major copy: NumPy calls an array with a size-1 axis contiguous whatever
+    that axis's stride, torch's fresh results have the canonical one."""
+    if not isinstance(a, ndarray) or a.ndim < 2:
+        return a
+    if a.flags.c_contiguous and 1 not in a.shape:
+        return a
+    step, n = [], a.itemsize
+    for size in reversed(a.shape):
+        step.append(n)
+        n *= max(size, 1)
+    return a if a.strides == tuple(reversed(step)) else a.copy()
 
 
 def _node_name(public):
