@@ -49,9 +49,11 @@ _TYPE_NAMES = {
     "ScalarList": "tuple of Scalars"}
 
 
-def accept(kind, cls):
-    """Let parameters of ``kind`` ('Generator', 'Device', ...) take instances of ``cls``."""
+def accept(kind, cls, torch_name):
+    """Let parameters of ``kind`` ('Generator', 'Device', ...) take instances of ``cls``, whose
+    type PyTorch's messages call ``torch_name``."""
     _EXTRA[kind] = (*_EXTRA[kind], cls)
+    _TORCH_TYPE_NAMES[cls] = torch_name
 
 
 def type_name(obj):

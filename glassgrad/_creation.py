@@ -213,29 +213,56 @@ def _made_like(input, data, requires_grad):
     return t
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):
-    _device.check(device, "zeros_like", like=True)
-    return _made_like(input, xp.zeros(input.shape, _like(input, dtype).np), requires_grad)
+_LIKE = ("MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, "
+         "Device? device=None, bool? pin_memory=False, bool? requires_grad=False")
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):
-    _device.check(device, "ones_like", like=True)
-    return _made_like(input, xp.ones(input.shape, _like(input, dtype).np), requires_grad)
+def _like_options(input, memory_format, dtype, device, pin_memory, name):
+    """A *_like factory's options checked; the result's dtype."""
+    _device.check(device, name, like=True)
+    _device.check_pin(pin_memory)
+    if memory_format is not None:
+        raise NotImplementedError(f"{name}(memory_format=...): glassgrad has no memory formats; "
+                                  f"the result keeps the input's layout (torch.preserve_format)")
+    return _like(input, dtype)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):
-    _device.check(device, "empty_like", like=True)
-    return _made_like(input, xp.empty(input.shape, _like(input, dtype).np), requires_grad)
+# (NumPy's *_like keep the input's layout, as torch's preserve_format does)
+@_factory(f"zeros_like(Tensor input, *, {_LIKE})")
+def zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+               pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "zeros_like")
+    return _made_like(input, xp.zeros_like(input._data, dtype.np), requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    _device.check(device, "full_like", like=True)
-    return _made_like(input, xp.full(input.shape, fill_value, _like(input, dtype).np),
-                      requires_grad)
+@_factory(f"ones_like(Tensor input, *, {_LIKE})")
+def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "ones_like")
+    return _made_like(input, xp.ones_like(input._data, dtype.np), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+@_factory(f"empty_like(Tensor input, *, {_LIKE})")
+def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
+               pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "empty_like")
+    return _made_like(input, xp.empty_like(input._data, dtype.np), requires_grad)
+
+
+@_factory(f"full_like(Tensor input, Scalar fill_value, *, {_LIKE})")
+def full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "full_like")
+    return _made_like(input, xp.full_like(input._data, fill_value, dtype.np), requires_grad)
+
+
+@_factory(f"arange(Scalar end, *, Tensor out=None, {_OPTIONS})",
+          f"arange(Scalar start, Scalar end, *, {_OPTIONS})",
+          f"arange(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, {_OPTIONS})")
+def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, pin_memory=False,
+           requires_grad=False):
     _device.check(device, "arange")
+    _device.check_pin(pin_memory)
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -253,8 +280,14 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _new(data.astype(dtype.np), None, requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+@_factory(*(f"linspace({a} start, {b} end, int64_t steps, *, Tensor out=None, {_OPTIONS})"
+            for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"), ("Tensor", "Scalar"),
+                         ("Scalar", "Scalar"))))
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=False,
+             requires_grad=False):
     _device.check(device, "linspace")
+    _device.check_pin(pin_memory)
+    start, end = (_scalar_of(v, name) for v, name in ((start, "start"), (end, "end")))
     dtype = _dtype(dtype)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -270,8 +303,22 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     return _new(data.astype(dtype.np), None, requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def _scalar_of(value, name):
+    """linspace's Tensor start/end: a 0-d tensor's value (torch refuses others)."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.dim() != 0:
+        raise RuntimeError(f"linspace only supports 0-dimensional start and end tensors, but got "
+                           f"{name} with {value.dim()} dimension(s).")
+    return value.item()
+
+
+@_factory(f"eye(SymInt n, *, Tensor out=None, {_OPTIONS})",
+          f"eye(SymInt n, SymInt m, *, Tensor out=None, {_OPTIONS})")
+def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=False,
+        requires_grad=False):
     _device.check(device, "eye")
+    _device.check_pin(pin_memory)
     for name, k in (("n", n), ("m", m)):
         if k is not None and k < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {k}")
@@ -291,17 +338,30 @@ def _numel(shape):
     return n
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def _random_factory(name, head):
+    """A random factory behind torch's two overloads of it: with a keyword-only generator
+    (torch's first) and without."""
+    rest = _LIKE if name.endswith("_like") else f"Tensor out=None, {_OPTIONS}"
+    return _factory(f"{name}({head}*, Generator? generator, {rest})", f"{name}({head}*, {rest})")
+
+
+@_random_factory("rand", "SymIntArrayRef size, ")
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
+         requires_grad=False):
     _device.check(device, "rand")
-    dtype, shape = _dtype(dtype), _size(size)
+    _device.check_pin(pin_memory)
+    dtype, shape = _dtype(dtype), _size((size,))
     _float_only(dtype, "check_uniform_bounds")
     data = sample.uniform(engine(generator), _numel(shape), dtype.np).reshape(shape)
     return _new(data, None, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+@_random_factory("randn", "SymIntArrayRef size, ")
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,
+          requires_grad=False):
     _device.check(device, "randn")
-    dtype, shape = _dtype(dtype), _size(size)
+    _device.check_pin(pin_memory)
+    dtype, shape = _dtype(dtype), _size((size,))
     _float_only(dtype, "normal_kernel_cpu")
     data = sample.normal(engine(generator), _numel(shape), dtype.np).reshape(shape)
     return _new(data, None, requires_grad)
@@ -313,34 +373,51 @@ def _check_from_to(low, high):
                            f"to={high}")
 
 
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+@_factory(*(s for head in ("SymInt high, SymIntArrayRef size, ",
+                           "SymInt low, SymInt high, SymIntArrayRef size, ")
+            for s in (f"randint({head}*, Generator? generator, Tensor out=None, {_OPTIONS})",
+                      f"randint({head}*, Tensor out=None, {_OPTIONS})")))
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=None,
+            device=None, pin_memory=False, requires_grad=False):
     _device.check(device, "randint")
-    if size is None:            # torch.randint(high, size)
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    low, high, shape = builtins.int(low), builtins.int(high), _size((size,))
+    _device.check_pin(pin_memory)
+    shape = _size((size,))
     _check_from_to(low, high)
     dtype = dtype or dtypes.int64
     data = sample.random_from_to(engine(generator), _numel(shape), dtype.np, high - low, low)
     return _new(data.reshape(shape), None, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
-    _device.check(device, "rand_like", like=True)
-    return rand(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
-                generator=generator)
+@_random_factory("rand_like", "Tensor input, ")
+def rand_like(input, *, generator=None, memory_format=None, dtype=None, layout=None,
+              device=None, pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "rand_like")
+    return _drawn_like(input, rand(input.numel(), dtype=dtype, generator=generator),
+                       requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, generator=None):
-    _device.check(device, "randn_like", like=True)
-    return randn(input.shape, dtype=_like(input, dtype), requires_grad=requires_grad,
-                 generator=generator)
+@_random_factory("randn_like", "Tensor input, ")
+def randn_like(input, *, generator=None, memory_format=None, dtype=None, layout=None,
+               device=None, pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randn_like")
+    return _drawn_like(input, randn(input.numel(), dtype=dtype, generator=generator),
+                       requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
-                 generator=None):
-    _device.check(device, "randint_like", like=True)
-    return randint(low, high, input.shape, dtype=_like(input, dtype),
-                   requires_grad=requires_grad, generator=generator)
+@_factory(*(s for head in ("SymInt low, SymInt high, ", "Tensor high, ", "SymInt high, ")
+            for s in (f"randint_like(Tensor input, {head}*, Generator? generator, {_LIKE})",
+                      f"randint_like(Tensor input, {head}*, {_LIKE})")))
+def randint_like(input, low=0, high=None, *, generator=None, memory_format=None, dtype=None,
+                 layout=None, device=None, pin_memory=False, requires_grad=False):
+    dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randint_like")
+    if isinstance(high, Tensor):
+        high = high.item()
+    return _drawn_like(input, randint(low, high, (input.numel(),), dtype=dtype,
+                                      generator=generator), requires_grad)
+
+
+def _drawn_like(input, drawn, requires_grad):
+    """The values drawn for a *_like factory, laid out as the input (torch's preserve_format:
+    the stream fills its memory in order)."""
+    return _new(sample.place(input._data, drawn._data), None, requires_grad)
+

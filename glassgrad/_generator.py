@@ -5,6 +5,7 @@ samplers that draw from it in backend/kernels/random.py. ``engine(generator)`` i
 from (func.vmap swaps the default generator's engine out under randomness='error').
 """
 from . import dtypes
+from ._args import accept
 from ._tensor import Tensor
 from .backend.mt19937 import MASK64, STATE_SIZE, Engine, nondeterministic_seed
 
@@ -66,6 +67,7 @@ class Generator:
         return self
 
 
+accept("Generator", Generator, "torch._C.Generator")     # (the argument layer's Generator?)
 default_generator = Generator()
 
 

@@ -43,10 +43,10 @@ INPLACE = SOURCED + ["zero_", "clamp_", "adds_", "muls_", "exp_", "sigmoid_", "r
 
 
 # -- interpreter ------------------------------------------------------------------------------
-def _leaf_values(shape, seed):
+def _leaf_values(shape, seed, nudge=0.0):
     n = math.prod(shape)
     vals = np.linspace(-1.3, 1.7, n) * (1 + 0.25 * seed) + 0.1 * seed
-    return vals.reshape(shape).tolist()
+    return (vals * (1 + nudge)).reshape(shape).tolist()
 
 
 def _weights(lib, t):
@@ -54,11 +54,11 @@ def _weights(lib, t):
     return (lib.arange(n, dtype=lib.float64) / max(n, 1) + 0.5).reshape(tuple(t.shape))
 
 
-def _apply(step, ts, lib):
+def _apply(step, ts, lib, nudge=0.0):
     op = step[0]
     if op == "leaf":
         _, shape, rg, seed = step
-        return lib.tensor(_leaf_values(shape, seed), dtype=lib.float64, requires_grad=rg)
+        return lib.tensor(_leaf_values(shape, seed, nudge), dtype=lib.float64, requires_grad=rg)
     _, ng, *a = step
     ctx = lib.no_grad() if ng else contextlib.nullcontext()
     with ctx:
@@ -171,15 +171,16 @@ def state(t):
             None if fn is None else (type(fn).__name__, fn.name()))
 
 
-def run(program, lib):
-    """Interpret ``program`` with lib (torch or glassgrad); plain data out (see module doc)."""
+def run(program, lib, nudge=0.0):
+    """Interpret ``program`` with lib (torch or glassgrad); plain data out (see module doc).
+    nudge: the leaves' values scaled by 1 + nudge (to tell an ill-conditioned program)."""
     ts, after, error, loss = [], [], None, None
     for k, step in enumerate(program):
         try:
             if step[0] == "loss":
                 loss = norm(_loss(step, ts, lib))
                 break
-            t = _apply(step, ts, lib)
+            t = _apply(step, ts, lib, nudge)
             ts.append(t)
             after.append(state(t))
         except Exception as e:  # noqa: BLE001 - errors are part of the behaviour compared

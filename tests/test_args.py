@@ -194,3 +194,57 @@ def test_fast_path_takes_subclasses_and_numpy_aliases():
     x = cls._make(gg.ones(2)._data)
     assert gg.sin(x).tolist() == gg.sin(gg.ones(2)).tolist()
     assert gg.sin(x=gg.ones(2)).tolist() == gg.sin(gg.ones(2)).tolist()
+
+
+# -- the factories: torch's overloads, good and bad calls, values after manual_seed -----------
+FACTORY_CALLS = [
+    ("rand", (2, 3), {}), ("rand", ((2, 3),), {"generator": "G"}), ("rand", (2,), {"generator": 1}),
+    ("randn", ([2, 3],), {"dtype": "DT"}), ("randn", (2,), {"out": "X"}),
+    ("randint", (5, (3,)), {}), ("randint", (2, 5, (3,)), {"generator": "G"}),
+    ("randint", (5,), {}), ("randint", (1.5, (3,)), {}), ("randint", (5, 3), {}),
+    ("randint", (), {"high": 5, "size": (2,)}), ("randint", (), {"low": 1, "high": 5, "size": (2,)}),
+    ("rand_like", ("X",), {"generator": "G"}), ("randn_like", ("X",), {"dtype": "DT"}),
+    ("randint_like", ("X", 4), {}), ("randint_like", ("X", 1, 4), {}),
+    ("randint_like", ("X", "T4"), {}), ("randint_like", ("X",), {}),
+    ("zeros_like", ("X",), {"dtype": "DT"}), ("zeros_like", ([1.],), {}),
+    ("ones_like", ("X", 1), {}), ("empty_like", ("X",), {"foo": 1}),
+    ("full_like", ("X", 2.5), {}), ("full_like", ("X",), {}), ("full_like", ("X", "a"), {}),
+    ("arange", (5,), {}), ("arange", (1, 5), {}), ("arange", (1, 5, 2), {"dtype": "DT"}),
+    ("arange", (0, 1, 0.25), {}), ("arange", (1, 5), {"out": "X"}), ("arange", (), {}),
+    ("linspace", (0, 1, 5), {}), ("linspace", ("T1f", 2, 3), {}), ("linspace", ("X", 2, 3), {}),
+    ("linspace", (0, 1), {}), ("eye", (3,), {}), ("eye", (2, 3), {"dtype": "DT"}),
+    ("eye", (2, 3), {"generator": "G"}),
+]
+
+
+def _factory_value(v, lib):
+    if v == "G":
+        return lib.Generator().manual_seed(3)
+    if v == "T4":
+        return lib.tensor(4)
+    return _value(v, lib)
+
+
+@pytest.mark.parametrize("name,args,kwargs", FACTORY_CALLS, ids=map(_call_id, FACTORY_CALLS))
+def test_factories_parse_and_draw_as_torch(name, args, kwargs):
+    results = []
+    for lib in (torch, gg):
+        lib.manual_seed(0)
+        a = [_factory_value(v, lib) for v in args]
+        kw = {k: _factory_value(v, lib) for k, v in kwargs.items()}
+        outcome = _outcome(lambda: getattr(lib, name)(*a, **kw))
+        results.append((outcome, getattr(lib, name)(*a, **kw).tolist()
+                        if outcome == "accepted" and not name.startswith("empty") else None))
+    assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "rand_like",
+                                  "randn_like"])
+def test_like_factories_keep_the_layout(name):
+    """(and the random ones fill the input's memory order from the stream, as torch's do)"""
+    results = []
+    for lib in (torch, gg):
+        lib.manual_seed(0)
+        t = getattr(lib, name)(lib.zeros(2, 3, 4).permute(2, 0, 1))
+        results.append((t.stride(), None if name == "empty_like" else t.tolist()))
+    assert results[1] == results[0]

@@ -311,9 +311,9 @@ def visit_order(array):
 
 
 def place(array, flat):
-    """An array shaped like ``array`` holding ``flat`` in the order its memory is visited."""
+    """An array laid out like ``array`` holding ``flat`` in the order its memory is visited."""
     order = visit_order(array)
-    out = np.empty(array.shape, flat.dtype)
+    out = np.empty_like(array, flat.dtype)
     out.transpose(order)[...] = flat.reshape([array.shape[d] for d in order])
     return out
 
