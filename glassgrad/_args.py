@@ -57,9 +57,13 @@ def accept(kind, cls, torch_name):
 
 
 def type_name(obj):
-    """The name PyTorch's messages give an object's type (CPython's tp_name: NumPy's scalar
-    types carry their module, Python classes their bare name)."""
-    t = type(obj)
+    """The name PyTorch's messages give an object's type."""
+    return class_name(type(obj))
+
+
+def class_name(t):
+    """The name PyTorch's messages give a class (CPython's tp_name: NumPy's scalar types carry
+    their module, Python classes their bare name)."""
     if t.__module__ == "numpy":
         return "numpy." + t.__name__
     return _TORCH_TYPE_NAMES.get(t, t.__name__)
@@ -464,6 +468,15 @@ def invalid_combination(name, args, kwargs, signatures):
 
 
 # -- out= ------------------------------------------------------------------------------------
+# the functions whose out= must have the result's dtype exactly, and torch's texts
+_EXACT_OUT = {
+    "argmax": lambda d: f"Expected out tensor to have dtype long int, but got "
+                        f"{dtypes.C10_NAMES[d]} instead",
+    "all": lambda d: f"all only supports bool tensor for result, got: {dtypes.SCALAR_NAMES[d]}",
+    "any": lambda d: f"any only supports bool tensor for result, got: {dtypes.SCALAR_NAMES[d]}"}
+_EXACT_OUT["argmin"] = _EXACT_OUT["argmax"]
+
+
 def _write_out(name, result, out):
     """Copy ``result`` into the tensor(s) ``out`` as PyTorch's out= variants do: resized
     (with PyTorch's warning when it had elements) to the result's shape, cast to its dtype."""
@@ -473,6 +486,9 @@ def _write_out(name, result, out):
         return out
     if not isinstance(out, Tensor):     # a number, where the function takes numbers as tensors
         out = Tensor._make(xp.asarray(out))
+    exact = _EXACT_OUT.get(name)
+    if exact is not None and out.dtype is not result.dtype:
+        raise RuntimeError(exact(out.dtype.name))
     if result.dtype.category > out.dtype.category:
         names = dtypes.SCALAR_NAMES
         raise RuntimeError(f"result type {names[result.dtype.name]} can't be cast to the desired "

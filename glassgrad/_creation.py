@@ -1,5 +1,6 @@
 """Factory functions: tensor, from_numpy, zeros, ones, arange, rand, randn, randint, ..."""
 import builtins
+import math
 
 from . import _device, dtypes
 from ._args import bind
@@ -116,7 +117,15 @@ def _nested_tolist(data):
     return data
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def _factory(*signatures):
+    """A factory behind the argument layer with PyTorch's overloads (a ``layout`` other than
+    None/strided and ``pin_memory`` are refused where the factory looks at them)."""
+    return lambda impl: bind(impl, signatures)
+
+
+@_factory("tensor(PyObject* data, *, ScalarType dtype=None, Device? device=None, "
+          "bool pin_memory=False, bool requires_grad=False)")     # (no named tensors: names=)
+def tensor(data, *, dtype=None, device=None, pin_memory=False, requires_grad=False):
     _device.check(device, "tensor", op=None)
     _device.check_pin(pin_memory)
     arr = _from_data(data, dtype)
@@ -124,7 +133,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _new(arr, None, requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None):
+@_factory("as_tensor(PyObject* data, *, ScalarType dtype=None, Device? device=None)")
+def as_tensor(data, *, dtype=None, device=None):
     _device.check(device, "as_tensor", op=None)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
@@ -154,14 +164,13 @@ def _size(size, negative=None):
     return size
 
 
+def _number(v):
+    """A number as torch's messages print it (C++ stream formatting: 6 significant digits)."""
+    return f"{v:g}" if isinstance(v, builtins.float) else str(v)
+
+
 def _dtype(dtype):
     return dtypes.get_default_dtype() if dtype is None else dtype
-
-
-def _factory(*signatures):
-    """A factory behind the argument layer with PyTorch's overloads (a ``layout`` other than
-    None/strided and ``pin_memory`` are refused where the factory looks at them)."""
-    return lambda impl: bind(impl, signatures)
 
 
 _OPTIONS = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
@@ -265,8 +274,12 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None, p
     _device.check_pin(pin_memory)
     if end is None:
         start, end = 0, start
-    if step == 0:
+    if not (step > 0 or step < 0):      # (NaN too, as torch's check reads)
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_number(start)} -> {_number(end)}")
+    if dtype is dtypes.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
@@ -392,16 +405,18 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
 def rand_like(input, *, generator=None, memory_format=None, dtype=None, layout=None,
               device=None, pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "rand_like")
-    return _drawn_like(input, rand(input.numel(), dtype=dtype, generator=generator),
-                       requires_grad)
+    _float_only(dtype, "check_uniform_bounds")
+    return _drawn_like(input, dtype, requires_grad,
+                       lambda like: sample.uniform(engine(generator), like.size, like.dtype))
 
 
 @_random_factory("randn_like", "Tensor input, ")
 def randn_like(input, *, generator=None, memory_format=None, dtype=None, layout=None,
                device=None, pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randn_like")
-    return _drawn_like(input, randn(input.numel(), dtype=dtype, generator=generator),
-                       requires_grad)
+    _float_only(dtype, "normal_kernel_cpu")
+    return _drawn_like(input, dtype, requires_grad, lambda like: sample.normal(
+        engine(generator), like.size, like.dtype, contiguous=like.flags.c_contiguous))
 
 
 @_factory(*(s for head in ("SymInt low, SymInt high, ", "Tensor high, ", "SymInt high, ")
@@ -410,14 +425,14 @@ def randn_like(input, *, generator=None, memory_format=None, dtype=None, layout=
 def randint_like(input, low=0, high=None, *, generator=None, memory_format=None, dtype=None,
                  layout=None, device=None, pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randint_like")
-    if isinstance(high, Tensor):
-        high = high.item()
-    return _drawn_like(input, randint(low, high, (input.numel(),), dtype=dtype,
-                                      generator=generator), requires_grad)
+    high = high.item() if isinstance(high, Tensor) else high
+    _check_from_to(low, high)
+    return _drawn_like(input, dtype, requires_grad, lambda like: sample.random_from_to(
+        engine(generator), like.size, like.dtype, high - low, low))
 
 
-def _drawn_like(input, drawn, requires_grad):
-    """The values drawn for a *_like factory, laid out as the input (torch's preserve_format:
-    the stream fills its memory in order)."""
-    return _new(sample.place(input._data, drawn._data), None, requires_grad)
-
+def _drawn_like(input, dtype, requires_grad, draw):
+    """A random *_like factory's result: laid out as the input (torch's preserve_format), its
+    memory filled in order by ``draw(like)`` (torch draws into empty_like's result)."""
+    like = xp.empty_like(input._data, dtype.np)
+    return _new(sample.place(like, draw(like)), None, requires_grad)

@@ -513,6 +513,15 @@ def _wrap_dim(dim, ndim, scalar=True):
     return dim % n
 
 
+def _wrap_dims(dims, ndim):
+    """Each of ``dims`` wrapped (see _wrap_dim), with PyTorch's error for one given twice."""
+    out = tuple(_wrap_dim(d, ndim) for d in dims)
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
 def _to_array(data):
     if isinstance(data, Tensor):
         return data._data

@@ -159,3 +159,7 @@ def _result_type(operands):
 SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
                 "bool": "Bool"}
+# their C++ type names, as other messages print them ("expected ... long int, but got float")
+C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+             "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+             "uint8": "unsigned char", "bool": "bool"}

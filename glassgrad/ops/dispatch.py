@@ -30,7 +30,12 @@ class DtypeCache:
         dtypes.CACHES.append(self.table)    # cleared when the default dtype changes
 
     def decide(self, key, values, attrs):
-        """Decide for ``key`` by the rule, and keep the decision."""
+        """Decide for ``key`` by the rule, and keep the decision. Operands that do not
+        broadcast are refused first, as torch's TensorIterator sizes before it types."""
+        if len(values) > 1 and not self.op.variadic:
+            shapes = [v._data.shape for v in values if type(v) in _TENSOR_TYPES]
+            if any(s != shapes[0] for s in shapes):
+                self.broadcast(*shapes)
         rule = self.rule
         want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
         if rule == "float" and not want.is_floating_point:

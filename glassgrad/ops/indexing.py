@@ -110,6 +110,8 @@ def _key(shape, indices):
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
                          "shapes " + ", ".join(str(list(a.shape)) for a in arrays)) from None
     for k, (a, d) in enumerate(zip(arrays, dims)):
+        if shape[d] == 0 and a.size:    # (torch's text for an empty dim names no numbers)
+            raise IndexError("index is out of bounds for dimension with size 0")
         _check_bounds(a, shape[d], k, IndexError, wrap=True)
     return tuple(key)
 
@@ -205,6 +207,8 @@ def _as_index_tensor(it):
     if isinstance(it, (list, tuple)):
         t = tensor(it)
         return t if t.numel() else t.long()
+    if isinstance(it, str):     # torch tries tensor(it)
+        raise TypeError(f"new(): invalid data type '{type(it).__name__}'")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
                      f"Variables are valid indices (got {type(it).__name__})")
 
@@ -212,22 +216,23 @@ def _as_index_tensor(it):
 def _slicing(input, items):
     """torch's applySlicing: ints, slices and None become views; the tensor-like items become
     the index list (None where a dim is not indexed) for the ``index`` op that follows."""
+    items = [_as_index_tensor(it) if isinstance(it, (list, tuple)) else it for it in items]
+    specified = sum(0 if it is None or it is Ellipsis or isinstance(it, builtins.bool) else
+                    it.dim() if isinstance(it, Tensor) and _is_mask(it) else 1 for it in items)
+    if specified > input.dim():     # (before torch looks at what the items are)
+        raise IndexError(f"too many indices for tensor of dimension {input.dim()}")
     items = [it if it is None or it is Ellipsis or isinstance(it, (builtins.int, builtins.slice))
              else _as_index_tensor(it) for it in items]
     batching = state.vmap       # func.vmap: a batched mask is refused; a batched 0-d index kept
     if batching is not None:
         batching.refuse("mask", *(it for it in items if isinstance(it, Tensor) and _is_mask(it)))
-    specified = sum(0 if it is None or it is Ellipsis or isinstance(it, builtins.bool) else
-                    it.dim() if isinstance(it, Tensor) and _is_mask(it) else 1 for it in items)
-    if specified > input.dim():
-        raise IndexError(f"too many indices for tensor of dimension {input.dim()}")
     result, dim, indices, covered = input, 0, [], 0   # covered: dims the index list spans
 
     def add(t, ndim):
         nonlocal covered
         indices.extend([None] * (dim - covered) + [t])
         covered = dim + ndim
-    for it in items:
+    for position, it in enumerate(items):
         if isinstance(it, Tensor) and it.dim() == 0 and not it.is_floating_point() and not (
                 batching is not None and batching.of((it,))):
             it = builtins.bool(it.item()) if it.dtype is dtypes.bool else builtins.int(it.item())
@@ -241,7 +246,7 @@ def _slicing(input, items):
             add(tensor([0] if it else [], dtype=dtypes.int64), 1)
             dim += 1
         elif isinstance(it, builtins.int):
-            result = _shape.select(result, dim, it)
+            result = _shape.select_item(result, dim, it, position)
         elif isinstance(it, builtins.slice):
             result = _shape._apply_slice(result, dim, it, force=False)
             dim += 1
@@ -263,8 +268,6 @@ def getitem(input, index):
     items = _items(index)
     if _basic(items):
         return _shape.getitem(input, items if isinstance(index, list) else index)
-    if isinstance(index, str):
-        raise TypeError(f"new(): invalid data type '{type(index).__name__}'")
     result, indices = _slicing(input, items)
     if not indices:
         return _shape.alias(input) if result is input else result
@@ -303,7 +306,7 @@ def _check_index_dtype(index, name):
 def _gather_forward(xp, self, index, dim, sparse_grad):
     dim = _wrap(dim, self)
     if self.ndim == 0:
-        return self[()].reshape(index.shape).copy()
+        return xp.broadcast_to(self, index.shape).copy()
     part = self[tuple(builtins.slice(None) if d == dim else builtins.slice(0, n)
                       for d, n in enumerate(index.shape))]
     return _fresh(xp.take_along_axis(part, index.astype(xp.int64), dim))
@@ -318,8 +321,8 @@ def _check_gather(self, dim, index, name="gather", src=None):
     """torch's gather/scatter checks; the dim is returned as given (torch saves it so)."""
     w = _wrap_dim(dim, self.dim())
     _check_index_dtype(index, "gather" if name == "gather" else "scatter")
-    if index.dim() != self.dim() and index.numel():
-        what = "input" if name == "gather" else "self"
+    if builtins.max(index.dim(), 1) != builtins.max(self.dim(), 1) and index.numel():
+        what = "input" if name == "gather" else "self"     # (a 0-d tensor counts as 1-d)
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {what} "
                            "tensor")
     for k in range(index.dim()):
@@ -332,8 +335,7 @@ def _check_gather(self, dim, index, name="gather", src=None):
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
                                f"{list(self.shape)} apart from dimension {w} and to be no "
                                f"larger size than src {list((self if src is None else src).shape)}")
-    if self.dim():
-        _check_bounds(index._data, self.shape[w], w)
+    _check_bounds(index._data, self.shape[w] if self.dim() else 1, w)
     return dim
 
 
@@ -353,6 +355,11 @@ _UFUNCS = {"sum": xp.add, "add": xp.add, "mean": xp.add, "prod": xp.multiply,
 
 
 def _scatter_forward(xp, self, index, src, dim, reduce=None, include_self=True):
+    if self.ndim == 0:      # a 0-d tensor counts as 1-d of size 1
+        if isinstance(src, xp.ndarray):
+            src = src.reshape(-1)
+        return _scatter_forward(xp, self.reshape(1), index.reshape(-1), src, 0, reduce,
+                                include_self).reshape(())
     dim = _wrap(dim, self)
     out = _dense(self)
     if not index.size:
@@ -558,8 +565,8 @@ def _vector_index(index, name):
 
 def _index_select_forward(xp, self, index, dim):
     dim = _wrap(dim, self)
-    if self.ndim == 0:
-        return xp.take(self.reshape(1), index).reshape(index.shape)
+    if self.ndim == 0:      # (one index, checked: the scalar itself)
+        return self.copy()
     return _fresh(xp.take(self, index.reshape(-1).astype(xp.int64), axis=dim))
 
 
@@ -576,6 +583,9 @@ def index_select(input, dim, index):
     if index.dtype.name not in ("int64", "int32"):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = _vector_index(index, "index_select")
+    if input.dim() == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{idx.size} value(s)")
     size = input.shape[dim] if input.dim() else 1
     if ((idx < 0) | (idx >= size)).any():
         raise IndexError("index out of range in self")
@@ -585,8 +595,10 @@ def index_select(input, dim, index):
 def _index_add_forward(xp, self, index, source, dim, alpha, source_dim):
     dim = _wrap(dim, self)
     out = _dense(self)
-    xp.add.at(out, _along(dim, index.reshape(-1).astype(xp.int64)),
-              source if alpha == 1 else source * xp.asarray(alpha, self.dtype))
+    flat = out.reshape(1) if out.ndim == 0 else out     # (a 0-d tensor counts as 1-d)
+    xp.add.at(flat, _along(dim, index.reshape(-1).astype(xp.int64)),
+              (source if alpha == 1 else source * xp.asarray(alpha, self.dtype)).reshape(
+                  (1,) if source.ndim == 0 else source.shape))
     return out
 
 

@@ -9,7 +9,7 @@ import builtins
 import warnings
 
 from .. import _device, dtypes
-from .._args import type_name
+from .._args import class_name, type_name
 from .._creation import _flat, _size, empty, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
@@ -197,6 +197,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype.is_cuda:
             raise RuntimeError(_CUDA_INIT)
         dtype = dtype.dtype
+    elif isinstance(dtype, type):       # another class: torch reads its name as a type's
+        raise ValueError(f"invalid type: '{class_name(dtype)}'")
     elif not isinstance(dtype, dtypes.dtype):
         raise TypeError("dtype must be a type, str, or dtype object")
     return _to(self, dtype)

@@ -7,6 +7,7 @@ again. The LU factors that det, slogdet and solve save are computed as LAPACK's 
 (backend/kernels/lapack.py).
 """
 import math
+import warnings
 from collections import namedtuple
 
 from .. import dtypes
@@ -53,6 +54,12 @@ def _same_dtype(a, b):
                            f"{_C10_NAMES[a.dtype.name]} != {_C10_NAMES[b.dtype.name]}")
 
 
+def _no_bool(kernel, a):
+    """torch's BLAS kernels have no bool version."""
+    if a.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _no_out_dtype(name, out_dtype):
     if out_dtype is not None:
         raise NotImplementedError(f"glassgrad: {name}(..., out_dtype) is not supported")
@@ -72,6 +79,7 @@ def mm(input, mat2, out_dtype=None):
         (a, b), (c, d) = input.shape, mat2.shape
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a}x{b} and {c}x{d})")
     _same_dtype(input, mat2)
+    _no_bool("addmm_impl_cpu_", input)
     return _mm(input, mat2)
 
 
@@ -88,6 +96,7 @@ def mv(input, vec):
         m, v = _TYPE_NAMES[input.dtype.name], _TYPE_NAMES[vec.dtype.name]
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and "
                            f"{v}")
+    _no_bool("addmv_impl_cpu", input)
     return _mv(input, vec)
 
 
@@ -104,6 +113,7 @@ def _check_dot(input, other):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
                            f"have the same number of elements, but got {n} and {m} elements "
                            "respectively")
+    _no_bool("dot", input)
 
 
 @public("function", "method", signatures=(
@@ -130,6 +140,7 @@ def bmm(input, mat2, out_dtype=None):
     if input.dtype is not mat2.dtype:
         raise RuntimeError(f"expected scalar type {_TYPE_NAMES[input.dtype.name]} but found "
                            f"{_TYPE_NAMES[mat2.dtype.name]}")
+    _no_bool("bmm", input)
     return _bmm(input, mat2)
 
 
@@ -258,6 +269,7 @@ def _addmm_checks(input, mat1, mat2):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(mat1)} and "
                            f"{_name(mat2)}")
     _broadcast_to(input, (mat1.shape[0], mat2.shape[1]))
+    _no_bool("addmm_impl_cpu_", mat1)
 
 
 @public("function", "method", signatures=(
@@ -693,10 +705,22 @@ def _linalg_cross(input, other, *, dim=-1):
 @public("function", "method", signatures=(
     "cross(Tensor input, Tensor other, int64_t? dim=None, *, Tensor out=None)",))
 def cross(input, other, dim=None):
-    if dim is None:     # deprecated default: the first dim of size 3
-        shape = broadcast_shapes(tuple(input.shape), tuple(other.shape))
-        dim = next((d for d, s in enumerate(shape) if s == 3), -1)
+    if dim is None:     # deprecated default: the input's first dim of size 3
+        if not _WARNED:     # (once per process, as TORCH_WARN_ONCE)
+            _WARNED.add("cross")
+            warnings.warn(
+                "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                "dim will change to agree with that of linalg.cross in a future release. "
+                "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)",
+                UserWarning, stacklevel=2)
+        dim = next((d for d, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return _linalg_cross(input, other, dim=dim)
+
+
+_WARNED = set()
 
 
 # -- glassgrad.linalg: factorizations and solvers ---------------------------------------------

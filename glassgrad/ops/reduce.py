@@ -8,7 +8,7 @@ import warnings
 from .. import dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
@@ -104,12 +104,7 @@ _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
 
 
 def _dims(dim, ndim):
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    out = tuple(_wrap_dim(d, ndim) for d in dims)
-    for i, d in enumerate(out):
-        if d in out[:i]:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return out
+    return _wrap_dims((dim,) if isinstance(dim, int) else dim, ndim)
 
 
 def _type_name(d):
@@ -403,9 +398,13 @@ def min(input, dim=None, keepdim=False):
 
 
 def _amax_dims(name, input, dim):
+    dim = () if dim is None else dim
     dims = _dims(dim, input.dim())
+    if input.numel() == 0 and not dims:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           f"== 0. Specify the reduction dim with the 'dim' argument.")
     if input.numel() == 0:      # torch names the dim as it was given
-        given = [dim] if isinstance(dim, int) else list(dim or ())
+        given = [dim] if isinstance(dim, int) else list(dim)
         for d, name_d in zip(dims or range(input.dim()), given or range(input.dim())):
             if input.shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {name_d} to have non-zero "
@@ -456,7 +455,7 @@ def _rows(a, dim, fn, width, rank=None):
     of a stable ascending argsort to take, a NumPy shortcut for rows without ties or NaNs
     (where every algorithm agrees)."""
     moved = xp.moveaxis(a, dim, -1)
-    flat = moved.reshape(-1, moved.shape[-1])
+    flat = moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
     vals = xp.empty((flat.shape[0], width), a.dtype)
     idx = xp.empty((flat.shape[0], width), xp.int64)
     slow = range(flat.shape[0])
@@ -992,6 +991,11 @@ def _cumprod_backward(grad, self, dim, result):
     return _shape.stack(parts, dim)
 
 
+def _no_bool_result(kernel, dtype):
+    if dtype is dtypes.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def _cum_dtype(values, attrs):
     return _result_dtype(values, attrs) if attrs["dtype"] is None else attrs["dtype"]
 
@@ -1016,6 +1020,7 @@ _cumprod_cast = defop("CumprodBackward0", lambda xp, self, dim, dtype, self_scal
     "cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)",))
 def cumsum(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
+    _no_bool_result("cumsum_out_cpu", dtype)
     if dtype is None or dtype is input.dtype:
         return _cumsum(input, dim=dim, dtype=dtype)
     return _cumsum_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)
@@ -1025,6 +1030,7 @@ def cumsum(input, dim, *, dtype=None):
     "cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)",))
 def cumprod(input, dim, *, dtype=None):
     dim = _wrap_dim(dim, input.dim())
+    _no_bool_result("cumprod_out_cpu", dtype)
     if dtype is None or dtype is input.dtype:
         return _cumprod(input, dim=dim, dtype=dtype)
     return _cumprod_cast(input, dim=dim, dtype=dtype, self_scalar_type=input.dtype)

@@ -343,6 +343,11 @@ class OpDef:
         if rule == "same":
             return [v._data if isinstance(v, Tensor) else v for v in values], None
         _check_operands(self.name, values)
+        if len(values) > 1 and not self.variadic:     # sized before typed, as in torch
+            shapes = [getattr(v, "_data", v).shape for v in values
+                      if isinstance(v, (Tensor, ndarray))]
+            if any(s != shapes[0] for s in shapes):
+                broadcast_shapes(*shapes)
         if callable(rule):
             want = rule(values, attrs)
         else:
@@ -353,10 +358,6 @@ class OpDef:
         npd = want.np
         arrays = [_operand(v, npd) if self.promote is None or i in self.promote
                   else getattr(v, "_data", v) for i, v in enumerate(values)]
-        if len(values) > 1 and not self.variadic:     # pointwise operands broadcast
-            shapes = [a.shape for a in arrays if isinstance(a, ndarray)]
-            if len(shapes) > 1 and any(s != shapes[0] for s in shapes):
-                broadcast_shapes(*shapes)
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
@@ -606,9 +607,7 @@ def _node_name(public):
 
 
 _SCALAR_NAMES = dtypes.SCALAR_NAMES
-_C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-              "uint8": "unsigned char", "bool": "bool"}
+_C10_NAMES = dtypes.C10_NAMES
 
 
 def check_inplace(self):

@@ -6,7 +6,7 @@ import warnings
 from .. import _device, dtypes
 from .._args import Parser as _Parser
 from .._creation import zeros
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
 from ..backend import backend_of, xp
@@ -44,7 +44,8 @@ _alias = defop("AliasBackward0", lambda xp, self: self.view(), dtype="same", vie
                grads={"self": lambda grad: grad})
 _t = defop("TBackward0", lambda xp, self: self.T, dtype="same", view=True, arrays=True,
            grads={"self": lambda grad: _t.call(grad)})
-_transpose = defop("TransposeBackward0", lambda xp, self, dim0, dim1: xp.swapaxes(self, dim0, dim1),
+_transpose = defop("TransposeBackward0", lambda xp, self, dim0, dim1: xp.swapaxes(self, dim0, dim1)
+                   if self.ndim else self.view(),
                    dtype="same", view=True, arrays=True,
                    grads={"self": lambda grad, dim0, dim1: _transpose.call(grad, dim0=dim0,
                                                                           dim1=dim1)})
@@ -56,7 +57,7 @@ _unsqueeze = defop("UnsqueezeBackward0", lambda xp, self, dim: xp.expand_dims(se
 
 
 def _unsqueeze_to(grad, dims, sizes):
-    for d in sorted(dims):
+    for d in sorted(dims) if sizes else ():     # (a 0-d input's grad is 0-d)
         if sizes[d] == 1:
             grad = grad.unsqueeze(d)
     return grad
@@ -64,13 +65,17 @@ def _unsqueeze_to(grad, dims, sizes):
 
 _squeeze_all = defop("SqueezeBackward0", "squeeze", dtype="same", view=True,
                      grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
+def _squeezed(xp, a, dims):
+    """``a`` without those of ``dims`` that have size 1 (a 0-d array as it is: torch wraps dim
+    0 of a scalar)."""
+    return xp.squeeze(a, tuple(d for d in dims if a.shape[d] == 1)) if a.ndim else a.view()
+
+
 _squeeze_dim = defop(
-    "SqueezeBackward1", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
-    self.view(), dtype="same", view=True,
+    "SqueezeBackward1", lambda xp, self, dim: _squeezed(xp, self, (dim,)), dtype="same", view=True,
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
 _squeeze_dims = defop(
-    "SqueezeBackward2", lambda xp, self, dim: xp.squeeze(
-        self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same", view=True,
+    "SqueezeBackward2", lambda xp, self, dim: _squeezed(xp, self, dim), dtype="same", view=True,
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
 # the in-place view ops (t_, transpose_, unsqueeze_, squeeze_) record their own nodes; matmul's
 # vector @ matrix squeezes its fresh mm result in place (squeeze_), hence SqueezeBackward4 there
@@ -85,12 +90,10 @@ _unsqueeze_ = defop("UnsqueezeBackward1", lambda xp, self, dim: xp.expand_dims(s
 _squeeze_all_ = defop("SqueezeBackward3", "squeeze", dtype="same",
                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
 _squeeze_result = defop(
-    "SqueezeBackward4", lambda xp, self, dim: xp.squeeze(self, dim) if self.shape[dim] == 1 else
-    self.view(), dtype="same",
+    "SqueezeBackward4", lambda xp, self, dim: _squeezed(xp, self, (dim,)), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, (dim,), self_sym_sizes)})
 _squeeze_dims_ = defop(
-    "SqueezeBackward5", lambda xp, self, dim: xp.squeeze(
-        self, tuple(d for d in dim if self.shape[d] == 1)), dtype="same",
+    "SqueezeBackward5", lambda xp, self, dim: _squeezed(xp, self, dim), dtype="same",
     grads={"self": lambda grad, dim, self_sym_sizes: _unsqueeze_to(grad, dim, self_sym_sizes)})
 
 
@@ -214,6 +217,9 @@ def _parse_size(size):
 
 
 def _infer_size(size, numel):
+    for i, s in enumerate(size):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(size)}")
     if size.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
@@ -316,7 +322,7 @@ def squeeze(input, dim=None):
     if dim is None:
         return _squeeze_all(input)
     if isinstance(dim, (tuple, list)):
-        return _squeeze_dims(input, dim=tuple(_wrap_dim(d, input.dim()) for d in dim))
+        return _squeeze_dims(input, dim=_wrap_dims(dim, input.dim()))
     return _squeeze_dim(input, dim=_wrap_dim(dim, input.dim()))
 
 
@@ -377,8 +383,7 @@ def squeeze_(input, dim=None):
     if dim is None:
         return _view_inplace(_squeeze_all_, input)
     if isinstance(dim, (tuple, list)):
-        return _view_inplace(_squeeze_dims_, input,
-                             dim=tuple(_wrap_dim(d, input.dim()) for d in dim))
+        return _view_inplace(_squeeze_dims_, input, dim=_wrap_dims(dim, input.dim()))
     return _view_inplace(_squeeze_result, input, dim=_wrap_dim(dim, input.dim()))
 
 
@@ -403,6 +408,12 @@ def expand(input, sizes, *, implicit=False):
                 f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
                 f"non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  Tensor "
                 f"sizes: {list(shape)}")
+    for i in range(lead):
+        if sizes[i] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                               f"leading, non-existing dimension {i}")
+    if any(s < 0 for s in out):     # (torch's numel check meets the negative size first)
+        raise RuntimeError("numel: integer multiplication overflow")
     return _expand(input, size=tuple(out))
 
 
@@ -478,6 +489,16 @@ def select(input, dim, index):
     size = input.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    return _select(input, dim=dim, index=index % size)
+
+
+def select_item(input, dim, index, position):
+    """x[..., index, ...]: select, whose bounds error names the item's position in the index
+    (torch's applySlicing does)."""
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {position} with size "
+                         f"{size}")
     return _select(input, dim=dim, index=index % size)
 
 
@@ -569,23 +590,24 @@ def getitem(input, index):
     Tensor.__getitem__ is indexing.getitem, which hands basic indices here."""
     if isinstance(index, builtins.slice):      # a lone slice always records a SliceBackward0
         return _apply_slice(input, 0, index, force=True)
-    if input.dim() == 0 and isinstance(index, builtins.int) and \
-            not isinstance(index, builtins.bool):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if input.dim() == 0 and type(index) is builtins.int:
+        if index == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
     items = index if isinstance(index, tuple) else (index,)
     consumed = sum(1 for it in items if it is not None and it is not Ellipsis)
     if consumed > input.dim():
         raise IndexError(f"too many indices for tensor of dimension {input.dim()}")
     result, dim = input, 0
-    for it in items:
+    for position, it in enumerate(items):
         if it is None:
             result = unsqueeze(result, dim)
             dim += 1
         elif it is Ellipsis:
             dim += input.dim() - consumed
         elif isinstance(it, builtins.int):
-            result = select(result, dim, it)
+            result = select_item(result, dim, it, position)
         else:
             result = _apply_slice(result, dim, it, force=False)
             dim += 1
@@ -961,10 +983,7 @@ def narrow(input, dim, start, length):
     "flip(Tensor input, IntArrayRef dims)",))
 def flip(input, dims, *more):
     dims = _parse_size((dims,) + more)
-    wrapped = [_wrap_dim(d, input.dim()) for d in dims]
-    for d in wrapped:
-        if wrapped.count(d) > 1:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    _wrap_dims(dims, input.dim())
     return _flip(input, dims=dims)
 
 
