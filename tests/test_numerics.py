@@ -313,12 +313,19 @@ TIES = {
 }
 
 
+@pytest.mark.parametrize("n", [1, 8])     # (8 x 5 elements: some go through vector loops)
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 @pytest.mark.parametrize("fn", TIES.values(), ids=TIES.keys())
-def test_signed_zero_at_ties(fn, dtype):
+def test_signed_zero_at_ties(fn, dtype, n):
+    """Where the vector loops of torch's kernels reach (whole 32- or 64-byte vectors along the
+    innermost dim of its walk), some ties give the other operand (see
+    backend/kernels/vector.py): long, 2-d, transposed and broadcast operands check it."""
     def program(lib):
         dt = getattr(lib, dtype)
-        t = lib.tensor([-0.0, 0.0, -1.0, 2.0, float("nan")], dtype=dt)
-        out = fn(lib, t, lib.zeros(5, dtype=dt), -lib.zeros(5, dtype=dt))
-        return out, np.signbit(out.numpy()).tolist()     # (allclose takes -0.0 for 0.0)
+        t = lib.tensor([-0.0, 0.0, -1.0, 2.0, float("nan")] * n, dtype=dt)
+        outs = [fn(lib, t, lib.zeros(5 * n, dtype=dt), -lib.zeros(5 * n, dtype=dt))]
+        if n > 1:
+            m = t.reshape(5, n)
+            outs.append(fn(lib, m.t(), lib.zeros(n, 5, dtype=dt), -lib.zeros(n, 1, dtype=dt)))
+        return outs, [np.signbit(o.numpy()).tolist() for o in outs]   # (allclose: -0.0 == 0.0)
     same(program)

@@ -7,6 +7,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
 from ..backend import backend_of, data_ptr, xp
+from ..backend.kernels import vector
 from ..backend.kernels.fma import fma
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
 from . import _formula
@@ -764,10 +765,10 @@ def _logaddexp_forward(xp, self, other):
 _atan2 = defop("atan2", "arctan2", ("self", "other"), dtype="float",
                grads={"self": _atan2_grad("self"), "other": _atan2_grad("other")},
                variants=_FMI, aliases=("arctan2",))
-_maximum = defop("maximum", lambda xp, self, other: _keep(xp.maximum, other, self),
+_maximum = defop("maximum", lambda xp, self, other: vector.extremum(xp.maximum, self, other),
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a > b), variants=_FM)
-_minimum = defop("minimum", lambda xp, self, other: _keep(xp.minimum, other, self),
+_minimum = defop("minimum", lambda xp, self, other: vector.extremum(xp.minimum, self, other),
                  ("self", "other"),
                  grads=_extremum_grads(lambda a, b: a < b), variants=_FM)
 _fmax = defop("fmax", "fmax", ("self", "other"),
@@ -1488,6 +1489,16 @@ def _clamp_forward(xp, self, min, max):
     return self if max is None else _keep(xp.minimum, max, self)
 
 
+def _clamp_tensors(xp, self, min, max):
+    """clamp with tensor bounds: one walk over the three (signed-zero ties: see vector.py)."""
+    bounds = [b for b in (min, max) if b is not None]
+    lanes = vector.lanes(xp.broadcast_shapes(self.shape, *(b.shape for b in bounds)),
+                         self.dtype, self, *bounds)
+    if min is not None:
+        self = vector.extremum(xp.maximum, self, min, lanes)
+    return self if max is None else vector.extremum(xp.minimum, self, max, lanes)
+
+
 def _clamp_grad(grad, self, min, max):
     if min is None:
         inside = self <= max
@@ -1515,7 +1526,7 @@ def _clamp_dtype(values, attrs):
 _clamp = defop("ClampBackward1", _clamp_forward, grads={"self": _clamp_grad}, dtype=_clamp_dtype)
 # min/max tensors may be None: no promotion in the registry, the forward casts to ``dtype``
 _clamp_tensor = defop(
-    "ClampBackward0", lambda xp, self, min, max, dtype: _clamp_forward(xp, self, min, max).astype(
+    "ClampBackward0", lambda xp, self, min, max, dtype: _clamp_tensors(xp, self, min, max).astype(
         dtype.np, copy=False), ("self", "min", "max"), dtype="same",
     grads={"self": _clamp_grad, "min": _clamp_min_grad, "max": _clamp_max_grad})
 
@@ -1583,14 +1594,16 @@ _clamp_min = defop("ClampMinBackward0", lambda xp, self, min: _keep(xp.maximum, 
                    dtype=_bound_dtype("min"),
                    grads={"self": lambda grad, self, min: where(self >= min, grad, 0)})
 _clamp_min_tensor = defop(
-    "ClampMinBackward1", lambda xp, self, min: _keep(xp.maximum, min, self), ("self", "min"),
+    "ClampMinBackward1", lambda xp, self, min: vector.extremum(xp.maximum, self, min),
+    ("self", "min"),
     grads={"self": lambda grad, self, min: where(self >= min, grad, 0),
            "min": lambda grad, self, min: where(self < min, grad, 0)})
 _clamp_max = defop("ClampMaxBackward0", lambda xp, self, max: _keep(xp.minimum, _like(self, max), self),
                    dtype=_bound_dtype("max"),
                    grads={"self": lambda grad, self, max: where(self <= max, grad, 0)})
 _clamp_max_tensor = defop(
-    "ClampMaxBackward1", lambda xp, self, max: _keep(xp.minimum, max, self), ("self", "max"),
+    "ClampMaxBackward1", lambda xp, self, max: vector.extremum(xp.minimum, self, max),
+    ("self", "max"),
     grads={"self": lambda grad, self, max: where(self <= max, grad, 0),
            "max": lambda grad, self, max: where(self > max, grad, 0)})
 
