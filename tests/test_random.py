@@ -142,6 +142,10 @@ LARGE = {
         _rates(t, getattr(t, d), lo, hi)))(d, lo, hi)
        for d in ("float32", "float64") for lo, hi in ((0, 9.99), (10, 2000), (0, 30))},
     "poisson_zeros_mixed": lambda t: t.poisson(t.tensor([0.0, 0.5, 10.0] * (M // 3))),
+    # nothing drawn: the generator stays freshly seeded (its state says so)
+    "poisson_all_zero": lambda t: t.poisson(t.zeros(M)),
+    "poisson_empty": lambda t: t.poisson(t.empty(0)),
+    "rand_empty": lambda t: t.rand(0, dtype=t.float64),
     **{f"multinomial_repl_{d}": (lambda d: lambda t: t.multinomial(
         t.arange(1, 301, dtype=getattr(t, d)).sin().abs().repeat(40, 1), 250, True))(d)
        for d in ("float16", "float32", "float64")},

@@ -48,7 +48,7 @@ class Engine:
 
     def words(self, n):
         """n 32-bit draws (uint64 array)."""
-        self.fresh = False
+        self.fresh = self.fresh and n == 0        # drawing nothing leaves a fresh engine fresh
         return self._bits.random_raw(n)
 
     def words64(self, n):
