@@ -226,7 +226,9 @@ def multinomial_with_replacement(eng, rows, n_sample):
 
 def _search_rows(cum, u):
     """np.searchsorted(cum[i], u[i], side="left") for every row i at once: one binary search
-    run on all the samples together, bit_length(k) halvings of [lo, hi)."""
+    run on all the samples together, bit_length(k) halvings of [lo, hi) (one row: NumPy's)."""
+    if cum.shape[0] == 1:
+        return np.searchsorted(cum[0], u[0], side="left")[None]
     k = cum.shape[1]
     flat, base = cum.ravel(), np.arange(cum.shape[0])[:, None] * k
     lo, hi = np.zeros(u.shape, np.int64), np.full(u.shape, k)
