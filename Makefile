@@ -2,7 +2,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test fuzz docs bench graphviz clean
+.PHONY: demo test fuzz docs bench example graphviz clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,16 @@ docs: $(VENV)/.installed graphviz
 # BENCH_ARGS="--against REV" also times glassgrad as of a commit, in the same interleaved rounds
 bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+$(VENV)/.installed-examples: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e ".[examples,test]"
+	touch $@ $(VENV)/.installed $(VENV)/.installed-test
+
+# the training example on glassgrad (curves in examples/digits.png), then the same script under
+# PyTorch and glassgrad side by side (`compare` needs PyTorch: the test extra)
+example: $(VENV)/.installed-examples
+	$(BIN)/glassgrad run examples/digits.py
+	$(BIN)/glassgrad compare examples/digits.py
 
 # Graphviz's `dot` renders graph pictures; installed where the machine allows (root + apt-get),
 # otherwise the tests that need it skip and say why.

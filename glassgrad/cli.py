@@ -5,8 +5,8 @@
                                    errors show glassgrad's explanation under PyTorch's text
   glassgrad compare script.py [args]
                                    run it under PyTorch and under glassgrad, show where stdout and
-                                   stderr differ (glassgrad's explanations aside); exit 0 when
-                                   identical, 1 otherwise
+                                   stderr differ (glassgrad's explanations aside) and count the
+                                   equal and differing lines; exit 0 when identical, 1 otherwise
 """
 import argparse
 import difflib
@@ -138,11 +138,12 @@ def compare(script, args=(), stream=None):
         a, b = normalise(a), normalise(b)
         if a != b:
             same = False
-            out.writelines(difflib.unified_diff(
-                a.splitlines(True), b.splitlines(True), f"torch {stream_name}",
-                f"glassgrad {stream_name}"))
+            a_lines, b_lines = a.splitlines(True), b.splitlines(True)
+            out.writelines(difflib.unified_diff(a_lines, b_lines, f"torch {stream_name}",
+                                                f"glassgrad {stream_name}"))
             if not b.endswith("\n") or not a.endswith("\n"):
                 out.write("\n")
+            out.write(_count_lines(stream_name, a_lines, b_lines))
     if ref.returncode != mine.returncode:
         same = False
         out.write(f"exit code: torch {ref.returncode}, glassgrad {mine.returncode}\n")
@@ -150,6 +151,14 @@ def compare(script, args=(), stream=None):
         out.write(f"identical: {os.path.basename(script)} prints the same under torch and "
                   "glassgrad\n")
     return 0 if same else 1
+
+
+def _count_lines(stream_name, a_lines, b_lines):
+    """'stdout: 12 lines equal, 2 differ (torch 14 lines, glassgrad 14)'."""
+    blocks = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False).get_matching_blocks()
+    equal = sum(block.size for block in blocks)
+    return (f"{stream_name}: {equal} lines equal, {max(len(a_lines), len(b_lines)) - equal} "
+            f"differ (torch {len(a_lines)} lines, glassgrad {len(b_lines)})\n")
 
 
 def _capture(cmd):

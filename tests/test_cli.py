@@ -176,6 +176,7 @@ def test_compare_differing_script_exits_1_with_a_diff(tmp_path):
     assert "--- torch stdout\n+++ glassgrad stdout\n" in out
     assert "\n-torch\n+glassgrad\n" in out
     assert "\n tensor(2.)\n" in out       # context line: the part that agrees
+    assert "stdout: 1 lines equal, 1 differ (torch 2 lines, glassgrad 2)\n" in out
 
 
 @needs_torch

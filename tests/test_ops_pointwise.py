@@ -3,6 +3,7 @@
 cases, errors, nodes without derivatives, fused double-backward nodes, relu's gradients bit for
 bit. torch computes every expectation.
 """
+import numpy as np
 import pytest
 import torch
 
@@ -269,3 +270,23 @@ def test_relu_backward_passes_nan_and_inf_gradients_exactly(dtype):
         bits = {"float16": "<u2", "float32": "<u4", "float64": "<u8"}[dtype]
         return [t.detach().numpy().view(bits) for t in (gx, gb)], g2     # compared bit for bit
     same(program)
+
+
+@pytest.mark.parametrize("scale", ["near_cancel", "all_exponents", "small_mantissas"])
+def test_fused_multiply_add_rounds_once_like_torch(scale):
+    """addcmul in float64 is a fused multiply-add in torch: glassgrad's vectorised emulation
+    (backend/kernels/fma.py) gives its bits over 100,000 operands, including products that
+    nearly cancel c, every exponent (overflow, underflow, subnormals) and exact ties."""
+    rng = np.random.default_rng(11)
+    n = 100_000
+    if scale == "near_cancel":
+        a, b = rng.standard_normal(n), rng.standard_normal(n)
+        c = -(a * b) * (1 + rng.integers(-3, 4, n) * 2.0 ** -52)
+    elif scale == "all_exponents":
+        a, b, c = (rng.standard_normal(n) * 2.0 ** rng.integers(-1074, 1023, n).astype(float)
+                   for _ in range(3))
+    else:
+        a, b = (1 + rng.integers(0, 2 ** 8, n) * 2.0 ** -27 for _ in range(2))
+        c = rng.integers(-2 ** 10, 2 ** 10, n) * 2.0 ** -60 + rng.choice([0.0, -1.0, 1.0], n)
+    t, g = (lib.addcmul(lib.tensor(c), lib.tensor(a), lib.tensor(b)).numpy() for lib in (torch, gg))
+    np.testing.assert_array_equal(g.view("<u8"), t.view("<u8"))

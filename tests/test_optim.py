@@ -662,48 +662,26 @@ def test_tensor_subclass_parameter():
     assert program(gg, g_param) == program(torch, t_param)
 
 
-# ---- swa_utils.AveragedModel (against a duck-typed model: glassgrad.nn has no Module yet)
+# ---- swa_utils.AveragedModel (more in test_swa_utils.py)
 def _tiny_values(seed):
     rng = np.random.default_rng(seed)
     return (rng.standard_normal((3, 2)), rng.standard_normal(2), seed, rng.standard_normal(2))
 
 
-class TinyModel:
-    """What AveragedModel uses of a module: parameters(), buffers(), calling it (glassgrad's
-    side; torch's AveragedModel needs a real torch.nn.Module: TorchTinyModel)."""
-
-    def __init__(self, lib, seed):
-        w, b, count, stat = _tiny_values(seed)
-        self.w = lib.tensor(w, dtype=lib.float32, requires_grad=True)
-        self.b = lib.tensor(b, dtype=lib.float32, requires_grad=True)
-        self.count = lib.tensor(count, dtype=lib.int64)
-        self.stat = lib.tensor(stat, dtype=lib.float32)
-
-    def parameters(self):
-        return iter([self.w, self.b])
-
-    def buffers(self):
-        return iter([self.count, self.stat])
-
-    def __call__(self, x):
-        return x @ self.w + self.b
-
-
-class TorchTinyModel(torch.nn.Module):
-    def __init__(self, seed):
-        super().__init__()
-        w, b, count, stat = _tiny_values(seed)
-        self.w = torch.nn.Parameter(torch.tensor(w, dtype=torch.float32))
-        self.b = torch.nn.Parameter(torch.tensor(b, dtype=torch.float32))
-        self.register_buffer("count", torch.tensor(count, dtype=torch.int64))
-        self.register_buffer("stat", torch.tensor(stat, dtype=torch.float32))
-
-    def forward(self, x):
-        return x @ self.w + self.b
-
-
 def tiny_model(lib, seed):
-    return TorchTinyModel(seed) if lib is torch else TinyModel(lib, seed)
+    """A module with two parameters and two buffers (an int64 one), built alike in each lib."""
+    class Tiny(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            w, b, count, stat = _tiny_values(seed)
+            self.w = lib.nn.Parameter(lib.tensor(w, dtype=lib.float32))
+            self.b = lib.nn.Parameter(lib.tensor(b, dtype=lib.float32))
+            self.register_buffer("count", lib.tensor(count, dtype=lib.int64))
+            self.register_buffer("stat", lib.tensor(stat, dtype=lib.float32))
+
+        def forward(self, x):
+            return x @ self.w + self.b
+    return Tiny()
 
 
 AVERAGING = [

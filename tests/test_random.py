@@ -128,6 +128,48 @@ def test_stream_matches_torch(f, seed):
     differential(f, seed)
 
 
+M = 10_000      # large streams: the vectorised samplers over many elements and rows
+
+
+def _rates(t, dtype, low, high):
+    """M Poisson rates from low to high, shuffled so the two algorithms alternate."""
+    order = t.tensor(np.random.default_rng(5).permutation(M))
+    return t.linspace(low, high, M, dtype=t.float64)[order].to(dtype)
+
+
+LARGE = {
+    **{f"poisson_{d}_{lo}_{hi}": (lambda d, lo, hi: lambda t: t.poisson(
+        _rates(t, getattr(t, d), lo, hi)))(d, lo, hi)
+       for d in ("float32", "float64") for lo, hi in ((0, 9.99), (10, 2000), (0, 30))},
+    "poisson_zeros_mixed": lambda t: t.poisson(t.tensor([0.0, 0.5, 10.0] * (M // 3))),
+    # nothing drawn: the generator stays freshly seeded (its state says so)
+    "poisson_all_zero": lambda t: t.poisson(t.zeros(M)),
+    "poisson_empty": lambda t: t.poisson(t.empty(0)),
+    "rand_empty": lambda t: t.rand(0, dtype=t.float64),
+    **{f"multinomial_repl_{d}": (lambda d: lambda t: t.multinomial(
+        t.arange(1, 301, dtype=getattr(t, d)).sin().abs().repeat(40, 1), 250, True))(d)
+       for d in ("float16", "float32", "float64")},
+    "multinomial_repl_one_row": lambda t: t.multinomial(t.tensor([0.0, 2.0, 0.0, 1e-3, 5.0]),
+                                                        M, True),
+    **{f"uniform_{d}": (lambda d: lambda t: t.empty(M, dtype=getattr(t, d)).uniform_(
+        -100.3, 1000.7))(d) for d in ("float32", "float64")},
+    **{f"normal_{d}": (lambda d: lambda t: t.empty(M, dtype=getattr(t, d)).normal_(
+        -1.25, 3.3))(d) for d in ("float32", "float64")},
+    "normal_scalar_path": lambda t: t.normal(t.zeros(M, 1, dtype=t.float64),
+                                             t.full((M, 1), 0.7, dtype=t.float64)),
+    "exponential": lambda t: t.empty(M, dtype=t.float64).exponential_(0.3),
+    "geometric": lambda t: t.empty(M, dtype=t.float64).geometric_(0.01),
+    "log_normal": lambda t: t.empty(M, dtype=t.float64).log_normal_(0.5, 1.7),
+    "cauchy": lambda t: t.empty(M, dtype=t.float64).cauchy_(-3.5, 0.01),
+}
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+@pytest.mark.parametrize("f", LARGE.values(), ids=LARGE.keys())
+def test_large_stream_matches_torch(f, seed):
+    differential(f, seed)
+
+
 @pytest.mark.parametrize("seed", [0, 7])
 def test_generator_objects(seed):
     """A Generator of its own draws torch's numbers and leaves the default stream alone."""

@@ -1,10 +1,7 @@
 """torch.optim.swa_utils: weight averaging (AveragedModel: SWA or EMA), SWALR and update_bn.
 
-glassgrad.nn has no Module yet, so AveragedModel is written against the part of a module it
-uses, duck-typed: ``parameters()``, ``buffers()`` (optional), ``modules()`` (for update_bn),
-being callable, and copy.deepcopy. When nn.Module lands, AveragedModel should become a
-Module subclass (torch's is: its ``n_averaged`` is a registered buffer, and state_dict
-follows).
+AveragedModel is an nn.Module holding a deep copy of the model as ``module`` and the count of
+averaged models as the buffer ``n_averaged`` (so both are in its state_dict, as torch's).
 """
 import itertools
 import math
@@ -14,6 +11,8 @@ from copy import deepcopy
 from .._autograd.grad_mode import no_grad
 from .._creation import tensor
 from ..dtypes import long
+from ..nn.modules.batchnorm import _BatchNorm
+from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _format_param
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn",
@@ -76,21 +75,18 @@ def get_swa_avg_fn():
     return swa_update
 
 
-def _buffers(module):
-    return module.buffers() if hasattr(module, "buffers") else ()
-
-
-class AveragedModel:
+class AveragedModel(Module):
     """A deep copy of ``model`` whose parameters are the running (SWA) or exponential (EMA)
     average of the model's, updated by ``update_parameters(model)``."""
 
     def __init__(self, model, device=None, avg_fn=None, multi_avg_fn=None, use_buffers=False):
+        super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
         self.module = deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        self.n_averaged = tensor(0, dtype=long, device=device)
+        self.register_buffer("n_averaged", tensor(0, dtype=long, device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers
@@ -98,18 +94,10 @@ class AveragedModel:
     def forward(self, *args, **kwargs):
         return self.module(*args, **kwargs)
 
-    __call__ = forward
-
-    def parameters(self):
-        return self.module.parameters()
-
-    def buffers(self):
-        return itertools.chain([self.n_averaged], _buffers(self.module))
-
     def update_parameters(self, model):
         if self.use_buffers:
-            mine = itertools.chain(self.module.parameters(), _buffers(self.module))
-            theirs = itertools.chain(model.parameters(), _buffers(model))
+            mine = itertools.chain(self.module.parameters(), self.module.buffers())
+            theirs = itertools.chain(model.parameters(), model.buffers())
         else:
             mine, theirs = self.parameters(), model.parameters()
         averaged, current = [], []
@@ -123,7 +111,7 @@ class AveragedModel:
         if self.n_averaged > 0:
             self._average(averaged, current)
         if not self.use_buffers:
-            for b_swa, b_model in zip(_buffers(self.module), _buffers(model)):
+            for b_swa, b_model in zip(self.module.buffers(), model.buffers()):
                 b_swa.detach().copy_(b_model.detach().to(b_swa.device))
         self.n_averaged += 1
 
@@ -152,18 +140,13 @@ def _by_dtype(averaged, current):
     return list(groups.values())
 
 
-def _is_batch_norm(module):
-    return hasattr(module, "reset_running_stats") and hasattr(module, "running_mean")
-
-
 def update_bn(loader, model, device=None):
     """Recompute the batch-norm running statistics of ``model`` with one pass over
     ``loader`` (cumulative averages: momentum None)."""
     with no_grad():
         momenta = {}
-        modules = model.modules() if hasattr(model, "modules") else ()
-        for module in modules:
-            if _is_batch_norm(module):
+        for module in model.modules():
+            if isinstance(module, _BatchNorm):
                 module.reset_running_stats()
                 momenta[module] = module.momentum
         if not momenta:
