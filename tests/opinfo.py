@@ -1808,6 +1808,36 @@ POOL_1D = [row(f"pool1d-{name}", fn, s, **kw) for name, fn, s, kw in [
     ("adaptive1d", lambda t, x: F(t).adaptive_avg_pool1d(x, 3), (2, 3, 7), {}),
 ]]
 
+SPATIAL = [row(f"spatial-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in [
+    ("conv_t2d", lambda t, x, w, b: F(t).conv_transpose2d(x, w, b), [(2, 3, 4, 5), (3, 2, 3, 2),
+                                                                     (2,)], {}),
+    ("conv_t2d-args", lambda t, x, w, b: F(t).conv_transpose2d(
+        x, w, b, stride=2, padding=1, output_padding=1), [(2, 3, 4, 5), (3, 2, 3, 2), (2,)], {}),
+    ("conv_t2d-groups", lambda t, x, w: F(t).conv_transpose2d(
+        x, w, groups=3, dilation=2, stride=(2, 1), output_padding=(1, 0)),
+     [(2, 3, 4, 5), (3, 2, 3, 2)], {}),
+    ("conv_t1d", lambda t, x, w, b: F(t).conv_transpose1d(x, w, b, stride=3, output_padding=2),
+     [(2, 4, 5), (4, 1, 3), (1,)], {}),
+    ("conv_t1d-unbatched", lambda t, x, w, b: t.conv_transpose1d(x, w, b, groups=2),
+     [(4, 5), (4, 1, 3), (2,)], {}),
+    ("conv_t3d", lambda t, x, w, b: t.conv_transpose3d(x, w, b, 2, 1),
+     [(1, 2, 3, 3, 2), (2, 2, 2, 3, 2), (2,)], {}),
+    ("unfold", lambda t, x: F(t).unfold(x, 2), [(2, 3, 4, 5)], {}),
+    ("unfold-args", lambda t, x: F(t).unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                             stride=(2, 1)), [(2, 3, 4, 5)], {}),
+    ("unfold-unbatched", lambda t, x: F(t).unfold(x, 2), [(3, 4, 5)], {}),
+    ("fold", lambda t, x: F(t).fold(x, (4, 5), 2), [(2, 12, 12)], {}),
+    ("fold-args", lambda t, x: F(t).fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=1,
+                                         stride=(2, 1)), [(2, 12, 12)], {}),
+    ("fold-unbatched", lambda t, x: F(t).fold(x, (4, 5), 2), [(12, 12)], {}),
+    ("pixel_shuffle", lambda t, x: F(t).pixel_shuffle(x, 2), [(2, 8, 3, 2)], {}),
+    ("pixel_shuffle-5d", lambda t, x: t.pixel_shuffle(x, 2), [(2, 1, 8, 3, 2)], {}),
+    ("pixel_unshuffle", lambda t, x: F(t).pixel_unshuffle(x, 2), [(2, 2, 4, 6)], {}),
+    ("pixel_unshuffle-3d", lambda t, x: t.pixel_unshuffle(x, 3), [(2, 6, 3)], {}),
+    ("channel_shuffle", lambda t, x: F(t).channel_shuffle(x, 2), [(2, 6, 3, 2)], {}),
+    ("channel_shuffle-3d", lambda t, x: t.channel_shuffle(x, 3), [(2, 6, 3)], {}),
+]]
+
 NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("layer", lambda t, x, w, b: F(t).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)], {}),
     ("layer-2d", lambda t, x: F(t).layer_norm(x, (3, 4), eps=1e-3), [(2, 3, 4)], {}),
@@ -1918,6 +1948,7 @@ OPS = [
     *_section("conv", CONV + POOL + AVG_POOL, forward_ad=False,     # (no forward-AD rules yet)
               warns=True),      # padding='same' with an even kernel
     *_section("norm", POOL_1D + NORM, forward_ad=False),
+    *_section("spatial", SPATIAL, forward_ad=False),
     *_section("loss", LOSS, forward_ad=False),
     *_section("random", RANDOM),
 ]

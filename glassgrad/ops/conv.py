@@ -25,7 +25,7 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import xp
-from ..backend.kernels.im2col import _columns, _padded
+from ..backend.kernels.im2col import _col2im, _columns, _padded
 from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
@@ -87,13 +87,7 @@ def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, grou
     go = grad_output.reshape(n, groups, o // groups, math.prod(out))
     w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
     cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
-    padded = xp.zeros((n, c, *(s + 2 * p for s, p in zip(size, padding))), grad_output.dtype)
-    whole = (builtins.slice(None),) * 2
-    for at in xp.ndindex(*kernel):
-        region = tuple(builtins.slice(i * d, i * d + s * (m - 1) + 1, s)
-                       for i, d, s, m in zip(at, dilation, stride, out))
-        padded[whole + region] += cols[whole + at]
-    return padded[whole + tuple(builtins.slice(p, p + s) for p, s in zip(padding, size))]
+    return _col2im(cols, size, stride, padding, dilation)
 
 
 def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):

@@ -1,0 +1,128 @@
+"""The spatial layers against torch: transposed convolutions, fold/unfold, 3-d and adaptive
+pooling, unpooling, LP pooling, upsampling, pixel and channel shuffles and the padding modules.
+Each layer is built in torch, its state copied into glassgrad's, and both run forward and
+backward on the same input (outputs, grad_fn names, input and parameter gradients, reprs,
+state_dict); default initialisation is compared bit for bit after manual_seed; errors by type
+and message. The functional ops' rows are covered by tests/opinfo.py's "spatial" section
+(values, gradients, saved tensors, double backward)."""
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import assert_same, norm
+from test_nn_layers import _run, _state_from, err, same, same_stream, x
+
+LAYERS = {
+    "ConvTranspose1d": (lambda t: t.nn.ConvTranspose1d(3, 4, 3, stride=2), [x(2, 3, 5)]),
+    "ConvTranspose2d": (lambda t: t.nn.ConvTranspose2d(4, 6, (3, 2), stride=2, padding=1,
+                                                       output_padding=1, groups=2),
+                        [x(2, 4, 4, 5)]),
+    "ConvTranspose2d_dilation": (lambda t: t.nn.ConvTranspose2d(2, 3, 2, dilation=2,
+                                                                bias=False), [x(2, 3, 3)]),
+    "ConvTranspose3d": (lambda t: t.nn.ConvTranspose3d(2, 2, 2, stride=(1, 2, 1)),
+                        [x(1, 2, 3, 2, 3)]),
+    "Fold": (lambda t: t.nn.Fold((4, 5), 2), [x(2, 12, 12)]),
+    "Fold_args": (lambda t: t.nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=1,
+                                      stride=(2, 1)), [x(12, 12)]),
+    "Unfold": (lambda t: t.nn.Unfold(2, padding=1), [x(2, 3, 4, 5)]),
+    "PixelShuffle": (lambda t: t.nn.PixelShuffle(2), [x(2, 8, 3, 2)]),
+    "PixelUnshuffle": (lambda t: t.nn.PixelUnshuffle(2), [x(2, 2, 4, 6)]),
+    "ChannelShuffle": (lambda t: t.nn.ChannelShuffle(3), [x(2, 6, 3, 2)]),
+}
+for _k, _shape in ((1, (2, 3, 5)), (2, (2, 3, 4, 5)), (3, (1, 2, 3, 4, 5))):
+    LAYERS.update({
+        f"ZeroPad{_k}d": (lambda t, k=_k: getattr(t.nn, f"ZeroPad{k}d")(1), [x(*_shape)]),
+        f"ConstantPad{_k}d": (lambda t, k=_k: getattr(t.nn, f"ConstantPad{k}d")(
+            tuple(range(1, 2 * k + 1)), 3.5), [x(*_shape)]),
+        f"ReflectionPad{_k}d": (lambda t, k=_k: getattr(t.nn, f"ReflectionPad{k}d")(
+            (2, 1) * k), [x(*_shape)]),
+        f"ReplicationPad{_k}d": (lambda t, k=_k: getattr(t.nn, f"ReplicationPad{k}d")(2),
+                                 [x(*_shape)]),
+        f"CircularPad{_k}d": (lambda t, k=_k: getattr(t.nn, f"CircularPad{k}d")((1, 2) * k),
+                              [x(*_shape)]),
+        f"ReflectionPad{_k}d_unbatched": (lambda t, k=_k: getattr(t.nn, f"ReflectionPad{k}d")(
+            1), [x(*_shape[1:])]),
+    })
+
+
+@pytest.mark.parametrize("name", LAYERS)
+def test_layer(name):
+    ctor, arrays = LAYERS[name]
+    tm, gm = ctor(torch), ctor(gg)
+    gm.load_state_dict(_state_from(tm))
+    expected, got = _run(torch, tm, arrays), _run(gg, gm, arrays)
+    assert_same(norm(expected), norm(got), tol={"float32": (1e-5, 1e-6),
+                                                "float64": (1e-10, 1e-12)})
+
+
+INIT = {
+    "ConvTranspose1d": lambda t: t.nn.ConvTranspose1d(3, 4, 3),
+    "ConvTranspose2d": lambda t: t.nn.ConvTranspose2d(4, 6, (3, 2), groups=2),
+    "ConvTranspose3d": lambda t: t.nn.ConvTranspose3d(2, 3, 2, bias=False, dtype=t.float64),
+}
+
+
+@same_stream
+@pytest.mark.parametrize("name", INIT)
+def test_default_init_bit_for_bit(name):
+    def program(t):
+        t.manual_seed(0)
+        return dict(INIT[name](t).state_dict())
+    same(program)
+
+
+def _conv_t_output_size(t, size):
+    m = t.nn.ConvTranspose2d(2, 2, 3, stride=2, padding=1)
+    return m(t.ones(1, 2, 3, 3), output_size=size).shape
+
+
+# name -> program(t): the same result, or the same error (type and message)
+CHECKS = {
+    "conv_t_output_size": lambda t: _conv_t_output_size(t, [6, 6]),
+    "conv_t_output_size_full": lambda t: err(_conv_t_output_size, t, [1, 2, 5, 6]),
+    "conv_t_output_size_range": lambda t: err(_conv_t_output_size, t, [9, 9]),
+    "conv_t_output_size_len": lambda t: err(_conv_t_output_size, t, [9]),
+    "conv_t_padding_mode": lambda t: err(t.nn.ConvTranspose2d, 2, 2, 3, padding_mode="reflect"),
+    "conv_t_channels": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(1, 3, 5, 5),
+                                     t.ones(2, 3, 3, 3)),
+    "conv_t_output_padding": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(1, 3, 5, 5),
+                                           t.ones(3, 2, 3, 3), stride=2, output_padding=2),
+    "conv_t_output_padding_3d": lambda t: err(t.conv_transpose3d, t.ones(1, 3, 2, 2, 2),
+                                              t.ones(3, 2, 1, 1, 1), output_padding=1),
+    "conv_t_groups": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(1, 3, 5, 5),
+                                   t.ones(3, 2, 3, 3), groups=2),
+    "conv_t_bias": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(1, 3, 5, 5),
+                                 t.ones(3, 2, 3, 3), t.ones(3)),
+    "conv_t_too_small": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(1, 3, 5, 5),
+                                      t.ones(3, 2, 3, 3), padding=4),
+    "conv_t_dims": lambda t: err(t.nn.functional.conv_transpose2d, t.ones(5, 5),
+                                 t.ones(3, 2, 3, 3)),
+    "unfold_dims": lambda t: err(t.nn.functional.unfold, t.ones(5, 5), 2),
+    "unfold_blocks": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), 6),
+    "unfold_stride": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), 2, stride=0),
+    "unfold_padding": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), 2, padding=-1),
+    "unfold_kernel_len": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), (2, 2, 2)),
+    "unfold_kernel_zero": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), 0),
+    "unfold_dilation": lambda t: err(t.nn.functional.unfold, t.ones(1, 2, 5, 5), 2, dilation=0),
+    "fold_divisible": lambda t: err(t.nn.functional.fold, t.ones(2, 13, 16), (5, 5), 2),
+    "fold_blocks": lambda t: err(t.nn.functional.fold, t.ones(2, 12, 15), (5, 5), 2),
+    "fold_dims": lambda t: err(t.nn.functional.fold, t.ones(2, 12, 16, 1), (5, 5), 2),
+    "pixel_shuffle_dims": lambda t: err(t.nn.functional.pixel_shuffle, t.ones(4, 4), 2),
+    "pixel_shuffle_channels": lambda t: err(t.pixel_shuffle, t.ones(2, 4, 3, 4), 3),
+    "pixel_shuffle_factor": lambda t: err(t.pixel_shuffle, t.ones(2, 4, 3, 4), 0),
+    "pixel_unshuffle_width": lambda t: err(t.pixel_unshuffle, t.ones(2, 4, 3, 4), 3),
+    "pixel_unshuffle_height": lambda t: err(t.pixel_unshuffle, t.ones(2, 4, 3, 6), 2),
+    "pixel_unshuffle_factor": lambda t: err(t.pixel_unshuffle, t.ones(2, 4, 3, 4), 0),
+    "pixel_unshuffle_dims": lambda t: err(t.pixel_unshuffle, t.ones(4, 4), 2),
+    "channel_shuffle_groups": lambda t: err(t.channel_shuffle, t.ones(2, 4, 3), 3),
+    "channel_shuffle_zero": lambda t: err(t.nn.functional.channel_shuffle, t.ones(2, 4, 3), 0),
+    "channel_shuffle_dims": lambda t: err(t.channel_shuffle, t.ones(4, 3), 2),
+    "circular_pad_dims": lambda t: err(t.nn.CircularPad2d(1), t.ones(3, 3)),
+    "reflection_pad_dims": lambda t: err(t.nn.ReflectionPad2d(1), t.ones(3)),
+    "reflection_pad_too_big": lambda t: err(t.nn.ReflectionPad1d(3), t.ones(2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_checks(name):
+    same(CHECKS[name])
