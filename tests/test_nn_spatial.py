@@ -28,6 +28,21 @@ LAYERS = {
     "PixelShuffle": (lambda t: t.nn.PixelShuffle(2), [x(2, 8, 3, 2)]),
     "PixelUnshuffle": (lambda t: t.nn.PixelUnshuffle(2), [x(2, 2, 4, 6)]),
     "ChannelShuffle": (lambda t: t.nn.ChannelShuffle(3), [x(2, 6, 3, 2)]),
+    "MaxPool3d": (lambda t: t.nn.MaxPool3d(2), [x(2, 2, 4, 5, 4)]),
+    "MaxPool3d_args": (lambda t: t.nn.MaxPool3d((3, 2, 2), 2, 1, ceil_mode=True,
+                                                return_indices=True), [x(2, 5, 5, 4)]),
+    "AvgPool3d": (lambda t: t.nn.AvgPool3d(2), [x(2, 2, 4, 5, 4)]),
+    "AvgPool3d_args": (lambda t: t.nn.AvgPool3d(3, 2, 1, ceil_mode=True, count_include_pad=False,
+                                                divisor_override=None), [x(1, 2, 6, 5, 4)]),
+    "AvgPool3d_divisor": (lambda t: t.nn.AvgPool3d(2, divisor_override=5), [x(2, 4, 4, 4)]),
+    "AdaptiveAvgPool3d": (lambda t: t.nn.AdaptiveAvgPool3d((2, None, 3)), [x(2, 2, 5, 4, 7)]),
+    "AdaptiveMaxPool1d": (lambda t: t.nn.AdaptiveMaxPool1d(3, return_indices=True),
+                          [x(2, 3, 7)]),
+    "AdaptiveMaxPool2d": (lambda t: t.nn.AdaptiveMaxPool2d((3, 2)), [x(2, 3, 7, 5)]),
+    "AdaptiveMaxPool3d": (lambda t: t.nn.AdaptiveMaxPool3d(2, True), [x(1, 2, 5, 4, 3)]),
+    "LPPool1d": (lambda t: t.nn.LPPool1d(2, 3, 2), [x(2, 3, 7)]),
+    "LPPool2d": (lambda t: t.nn.LPPool2d(3, (2, 3)), [x(2, 3, 6, 6)]),
+    "LPPool3d": (lambda t: t.nn.LPPool3d(1.5, 2, ceil_mode=True), [abs(x(1, 2, 5, 4, 4))]),
 }
 for _k, _shape in ((1, (2, 3, 5)), (2, (2, 3, 4, 5)), (3, (1, 2, 3, 4, 5))):
     LAYERS.update({
@@ -76,6 +91,21 @@ def _conv_t_output_size(t, size):
     return m(t.ones(1, 2, 3, 3), output_size=size).shape
 
 
+def _unpool(t, k, output_size=None, **kw):
+    """MaxUnpoolkd(2) of MaxPoolkd(2, return_indices=True): values, gradient, repr."""
+    size = (2, 3) + (4,) * k
+    x_ = t.tensor(x(*size), requires_grad=True)
+    pool = getattr(t.nn, f"MaxPool{k}d")(2, return_indices=True)
+    unpool = getattr(t.nn, f"MaxUnpool{k}d")(2, **kw)
+    out = unpool(*pool(x_), output_size=output_size)
+    out.backward(t.tensor(x(*out.shape, seed=1)))
+    return out, type(out.grad_fn).__name__, x_.grad, repr(unpool)
+
+
+def _pool_err(t, name, *args, **kw):
+    return err(getattr(t.nn.functional, name), *args, **kw)
+
+
 # name -> program(t): the same result, or the same error (type and message)
 CHECKS = {
     "conv_t_output_size": lambda t: _conv_t_output_size(t, [6, 6]),
@@ -120,6 +150,34 @@ CHECKS = {
     "circular_pad_dims": lambda t: err(t.nn.CircularPad2d(1), t.ones(3, 3)),
     "reflection_pad_dims": lambda t: err(t.nn.ReflectionPad2d(1), t.ones(3)),
     "reflection_pad_too_big": lambda t: err(t.nn.ReflectionPad1d(3), t.ones(2, 3)),
+    "unpool1d": lambda t: _unpool(t, 1),
+    "unpool2d": lambda t: _unpool(t, 2, stride=2),
+    "unpool3d": lambda t: _unpool(t, 3),
+    "unpool2d_output_size": lambda t: _unpool(t, 2, output_size=(5, 5)),
+    "unpool2d_output_size_full": lambda t: _unpool(t, 2, output_size=(2, 3, 5, 5)),
+    "unpool2d_output_size_bad": lambda t: err(_unpool, t, 2, output_size=(9, 9)),
+    "unpool2d_output_size_len": lambda t: err(_unpool, t, 2, output_size=(9,)),
+    "unpool_bad_index": lambda t: err(t.nn.functional.max_unpool2d, t.ones(1, 1, 2, 2),
+                                      t.tensor([[[[0, 1], [2, 40]]]]), 2),
+    "unpool_index_dtype": lambda t: err(t.nn.functional.max_unpool2d, t.ones(1, 1, 2, 2),
+                                        t.zeros(1, 1, 2, 2, dtype=t.int32), 2),
+    "unpool_index_shape": lambda t: err(t.nn.functional.max_unpool2d, t.ones(1, 1, 2, 2),
+                                        t.zeros(1, 1, 2, 1, dtype=t.int64), 2),
+    "max_pool3d_dims": lambda t: _pool_err(t, "max_pool3d", t.ones(2, 3, 4), 2),
+    "max_pool3d_kernel_len": lambda t: _pool_err(t, "max_pool3d", t.ones(1, 2, 4, 4, 4), (2, 2)),
+    "max_pool3d_stride_len": lambda t: _pool_err(t, "max_pool3d", t.ones(1, 2, 4, 4, 4), 2,
+                                                 (1, 2)),
+    "max_pool3d_pad": lambda t: _pool_err(t, "max_pool3d", t.ones(1, 2, 4, 4, 4), 2, padding=2),
+    "max_pool3d_small": lambda t: _pool_err(t, "max_pool3d", t.ones(1, 2, 1, 4, 4), 2),
+    "max_pool3d_stride_zero": lambda t: _pool_err(t, "max_pool3d", t.ones(1, 2, 4, 4, 4), 2, 0),
+    "avg_pool3d_divisor": lambda t: _pool_err(t, "avg_pool3d", t.ones(1, 2, 4, 4, 4), 2,
+                                              divisor_override=0),
+    "avg_pool3d_dims": lambda t: _pool_err(t, "avg_pool3d", t.ones(4, 4), 2),
+    "adaptive_avg_pool3d_dims": lambda t: _pool_err(t, "adaptive_avg_pool3d", t.ones(4, 4), 2),
+    "adaptive_max_pool2d_dims": lambda t: _pool_err(t, "adaptive_max_pool2d", t.ones(4, 4), 2),
+    "adaptive_max_pool3d_empty": lambda t: _pool_err(t, "adaptive_max_pool3d",
+                                                     t.ones(2, 0, 4, 4), 2),
+    "adaptive_max_pool1d_dims": lambda t: _pool_err(t, "adaptive_max_pool1d", t.ones(4), 2),
 }
 
 
