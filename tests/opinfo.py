@@ -1883,7 +1883,27 @@ SPATIAL = [row(f"spatial-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in
     ("lp_pool2d-inf", lambda t, x: F(t).lp_pool2d(x, float("inf"), 2), [(2, 2, 4, 6)], {}),
     ("lp_pool3d", lambda t, x: F(t).lp_pool3d(x, 2, 2, ceil_mode=True), [(1, 2, 5, 4, 4)],
      {"lo": 0.5, "hi": 2}),
-]]
+]] + [row(f"interpolate-{mode}-{name}", fn, shape) for mode, shape in [
+    ("nearest", (2, 3, 5)), ("nearest", (2, 3, 5, 4)), ("nearest", (1, 2, 3, 4, 5)),
+    ("nearest-exact", (2, 3, 5)), ("nearest-exact", (2, 3, 5, 4)),
+    ("nearest-exact", (1, 2, 3, 4, 5)), ("linear", (2, 3, 5)), ("bilinear", (2, 3, 5, 4)),
+    ("trilinear", (1, 2, 3, 4, 5)), ("bicubic", (2, 3, 5, 4)), ("area", (2, 3, 5, 4)),
+    ("area", (1, 2, 3, 4, 5))] for name, fn in [
+    (f"{len(shape) - 2}d-x2", lambda t, x, mode=mode: F(t).interpolate(x, scale_factor=2,
+                                                                        mode=mode)),
+    (f"{len(shape) - 2}d-x1.7", lambda t, x, mode=mode: F(t).interpolate(x, scale_factor=1.7,
+                                                                          mode=mode)),
+    (f"{len(shape) - 2}d-size", lambda t, x, mode=mode: F(t).interpolate(
+        x, size=(7, 3, 6)[:x.dim() - 2], mode=mode)),
+    (f"{len(shape) - 2}d-recompute", lambda t, x, mode=mode: F(t).interpolate(
+        x, scale_factor=0.6, mode=mode, recompute_scale_factor=True)),
+    *([(f"{len(shape) - 2}d-align", lambda t, x, mode=mode: F(t).interpolate(
+        x, size=(7, 3, 6)[:x.dim() - 2], mode=mode, align_corners=True)),
+       (f"{len(shape) - 2}d-scales", lambda t, x, mode=mode: F(t).interpolate(
+           x, scale_factor=(2.5, 0.5, 1.3)[:x.dim() - 2], mode=mode)),
+       (f"{len(shape) - 2}d-to-1", lambda t, x, mode=mode: F(t).interpolate(
+           x, size=(1, 1, 1)[:x.dim() - 2], mode=mode, align_corners=True))]
+      if mode not in ("nearest", "nearest-exact", "area") else [])]]
 
 NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("layer", lambda t, x, w, b: F(t).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)], {}),

@@ -43,6 +43,18 @@ LAYERS = {
     "LPPool1d": (lambda t: t.nn.LPPool1d(2, 3, 2), [x(2, 3, 7)]),
     "LPPool2d": (lambda t: t.nn.LPPool2d(3, (2, 3)), [x(2, 3, 6, 6)]),
     "LPPool3d": (lambda t: t.nn.LPPool3d(1.5, 2, ceil_mode=True), [abs(x(1, 2, 5, 4, 4))]),
+    "Upsample": (lambda t: t.nn.Upsample(scale_factor=2), [x(2, 3, 4, 5)]),
+    "Upsample_size": (lambda t: t.nn.Upsample(size=(7, 3), mode="bicubic"), [x(2, 3, 4, 5)]),
+    "Upsample_linear": (lambda t: t.nn.Upsample(scale_factor=(1.5,), mode="linear",
+                                                align_corners=True), [x(2, 3, 5)]),
+    "Upsample_trilinear": (lambda t: t.nn.Upsample(scale_factor=0.7, mode="trilinear",
+                                                   recompute_scale_factor=True),
+                           [x(1, 2, 4, 5, 6)]),
+    "Upsample_area": (lambda t: t.nn.Upsample(size=3, mode="area"), [x(1, 2, 7, 5)]),
+    "Upsample_nearest_exact": (lambda t: t.nn.Upsample(scale_factor=1.6, mode="nearest-exact"),
+                               [x(1, 2, 7, 5)]),
+    "UpsamplingNearest2d": (lambda t: t.nn.UpsamplingNearest2d(scale_factor=3), [x(1, 2, 3, 2)]),
+    "UpsamplingBilinear2d": (lambda t: t.nn.UpsamplingBilinear2d((5, 7)), [x(1, 2, 3, 2)]),
 }
 for _k, _shape in ((1, (2, 3, 5)), (2, (2, 3, 4, 5)), (3, (1, 2, 3, 4, 5))):
     LAYERS.update({
@@ -77,6 +89,12 @@ INIT = {
 }
 
 
+def test_antialias_refuses_clearly():
+    with pytest.raises(NotImplementedError, match="antialias"):
+        gg.nn.functional.interpolate(gg.ones(1, 1, 4, 4), size=3, mode="bilinear",
+                                     antialias=True)
+
+
 @same_stream
 @pytest.mark.parametrize("name", INIT)
 def test_default_init_bit_for_bit(name):
@@ -104,6 +122,16 @@ def _unpool(t, k, output_size=None, **kw):
 
 def _pool_err(t, name, *args, **kw):
     return err(getattr(t.nn.functional, name), *args, **kw)
+
+
+def _interp(t, shape, **kw):
+    return err(t.nn.functional.interpolate, t.tensor(x(*shape)), **kw)
+
+
+def _deprecated(t, name, **kw):
+    with pytest.warns(UserWarning) as caught:
+        out = getattr(t.nn.functional, name)(t.tensor(x(1, 2, 3, 4)), **kw)
+    return out, [str(w.message) for w in caught]
 
 
 # name -> program(t): the same result, or the same error (type and message)
@@ -178,6 +206,28 @@ CHECKS = {
     "adaptive_max_pool3d_empty": lambda t: _pool_err(t, "adaptive_max_pool3d",
                                                      t.ones(2, 0, 4, 4), 2),
     "adaptive_max_pool1d_dims": lambda t: _pool_err(t, "adaptive_max_pool1d", t.ones(4), 2),
+    "interpolate_align_corners": lambda t: _interp(t, (1, 1, 4, 4), scale_factor=2,
+                                                   align_corners=True),
+    "interpolate_both": lambda t: _interp(t, (1, 1, 4, 4), size=3, scale_factor=2),
+    "interpolate_neither": lambda t: _interp(t, (1, 1, 4, 4)),
+    "interpolate_size_len": lambda t: _interp(t, (1, 1, 4, 4), size=(3,)),
+    "interpolate_size_type": lambda t: _interp(t, (1, 1, 4, 4), size=(3, 2.5)),
+    "interpolate_scale_len": lambda t: _interp(t, (1, 1, 4, 4), scale_factor=(3, 2, 1)),
+    "interpolate_recompute_size": lambda t: _interp(t, (1, 1, 4, 4), size=3,
+                                                    recompute_scale_factor=True),
+    "interpolate_antialias_mode": lambda t: _interp(t, (1, 1, 4, 4), size=3, antialias=True),
+    "interpolate_zero": lambda t: _interp(t, (1, 1, 4, 4), size=0),
+    "interpolate_zero_1d": lambda t: _interp(t, (1, 1, 4), scale_factor=0.1, mode="linear"),
+    "interpolate_linear_4d": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="linear"),
+    "interpolate_bilinear_3d": lambda t: _interp(t, (1, 4, 4), size=3, mode="bilinear"),
+    "interpolate_trilinear_4d": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="trilinear"),
+    "interpolate_2d": lambda t: _interp(t, (4, 4), size=3),
+    "interpolate_bad_mode": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="cubic"),
+    "interpolate_lanczos": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="lanczos"),
+    "upsample_deprecated": lambda t: _deprecated(t, "upsample", scale_factor=2),
+    "upsample_nearest_deprecated": lambda t: _deprecated(t, "upsample_nearest", size=(3, 5)),
+    "upsample_bilinear_deprecated": lambda t: _deprecated(t, "upsample_bilinear",
+                                                          scale_factor=1.5),
 }
 
 
