@@ -1905,6 +1905,25 @@ SPATIAL = [row(f"spatial-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in
            x, size=(1, 1, 1)[:x.dim() - 2], mode=mode, align_corners=True))]
       if mode not in ("nearest", "nearest-exact", "area") else [])]]
 
+GRID = [row(f"grid_sample-{k}d-{mode}-{pad}-{ac}", lambda t, x, g, mode=mode, pad=pad, ac=ac:
+            F(t).grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=ac), *shapes,
+            lo=-1.3, hi=1.3, fd=mode == "bilinear")
+        for k, shapes in ((2, [(2, 3, 4, 5), (2, 3, 6, 2)]), (3, [(1, 2, 3, 4, 5), (1, 2, 3, 2, 3)]))
+        for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection")
+        for ac in (False, True)] + [
+    row(f"affine_grid-{name}", fn, *shapes) for name, fn, shapes in [
+        ("2d", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5), align_corners=False),
+         [(2, 2, 3)]),
+        ("2d-align", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5), align_corners=True),
+         [(2, 2, 3)]),
+        ("3d", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5, 3), align_corners=False),
+         [(2, 3, 4)]),
+        ("3d-align", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5, 3), align_corners=True),
+         [(2, 3, 4)]),
+        ("then-sample", lambda t, th, x: F(t).grid_sample(
+            x, F(t).affine_grid(th, (2, 3, 4, 5), align_corners=False), align_corners=False),
+         [(2, 2, 3), (2, 3, 3, 4)])]]
+
 NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("layer", lambda t, x, w, b: F(t).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)], {}),
     ("layer-2d", lambda t, x: F(t).layer_norm(x, (3, 4), eps=1e-3), [(2, 3, 4)], {}),
@@ -2015,7 +2034,7 @@ OPS = [
     *_section("conv", CONV + POOL + AVG_POOL, forward_ad=False,     # (no forward-AD rules yet)
               warns=True),      # padding='same' with an even kernel
     *_section("norm", POOL_1D + NORM, forward_ad=False),
-    *_section("spatial", SPATIAL, forward_ad=False),
+    *_section("spatial", SPATIAL + GRID, forward_ad=False),
     *_section("loss", LOSS, forward_ad=False),
     *_section("random", RANDOM),
 ]

@@ -89,6 +89,12 @@ INIT = {
 }
 
 
+def test_bicubic_grid_sample_refuses_clearly():
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        gg.nn.functional.grid_sample(gg.ones(1, 1, 3, 3), gg.zeros(1, 2, 2, 2), mode="bicubic",
+                                     align_corners=False)
+
+
 def test_antialias_refuses_clearly():
     with pytest.raises(NotImplementedError, match="antialias"):
         gg.nn.functional.interpolate(gg.ones(1, 1, 4, 4), size=3, mode="bilinear",
@@ -126,6 +132,17 @@ def _pool_err(t, name, *args, **kw):
 
 def _interp(t, shape, **kw):
     return err(t.nn.functional.interpolate, t.tensor(x(*shape)), **kw)
+
+
+def _grid(t, input_shape, grid_shape, **kw):
+    return err(t.nn.functional.grid_sample, t.ones(*input_shape), t.zeros(*grid_shape),
+               **dict({"align_corners": False}, **kw))
+
+
+def _warned(fn, *args, **kw):
+    with pytest.warns(UserWarning) as caught:
+        out = fn(*args, **kw)
+    return out, [str(w.message) for w in caught]
 
 
 def _deprecated(t, name, **kw):
@@ -224,6 +241,36 @@ CHECKS = {
     "interpolate_2d": lambda t: _interp(t, (4, 4), size=3),
     "interpolate_bad_mode": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="cubic"),
     "interpolate_lanczos": lambda t: _interp(t, (1, 1, 4, 4), size=3, mode="lanczos"),
+    "grid_sample_mode": lambda t: _grid(t, (1, 1, 3, 3), (1, 2, 2, 2), mode="cubic"),
+    "grid_sample_padding": lambda t: _grid(t, (1, 1, 3, 3), (1, 2, 2, 2), padding_mode="wrap"),
+    "grid_sample_dims": lambda t: _grid(t, (1, 1, 3, 3), (1, 2, 2, 2, 2)),
+    "grid_sample_3d_input": lambda t: _grid(t, (1, 3, 3), (1, 2, 2)),
+    "grid_sample_batch": lambda t: _grid(t, (1, 1, 3, 3), (2, 2, 2, 2)),
+    "grid_sample_last": lambda t: _grid(t, (1, 1, 3, 3), (1, 2, 2, 3)),
+    "grid_sample_empty": lambda t: _grid(t, (1, 1, 0, 3), (1, 2, 2, 2)),
+    "grid_sample_dtype": lambda t: err(t.nn.functional.grid_sample, t.ones(1, 1, 3, 3),
+                                       t.zeros(1, 2, 2, 2, dtype=t.float64),
+                                       align_corners=False),
+    "grid_sample_bicubic_3d": lambda t: _grid(t, (1, 1, 3, 3, 3), (1, 2, 2, 2, 3),
+                                              mode="bicubic"),
+    "grid_sample_default_warns": lambda t: _warned(t.nn.functional.grid_sample,
+                                                   t.tensor(x(1, 1, 3, 3)),
+                                                   t.tensor(x(1, 2, 2, 2)) / 3),
+    "affine_grid_default_warns": lambda t: _warned(t.nn.functional.affine_grid,
+                                                   t.tensor(x(1, 2, 3)), (1, 1, 2, 3)),
+    "affine_grid_unit_warns": lambda t: _warned(t.nn.functional.affine_grid,
+                                                t.tensor(x(1, 2, 3)), (1, 1, 1, 3),
+                                                align_corners=True),
+    "affine_grid_int": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 2, 3, dtype=t.int64),
+                                     (1, 1, 2, 2), align_corners=False),
+    "affine_grid_shape": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 3, 3),
+                                       (1, 1, 2, 2), align_corners=False),
+    "affine_grid_shape_3d": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 2, 3),
+                                          (1, 1, 2, 2, 2), align_corners=False),
+    "affine_grid_size_len": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 2, 3),
+                                          (1, 2, 2), align_corners=False),
+    "affine_grid_zero": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 2, 3),
+                                      (1, 1, 0, 2), align_corners=False),
     "upsample_deprecated": lambda t: _deprecated(t, "upsample", scale_factor=2),
     "upsample_nearest_deprecated": lambda t: _deprecated(t, "upsample_nearest", size=(3, 5)),
     "upsample_bilinear_deprecated": lambda t: _deprecated(t, "upsample_bilinear",
