@@ -1883,6 +1883,16 @@ SPATIAL = [row(f"spatial-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in
     ("lp_pool2d-inf", lambda t, x: F(t).lp_pool2d(x, float("inf"), 2), [(2, 2, 4, 6)], {}),
     ("lp_pool3d", lambda t, x: F(t).lp_pool3d(x, 2, 2, ceil_mode=True), [(1, 2, 5, 4, 4)],
      {"lo": 0.5, "hi": 2}),
+    ("fractional_max_pool2d", lambda t, x: F(t).fractional_max_pool2d(
+        x, (2, 3), output_size=(4, 3), return_indices=True,
+        _random_samples=t.tensor([[[0.3, 0.8]] * 3] * 2, dtype=x.dtype)), [(2, 3, 7, 6)], {}),
+    ("fractional_max_pool2d-ratio", lambda t, x: F(t).fractional_max_pool2d(
+        x, 2, output_ratio=(0.5, 0.5), _random_samples=t.tensor([[[0.9, 0.1]] * 3], dtype=x.dtype)),
+     [(3, 7, 6)], {}),
+    ("fractional_max_pool3d", lambda t, x: F(t).fractional_max_pool3d_with_indices(
+        x, 2, output_size=(2, 3, 2),
+        _random_samples=t.tensor([[[0.3, 0.8, 0.5]] * 2], dtype=x.dtype)), [(1, 2, 4, 5, 4)],
+     {}),
 ]] + [row(f"interpolate-{mode}-{name}", fn, shape) for mode, shape in [
     ("nearest", (2, 3, 5)), ("nearest", (2, 3, 5, 4)), ("nearest", (1, 2, 3, 4, 5)),
     ("nearest-exact", (2, 3, 5)), ("nearest-exact", (2, 3, 5, 4)),

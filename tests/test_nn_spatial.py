@@ -88,6 +88,31 @@ INIT = {
     "ConvTranspose3d": lambda t: t.nn.ConvTranspose3d(2, 3, 2, bias=False, dtype=t.float64),
 }
 
+FRACTIONAL = {
+    "2d": lambda t: t.nn.FractionalMaxPool2d((2, 3), output_size=(4, 5), return_indices=True)(
+        t.tensor(x(2, 3, 7, 9))),
+    "2d_ratio": lambda t: t.nn.FractionalMaxPool2d(2, output_ratio=(0.5, 0.7))(
+        t.tensor(x(3, 7, 9, dtype="float64"))),
+    "2d_functional": lambda t: t.nn.functional.fractional_max_pool2d(
+        t.tensor(x(1, 2, 9, 9)), 3, output_size=5, return_indices=True),
+    "3d": lambda t: t.nn.FractionalMaxPool3d((2, 3, 2), output_ratio=0.6, return_indices=True)(
+        t.tensor(x(2, 2, 7, 9, 5))),
+    "3d_unbatched": lambda t: t.nn.functional.fractional_max_pool3d(
+        t.tensor(x(2, 5, 6, 5)), 2, output_size=(3, 4, 2)),
+}
+
+
+@same_stream
+@pytest.mark.parametrize("name", FRACTIONAL)
+def test_fractional_max_pool_draws_torchs_windows(name):
+    """Without _random_samples the windows come from torch.rand: the same after manual_seed
+    (values and indices; the stream after the draw too). Gradients: the opinfo rows."""
+    def program(t):
+        t.manual_seed(0)
+        out = FRACTIONAL[name](t)
+        return out, t.rand(2)
+    same(program)
+
 
 def test_bicubic_grid_sample_refuses_clearly():
     with pytest.raises(NotImplementedError, match="bicubic"):
@@ -271,6 +296,27 @@ CHECKS = {
                                           (1, 2, 2), align_corners=False),
     "affine_grid_zero": lambda t: err(t.nn.functional.affine_grid, t.ones(1, 2, 3),
                                       (1, 1, 0, 2), align_corners=False),
+    "fractional_none": lambda t: err(t.nn.functional.fractional_max_pool2d, t.ones(1, 1, 4, 4),
+                                     2),
+    "fractional_too_large": lambda t: err(t.nn.functional.fractional_max_pool2d,
+                                          t.ones(1, 1, 3, 3), 2, output_size=3),
+    "fractional_too_large_3d": lambda t: err(t.nn.functional.fractional_max_pool3d,
+                                             t.ones(1, 3, 3, 3), 4, output_size=2),
+    "fractional_samples_channels": lambda t: err(
+        t.nn.functional.fractional_max_pool2d, t.ones(1, 1, 3, 3), 2, output_size=2,
+        _random_samples=t.rand(1, 2, 2)),
+    "fractional_samples_k": lambda t: err(
+        t.nn.functional.fractional_max_pool2d, t.ones(1, 1, 3, 3), 2, output_size=2,
+        _random_samples=t.rand(1, 1, 3)),
+    "fractional_ratio_number": lambda t: err(t.nn.functional.fractional_max_pool2d,
+                                             t.ones(1, 1, 4, 4), 2, output_ratio=0.5),
+    "fractional_ratio_long": lambda t: err(t.nn.functional.fractional_max_pool2d,
+                                           t.ones(1, 1, 4, 4), 2, output_ratio=(0.5,) * 3),
+    "fractional_module_none": lambda t: err(t.nn.FractionalMaxPool2d, 2),
+    "fractional_module_both": lambda t: err(t.nn.FractionalMaxPool3d, 2, 2, 0.5),
+    "fractional_module_ratio": lambda t: err(t.nn.FractionalMaxPool2d, 2, output_ratio=1.5),
+    "fractional_module_kernel": lambda t: err(t.nn.FractionalMaxPool3d, 0, output_ratio=0.5),
+    "fractional_repr": lambda t: repr(t.nn.FractionalMaxPool2d(2, output_size=3)),
     "upsample_deprecated": lambda t: _deprecated(t, "upsample", scale_factor=2),
     "upsample_nearest_deprecated": lambda t: _deprecated(t, "upsample_nearest", size=(3, 5)),
     "upsample_bilinear_deprecated": lambda t: _deprecated(t, "upsample_bilinear",

@@ -10,7 +10,7 @@ repeating their last position (harmless to a maximum)."""
 import builtins
 import math
 
-from .._creation import zeros_like
+from .._creation import rand, zeros_like
 from ..backend import xp
 from ..backend.kernels.im2col import _col2im, _padded, _windows
 from . import public, publish
@@ -412,6 +412,121 @@ adaptive_max_pool3d = public("functional", name="adaptive_max_pool3d")(
 public("function", name="adaptive_max_pool1d")(adaptive_max_pool1d_with_indices)
 
 
+# -- fractional max pooling ------------------------------------------------------------------
+def _intervals(samples, n, m, pool):
+    """ATen's generate_intervals for each plane: the start of each of m windows of size pool
+    over n positions, from the plane's sample u in [0, 1) (in the input's precision)."""
+    dtype = samples.dtype.type
+    starts = xp.empty((samples.shape[0], m), xp.int64)
+    if m > 1:
+        alpha = dtype(n - pool) / dtype(m - 1)
+        i = xp.arange(m - 1).astype(dtype)
+        starts[:, :-1] = (((i + samples[:, None]) * alpha).astype(xp.int64) -
+                          (samples * alpha).astype(xp.int64)[:, None])
+    starts[:, -1] = n - pool
+    return starts
+
+
+def _fractional_forward(xp, self, random_samples, kernel_size, output_size):
+    k = len(kernel_size)
+    size, lead = self.shape[-k:], self.shape[:-k]
+    planes = self.reshape(-1, *size)
+    samples = random_samples.reshape(-1, k)
+    order = (1, 0) if k == 2 else (0, 1, 2)        # which sample drives which dim, as ATen's
+    windows = [_intervals(samples[:, j], n, m, p)[:, :, None] + xp.arange(p)
+               for j, n, m, p in zip(order, size, output_size, kernel_size)]   # (P, m, p)
+    index = (xp.arange(planes.shape[0]).reshape((-1,) + (1,) * 2 * k),) + tuple(
+        w.reshape((w.shape[0],) + (1,) * 2 * i + w.shape[1:] + (1,) * 2 * (k - 1 - i))
+        for i, w in enumerate(windows))
+    win = planes[index]                          # (P, m0, p0, m1, p1, ...)
+    win = win.transpose(0, *range(1, 2 * k + 1, 2), *range(2, 2 * k + 1, 2))
+    flat = win.reshape(*win.shape[:k + 1], -1)
+    arg = _argmax(flat)
+    values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
+    offsets = xp.unravel_index(arg, kernel_size)
+    coords = [w[:, :, 0].reshape((w.shape[0],) + (1,) * i + (-1,) + (1,) * (k - 1 - i)) + off
+              for i, (w, off) in enumerate(zip(windows, offsets))]
+    indices = _flat_index(coords, size)
+    return (values.reshape(*lead, *output_size),
+            indices.astype(xp.int64).reshape(*lead, *output_size))
+
+
+def _fractional_rows(k):
+    back = defop(
+        f"FractionalMaxPool{k}DBackwardBackward0",
+        lambda xp, grad_output, self, indices: _scatter(grad_output, indices, self.shape, k),
+        ("grad_output", "self", "indices"), dtype="same",
+        grads={"grad_output": lambda grad, indices: _gather(grad, indices, k),
+               "self": lambda grad: zeros_like(grad), "indices": lambda grad: None})
+    return defop(f"FractionalMaxPool{k}DBackward0", _fractional_forward,
+                 ("self", "random_samples"), outputs=("result", "result1"), dtype="same",
+                 grads={"self": lambda grad, self, result1: back(grad, self, result1),
+                        "random_samples": lambda grad: None})
+
+
+_FRACTIONAL = {k: _fractional_rows(k) for k in (2, 3)}
+
+
+def _fractional(k, input, kernel_size, output_size, output_ratio, random_samples):
+    """F.fractional_max_poolkd_with_indices: torch's Python checks, its draw of the samples
+    (torch.rand(N, C, k): the same numbers after manual_seed), then ATen's checks."""
+    name = f"fractional_max_pool{k}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an "
+                         f"output_ratio")
+    if output_size is None:
+        if k == 2 and len(output_ratio) > 2:        # (torch's: a bare number is a TypeError)
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a "
+                             "single Int or tuple of Ints.")
+        ratio = _tuple(output_ratio, k)
+        output_size = [builtins.int(input.size(d - k) * r) for d, r in enumerate(ratio)]
+    if random_samples is None:
+        n_batch = 1 if input.dim() == k + 1 else input.size(0)
+        random_samples = rand(n_batch, input.size(-k - 1), k, dtype=input.dtype)
+    kernel, output_size = _tuple(kernel_size, k), _tuple(output_size, k)
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"{name}(): Expected {k + 1}D or {k + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    if random_samples.shape[1] != input.shape[-k - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if random_samples.shape[2] != k:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {k}; got "
+                           f"{random_samples.shape[2]}.")
+    where = f"{name}()" if k == 2 else f"{name}_out()"
+    names = ("height", "width") if k == 2 else ("time", "height", "width")
+    for n, m, p, what in zip(input.shape[-k:], output_size, kernel, names):
+        if m + p - 1 > n:
+            raise RuntimeError(f"{where}: pool {what} {p} too large relative to input {what} "
+                               f"{n}")
+    return _FRACTIONAL[k](input, random_samples, kernel_size=kernel, output_size=output_size)
+
+
+@public("functional")
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional(2, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+@public("functional")
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    return _fractional(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def _fractional_returning(fn, name):
+    def pool(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+             _random_samples=None):
+        out, indices = fn(input, kernel_size, output_size, output_ratio,
+                          _random_samples=_random_samples)
+        return (out, indices) if return_indices else out
+    pool.__name__ = pool.__qualname__ = name
+    return public("functional", name=name)(pool)
+
+
+_fractional_returning(fractional_max_pool2d_with_indices, "fractional_max_pool2d")
+_fractional_returning(fractional_max_pool3d_with_indices, "fractional_max_pool3d")
+
+
 # -- max unpooling ---------------------------------------------------------------------------
 def _unpool_forward(xp, self, indices, output_size):
     k = len(output_size)
@@ -457,7 +572,7 @@ def _unpool_size(input, kernel, stride, padding, output_size):
 
 
 def _tuple(value, k):
-    return (value,) * k if isinstance(value, builtins.int) else tuple(value)
+    return (value,) * k if isinstance(value, (builtins.int, builtins.float)) else tuple(value)
 
 
 def _max_unpool(k, input, indices, kernel_size, stride, padding, output_size):
