@@ -327,3 +327,22 @@ CHECKS = {
 @pytest.mark.parametrize("name", CHECKS)
 def test_checks(name):
     same(CHECKS[name])
+
+
+NAMES = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
+         "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "max_pool3d",
+         "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+         "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
+         "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d",
+         "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+         "lp_pool1d", "lp_pool2d", "lp_pool3d", "fractional_max_pool2d",
+         "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+         "fractional_max_pool3d_with_indices", "interpolate", "upsample", "upsample_nearest",
+         "upsample_bilinear", "grid_sample", "affine_grid"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_public_names_where_torch_has_them(name):
+    """torch.<name> and torch.nn.functional.<name> exist here exactly where they exist there."""
+    for t_ns, g_ns in ((torch, gg), (torch.nn.functional, gg.nn.functional)):
+        assert hasattr(g_ns, name) == hasattr(t_ns, name), (t_ns.__name__, name)
