@@ -152,26 +152,45 @@ def _formula(row, transposed_row):
     def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding,
                 groups, bias_sym_sizes_opt):
         params = _params(stride, padding, dilation, groups)
-        return (transposed_row if transposed else row)(grad, input, weight, **params)
+        if transposed:
+            return transposed_row(grad, input, weight, output_padding=output_padding, **params)
+        return row(grad, input, weight, **params)
     return formula
 
 
-def _transposed_input_grad(grad, input, weight, **params):
+def _transposed_input_grad(grad, input, weight, output_padding, **params):
     """A transposed convolution's gradient of its input: the convolution of the gradient."""
-    return _convolve(grad, weight, None, **params)
+    return _transposed_input_grad_row(grad, input, weight, output_padding=output_padding,
+                                      **params)
 
 
-def _transposed_weight_grad(grad, input, weight, **params):
+_transposed_input_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight,
+                                   output_padding, **p: _conv_forward(
+    xp, grad_output, weight, None, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, weight, stride, padding, dilation, groups, output_padding:
+        _convolve(grad, weight, None, stride, padding, dilation, groups, output_padding,
+                  transposed=True),
+    "input": _no_grad,
+    "weight": lambda grad, grad_output, weight, stride, padding, dilation, groups:
+        _conv_weight_grad_row(grad, grad_output, weight,
+                              **_params(stride, padding, dilation, groups))})
+
+
+def _transposed_weight_grad(grad, input, weight, output_padding, **params):
     """... of its weight: the convolution's weight gradient, the roles of input and gradient
     swapped."""
     return _conv_weight_grad_row(input, grad, weight, **params)
+
+
+def _transposed_bias_grad(grad, input, weight, output_padding, **params):
+    return _conv_bias_grad_row(grad, input, weight, **params)
 
 
 _convolution = defop("ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
                      dtype="same", grads={
                          "input": _formula(_conv_input_grad_row, _transposed_input_grad),
                          "weight": _formula(_conv_weight_grad_row, _transposed_weight_grad),
-                         "bias": _formula(_conv_bias_grad_row, _conv_bias_grad_row)})
+                         "bias": _formula(_conv_bias_grad_row, _transposed_bias_grad)})
 
 
 # -- conv1d / conv2d / conv3d ----------------------------------------------------------------
