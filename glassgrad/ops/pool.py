@@ -325,23 +325,35 @@ def _adaptive_windows(n, m):
     return xp.minimum(start[:, None] + xp.arange(width), end[:, None] - 1)
 
 
-def _adaptive_max_forward(xp, self, output_size):
-    k = len(output_size)
-    size = self.shape[-k:]
-    windows = [_adaptive_windows(n, m) for n, m in zip(size, output_size)]
-    # per dim an index of shape (m, w) placed at axes (2i, 2i + 1) of 2k
-    index = tuple(w.reshape((1,) * 2 * i + w.shape + (1,) * 2 * (k - 1 - i))
-                  for i, w in enumerate(windows))
-    win = self[(Ellipsis,) + index]          # (..., m0, w0, m1, w1, ...)
-    lead = win.ndim - 2 * k
-    win = win.transpose(*range(lead), *range(lead, win.ndim, 2), *range(lead + 1, win.ndim, 2))
-    flat = win.reshape(*win.shape[:lead + k], -1)
+def _windowed_max(x, windows):
+    """The maximum of x (..., *size) over windows given per spatial dim as positions (planes or
+    1, m, w) (planes: one set per plane of x): values and flat input indices (..., *m)."""
+    k = len(windows)
+    size, lead = x.shape[-k:], x.shape[:-k]
+    planes = x.reshape(-1, *size)
+    p = planes.shape[0]
+    index = (xp.arange(p).reshape((-1,) + (1,) * 2 * k),) + tuple(
+        w.reshape((w.shape[0],) + (1,) * 2 * i + w.shape[1:] + (1,) * 2 * (k - 1 - i))
+        for i, w in enumerate(windows))
+    win = planes[index]                          # (P, m0, w0, m1, w1, ...)
+    win = win.transpose(0, *range(1, 2 * k + 1, 2), *range(2, 2 * k + 1, 2))
+    flat = win.reshape(*win.shape[:k + 1], -1)
     arg = _argmax(flat)
     values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
-    offsets = xp.unravel_index(arg, [w.shape[1] for w in windows])
-    coords = [w[g, off] for w, g, off in
-              zip(windows, _grid([xp.arange(m) for m in output_size]), offsets)]
-    return values, _flat_index(coords, size).astype(xp.int64)
+    offsets = xp.unravel_index(arg, [w.shape[2] for w in windows])
+    out = [xp.arange(w.shape[1]).reshape((1,) * (i + 1) + (-1,) + (1,) * (k - 1 - i))
+           for i, w in enumerate(windows)]
+    coords = [w[xp.arange(p).reshape((-1,) + (1,) * k) if w.shape[0] > 1 else 0, o, off]
+              for w, o, off in zip(windows, out, offsets)]
+    m = values.shape[1:]
+    return values.reshape(*lead, *m), _flat_index(coords, size).astype(xp.int64).reshape(
+        *lead, *m)
+
+
+def _adaptive_max_forward(xp, self, output_size):
+    k = len(output_size)
+    return _windowed_max(self, [_adaptive_windows(n, m)[None] for n, m in
+                                zip(self.shape[-k:], output_size)])
 
 
 def _adaptive_max_rows(k):
@@ -429,26 +441,11 @@ def _intervals(samples, n, m, pool):
 
 def _fractional_forward(xp, self, random_samples, kernel_size, output_size):
     k = len(kernel_size)
-    size, lead = self.shape[-k:], self.shape[:-k]
-    planes = self.reshape(-1, *size)
     samples = random_samples.reshape(-1, k)
     order = (1, 0) if k == 2 else (0, 1, 2)        # which sample drives which dim, as ATen's
-    windows = [_intervals(samples[:, j], n, m, p)[:, :, None] + xp.arange(p)
-               for j, n, m, p in zip(order, size, output_size, kernel_size)]   # (P, m, p)
-    index = (xp.arange(planes.shape[0]).reshape((-1,) + (1,) * 2 * k),) + tuple(
-        w.reshape((w.shape[0],) + (1,) * 2 * i + w.shape[1:] + (1,) * 2 * (k - 1 - i))
-        for i, w in enumerate(windows))
-    win = planes[index]                          # (P, m0, p0, m1, p1, ...)
-    win = win.transpose(0, *range(1, 2 * k + 1, 2), *range(2, 2 * k + 1, 2))
-    flat = win.reshape(*win.shape[:k + 1], -1)
-    arg = _argmax(flat)
-    values = xp.take_along_axis(flat, arg[..., None], -1)[..., 0]
-    offsets = xp.unravel_index(arg, kernel_size)
-    coords = [w[:, :, 0].reshape((w.shape[0],) + (1,) * i + (-1,) + (1,) * (k - 1 - i)) + off
-              for i, (w, off) in enumerate(zip(windows, offsets))]
-    indices = _flat_index(coords, size)
-    return (values.reshape(*lead, *output_size),
-            indices.astype(xp.int64).reshape(*lead, *output_size))
+    return _windowed_max(self, [
+        _intervals(samples[:, j], n, m, p)[:, :, None] + xp.arange(p)
+        for j, n, m, p in zip(order, self.shape[-k:], output_size, kernel_size)])
 
 
 def _fractional_rows(k):
