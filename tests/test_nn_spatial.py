@@ -5,6 +5,7 @@ backward on the same input (outputs, grad_fn names, input and parameter gradient
 state_dict); default initialisation is compared bit for bit after manual_seed; errors by type
 and message. The functional ops' rows are covered by tests/opinfo.py's "spatial" section
 (values, gradients, saved tensors, double backward)."""
+import numpy as np
 import pytest
 import torch
 
@@ -346,3 +347,54 @@ def test_public_names_where_torch_has_them(name):
     """torch.<name> and torch.nn.functional.<name> exist here exactly where they exist there."""
     for t_ns, g_ns in ((torch, gg), (torch.nn.functional, gg.nn.functional)):
         assert hasattr(g_ns, name) == hasattr(t_ns, name), (t_ns.__name__, name)
+
+
+def _ints(t, shape, dtype):
+    return (t.arange(int(np.prod(shape))).reshape(shape) * 7 % 11).to(getattr(t, dtype))
+
+
+# (name, program(t, input)): run on integer and bool inputs, the same result or error
+INT_PROGRAMS = {
+    "max_pool3d": lambda t, x: t.nn.functional.max_pool3d(x, 2, return_indices=True),
+    "avg_pool3d": lambda t, x: t.nn.functional.avg_pool3d(x, 2),
+    "avg_pool3d_divisor": lambda t, x: t.nn.functional.avg_pool3d(x, 2, divisor_override=3),
+    "adaptive_avg_pool3d": lambda t, x: t.nn.functional.adaptive_avg_pool3d(x, 2),
+    "adaptive_avg_pool3d_1": lambda t, x: t.nn.functional.adaptive_avg_pool3d(x, 1),
+    "adaptive_avg_pool2d": lambda t, x: t.nn.functional.adaptive_avg_pool2d(x[0], 2),
+    "adaptive_avg_pool1d": lambda t, x: t.nn.functional.adaptive_avg_pool1d(x[0, 0], 2),
+    "adaptive_max_pool3d": lambda t, x: t.nn.functional.adaptive_max_pool3d(x, 2),
+    "adaptive_max_pool2d": lambda t, x: t.nn.functional.adaptive_max_pool2d(x[0], 2),
+    "adaptive_max_pool1d": lambda t, x: t.nn.functional.adaptive_max_pool1d(x[0, 0], 2),
+    "unfold": lambda t, x: t.nn.functional.unfold(x[0], 2),
+    "fold": lambda t, x: t.nn.functional.fold(x[0, 0, :, :4], (3, 3), 2),
+    "pixel_shuffle": lambda t, x: t.pixel_shuffle(x[:, :, :, :2], 2),
+    "channel_shuffle": lambda t, x: t.channel_shuffle(x, 2),
+    "interpolate_nearest": lambda t, x: t.nn.functional.interpolate(x[0], scale_factor=1.5),
+    "interpolate_nearest_1d": lambda t, x: t.nn.functional.interpolate(x[0, 0], size=5),
+    "interpolate_nearest_3d": lambda t, x: t.nn.functional.interpolate(x, size=5,
+                                                                      mode="nearest-exact"),
+    "interpolate_bilinear": lambda t, x: t.nn.functional.interpolate(x[0], size=5,
+                                                                    mode="bilinear"),
+    "interpolate_bicubic": lambda t, x: t.nn.functional.interpolate(x[0], size=5,
+                                                                   mode="bicubic"),
+    "interpolate_linear": lambda t, x: t.nn.functional.interpolate(x[0, 0], size=5,
+                                                                  mode="linear"),
+    "interpolate_trilinear": lambda t, x: t.nn.functional.interpolate(x, size=5,
+                                                                     mode="trilinear"),
+    "interpolate_area": lambda t, x: t.nn.functional.interpolate(x[0], size=3, mode="area"),
+    "grid_sample": lambda t, x: t.nn.functional.grid_sample(
+        x[0], t.zeros(2, 2, 2, 2, dtype=x.dtype), align_corners=False),
+    "grid_sample_3d": lambda t, x: t.nn.functional.grid_sample(
+        x, t.zeros(1, 2, 2, 2, 3, dtype=x.dtype), align_corners=False),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("name", [n for n in INT_PROGRAMS if n != "interpolate_bilinear"] +
+                         ["interpolate_bilinear"])
+def test_integer_inputs(name, dtype):
+    if dtype == "uint8" and name in ("interpolate_bilinear", "interpolate_bicubic"):
+        with pytest.raises(NotImplementedError, match="uint8"):
+            INT_PROGRAMS[name](gg, _ints(gg, (1, 2, 4, 4, 4), dtype))
+        return
+    same(lambda t: err(INT_PROGRAMS[name], t, _ints(t, (1, 2, 4, 4, 4), dtype)))

@@ -27,6 +27,7 @@ from .._tensor import _wrap_dim
 from ..backend import xp
 from ..backend.kernels.im2col import _col2im, _columns, _padded
 from . import public, publish
+from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
 
@@ -728,7 +729,8 @@ _adaptive_avg_pool_backward = defop(
         grad, output_size=tuple(grad_output.shape[-2:])),
         "self": lambda grad: zeros_like(grad)})
 _adaptive_avg_pool = defop(
-    "AdaptiveAvgPool2DBackward0", _adaptive_forward, dtype="same",
+    "AdaptiveAvgPool2DBackward0", _adaptive_forward,
+    dtype=_same_dtype("adaptive_avg_pool2d"),
     grads={"self": lambda grad, self: _adaptive_avg_pool_backward(grad, self)})
 
 

@@ -16,7 +16,19 @@ from ..backend.kernels.im2col import _col2im, _padded, _windows
 from . import public, publish
 from .conv import (_adaptive_matrix, _adaptive_size, _divide, _functional_max_pool1d,
                    _functional_max_pool2d, _pool_out, _trunc_div, avg_pool1d, avg_pool2d)
+from .pointwise import _kernel_error
 from .registry import _SCALAR_NAMES, defop
+
+
+def _floats_and(kernel, *names):
+    """A row's dtype rule: its input's dtype where torch's kernel has a version for it (the
+    floating types and the dtypes ``names``), else torch's NotImplementedError."""
+    def rule(values, attrs):
+        d = values[0].dtype
+        if not d.is_floating_point and d.name not in names:
+            raise _kernel_error(kernel, d)
+        return d
+    return rule
 
 
 # -- geometry --------------------------------------------------------------------------------
@@ -113,10 +125,10 @@ _max_pool3d_backward = defop(
            "self": lambda grad: zeros_like(grad), "indices": lambda grad: None})
 _max_pool3d = defop(
     "MaxPool3DWithIndicesBackward0", _max_pool_forward, outputs=("result", "result1"),
-    dtype="same", grads={"self": lambda grad, self, result1, kernel_size, stride, padding,
-                         dilation, ceil_mode: _max_pool3d_backward(
-                             grad, self, result1, **dict(zip(_POOL, (
-                                 kernel_size, stride, padding, dilation, ceil_mode))))})
+    dtype=_floats_and("max_pool3d", "int64", "int32", "int16", "int8", "uint8"),
+    grads={"self": lambda grad, self, result1, kernel_size, stride, padding, dilation,
+           ceil_mode: _max_pool3d_backward(grad, self, result1, **dict(zip(_POOL, (
+               kernel_size, stride, padding, dilation, ceil_mode))))})
 
 
 def _triple_param(op, name, value, allow_empty=False):
@@ -265,7 +277,7 @@ _avg_pool3d_backward = defop(
                kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
            "self": lambda grad: zeros_like(grad)})
 _avg_pool3d = defop(
-    "AvgPool3DBackward0", _avg_pool_forward, dtype="same",
+    "AvgPool3DBackward0", _avg_pool_forward, dtype=_floats_and("avg_pool3d_out_frame", "int64"),
     grads={"self": lambda grad, self, kernel_size, stride, padding, ceil_mode,
            count_include_pad, divisor_override: _avg_pool3d_backward(
                grad, self, **_avg_args(kernel_size, stride, padding, ceil_mode,
@@ -302,7 +314,8 @@ _adaptive_avg_pool3d_backward = defop(
         grad, output_size=tuple(grad_output.shape[-3:])),
         "self": lambda grad: zeros_like(grad)})
 _adaptive_avg_pool3d = defop(
-    "AdaptiveAvgPool3DBackward0", _adaptive_avg3d_forward, dtype="same",
+    "AdaptiveAvgPool3DBackward0", _adaptive_avg3d_forward,
+    dtype=_floats_and("adaptive_avg_pool3d_cpu"),
     grads={"self": lambda grad, self: _adaptive_avg_pool3d_backward(grad, self)})
 
 
@@ -364,7 +377,8 @@ def _adaptive_max_rows(k):
         grads={"grad_output": lambda grad, indices: _gather(grad, indices, k),
                "self": lambda grad: zeros_like(grad), "indices": lambda grad: None})
     return defop(f"AdaptiveMaxPool{k}DBackward0", _adaptive_max_forward,
-                 outputs=("result", "result1"), dtype="same",
+                 outputs=("result", "result1"),
+                 dtype=_floats_and("adaptive_max_pool2d" if k == 2 else "adaptive_max_pool3d_cpu"),
                  grads={"self": lambda grad, self, result1: back(grad, self, result1)})
 
 

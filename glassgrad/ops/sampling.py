@@ -18,6 +18,7 @@ from .._creation import tensor, zeros
 from .._tensor import Tensor
 from ..backend import xp
 from . import public, publish
+from .pool import _floats_and
 from .registry import _SCALAR_NAMES, defop
 from .shape import stack
 
@@ -184,6 +185,8 @@ def _check_grid(input, grid, mode):
     if input.dtype is not grid.dtype:
         raise RuntimeError(f"expected scalar type {_SCALAR_NAMES[input.dtype.name]} but found "
                            f"{_SCALAR_NAMES[grid.dtype.name]}")
+    kernel = "grid_sampler_2d_cpu_kernel_impl" if k == 4 else "grid_sampler3d_cpu"
+    _floats_and(kernel)([input], None)      # raises where torch's kernel has no version
 
 
 def _align_corners_default(align_corners):

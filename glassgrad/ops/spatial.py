@@ -6,6 +6,7 @@ import math
 
 from ..backend.kernels.im2col import _col2im, _columns
 from . import public, publish
+from .pool import _floats_and
 from .registry import defop
 
 
@@ -38,13 +39,13 @@ def _col2im_forward(xp, self, output_size, kernel_size, dilation, padding, strid
 
 _GEOMETRY = ("kernel_size", "dilation", "padding", "stride")
 _im2col_row = defop(
-    "Im2ColBackward0", _im2col, dtype="same",
+    "Im2ColBackward0", _im2col, dtype=_floats_and("im2col_out_cpu", "bool"),
     grads={"self": lambda grad, self_sym_argsize_minus_2, self_sym_argsize_minus_1,
            kernel_size, dilation, padding, stride: _col2im_row(
                grad, output_size=(self_sym_argsize_minus_2, self_sym_argsize_minus_1),
                kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)})
 _col2im_row = defop(
-    "Col2ImBackward0", _col2im_forward, dtype="same",
+    "Col2ImBackward0", _col2im_forward, dtype=_floats_and("col2im_out_cpu", "bool"),
     grads={"self": lambda grad, kernel_size, dilation, padding, stride: _unfold_rows(
         grad, kernel_size, dilation, padding, stride)})
 

@@ -14,7 +14,7 @@ import warnings
 from ..backend import xp
 from . import public, publish
 from .conv import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .pool import adaptive_avg_pool3d
+from .pool import _floats_and, adaptive_avg_pool3d
 from .registry import defop
 
 _CUBIC_A = -0.75
@@ -156,6 +156,19 @@ def _formula(call, k, aligned):
         grad, self_sym_sizes, output_size, False, (scales_d, scales_h, scales_w))
 
 
+def _dtype_rule(mode, k):
+    """torch's kernels: floating types, and uint8 for nearest (the name of the kernel that
+    refuses the rest, as torch's error says it)."""
+    if mode in ("nearest", "nearest-exact"):
+        kernel = "upsample_nearest2d_channels_last" if k == 2 else \
+            "compute_indices_weights_nearest"
+        return _floats_and(kernel, "uint8")
+    if mode == "linear":
+        return _floats_and("upsample_bilinear2d_channels_last" if k == 2 else
+                           "compute_indices_weights_linear")
+    return _floats_and("compute_indices_weights_cubic")
+
+
 def _rows(mode, k):
     """The forward row of a mode and dim count (its backward row is its gradient, and the
     other way round)."""
@@ -171,7 +184,7 @@ def _rows(mode, k):
         f"{name}BackwardBackward0", _backward, ("grad_output",), dtype="same",
         grads={"grad_output": lambda grad, output_size, align_corners, scales: run(
             grad, output_size, align_corners, scales)})
-    forward_row = defop(f"{name}Backward0", _forward(mode, k), dtype="same", grads={
+    forward_row = defop(f"{name}Backward0", _forward(mode, k), dtype=_dtype_rule(mode, k), grads={
         "self": _formula(lambda grad, sizes, output_size, align_corners, scales: backward_row(
             grad, input_size=tuple(sizes), output_size=tuple(output_size), mode=mode,
             align_corners=align_corners, scales=scales), k, aligned)})
@@ -269,6 +282,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](
             input, output_size)
     if mode in _INTERPOLATING and _INTERPOLATING[mode] == dim:
+        if dim == 2 and input.dtype.name == "uint8":
+            raise NotImplementedError(f"F.interpolate: glassgrad has no uint8 {mode} resampling "
+                                      f"(torch rounds it through its own integer kernel)")
         return _ROWS["cubic" if mode == "bicubic" else "linear", dim](input, output_size,
                                                                       align_corners, scales)
     if mode == "lanczos" and dim == 2:
