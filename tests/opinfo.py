@@ -1808,6 +1808,132 @@ POOL_1D = [row(f"pool1d-{name}", fn, s, **kw) for name, fn, s, kw in [
     ("adaptive1d", lambda t, x: F(t).adaptive_avg_pool1d(x, 3), (2, 3, 7), {}),
 ]]
 
+SPATIAL = [row(f"spatial-{name}", fn, *shapes, **kw) for name, fn, shapes, kw in [
+    ("conv_t2d", lambda t, x, w, b: F(t).conv_transpose2d(x, w, b), [(2, 3, 4, 5), (3, 2, 3, 2),
+                                                                     (2,)], {}),
+    ("conv_t2d-args", lambda t, x, w, b: F(t).conv_transpose2d(
+        x, w, b, stride=2, padding=1, output_padding=1), [(2, 3, 4, 5), (3, 2, 3, 2), (2,)], {}),
+    ("conv_t2d-groups", lambda t, x, w: F(t).conv_transpose2d(
+        x, w, groups=3, dilation=2, stride=(2, 1), output_padding=(1, 0)),
+     [(2, 3, 4, 5), (3, 2, 3, 2)], {}),
+    ("conv_t1d", lambda t, x, w, b: F(t).conv_transpose1d(x, w, b, stride=3, output_padding=2),
+     [(2, 4, 5), (4, 1, 3), (1,)], {}),
+    ("conv_t1d-unbatched", lambda t, x, w, b: t.conv_transpose1d(x, w, b, groups=2),
+     [(4, 5), (4, 1, 3), (2,)], {}),
+    ("conv_t3d", lambda t, x, w, b: t.conv_transpose3d(x, w, b, 2, 1),
+     [(1, 2, 3, 3, 2), (2, 2, 2, 3, 2), (2,)], {}),
+    ("unfold", lambda t, x: F(t).unfold(x, 2), [(2, 3, 4, 5)], {}),
+    ("unfold-args", lambda t, x: F(t).unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                             stride=(2, 1)), [(2, 3, 4, 5)], {}),
+    ("unfold-unbatched", lambda t, x: F(t).unfold(x, 2), [(3, 4, 5)], {}),
+    ("fold", lambda t, x: F(t).fold(x, (4, 5), 2), [(2, 12, 12)], {}),
+    ("fold-args", lambda t, x: F(t).fold(x, (5, 6), (2, 3), dilation=(1, 2), padding=1,
+                                         stride=(2, 1)), [(2, 12, 12)], {}),
+    ("fold-unbatched", lambda t, x: F(t).fold(x, (4, 5), 2), [(12, 12)], {}),
+    ("pixel_shuffle", lambda t, x: F(t).pixel_shuffle(x, 2), [(2, 8, 3, 2)], {}),
+    ("pixel_shuffle-5d", lambda t, x: t.pixel_shuffle(x, 2), [(2, 1, 8, 3, 2)], {}),
+    ("pixel_unshuffle", lambda t, x: F(t).pixel_unshuffle(x, 2), [(2, 2, 4, 6)], {}),
+    ("pixel_unshuffle-3d", lambda t, x: t.pixel_unshuffle(x, 3), [(2, 6, 3)], {}),
+    ("channel_shuffle", lambda t, x: F(t).channel_shuffle(x, 2), [(2, 6, 3, 2)], {}),
+    ("channel_shuffle-3d", lambda t, x: t.channel_shuffle(x, 3), [(2, 6, 3)], {}),
+    ("max_pool3d", lambda t, x: F(t).max_pool3d(x, 2), [(2, 2, 4, 5, 4)], {}),
+    ("max_pool3d-args", lambda t, x: F(t).max_pool3d(x, (3, 2, 2), stride=(2, 1, 2), padding=1,
+                                                     dilation=(1, 2, 1), return_indices=True),
+     [(1, 2, 5, 5, 4)], {}),
+    ("max_pool3d-ceil", lambda t, x: t.max_pool3d(x, 2, ceil_mode=True), [(2, 5, 5, 3)], {}),
+    ("max_pool3d-ties", lambda t, x: F(t).max_pool3d_with_indices(x, 2, 1), [(1, 2, 3, 3, 3)],
+     {"ints": True, "fd": False}),
+    ("avg_pool3d", lambda t, x: F(t).avg_pool3d(x, 2), [(2, 2, 4, 5, 4)], {}),
+    ("avg_pool3d-exclude", lambda t, x: F(t).avg_pool3d(x, 3, 2, 1, count_include_pad=False),
+     [(1, 2, 5, 5, 4)], {}),
+    ("avg_pool3d-ceil", lambda t, x: F(t).avg_pool3d(x, 3, 2, 1, ceil_mode=True),
+     [(1, 2, 6, 5, 4)], {}),
+    ("avg_pool3d-ceil-exclude", lambda t, x: F(t).avg_pool3d(x, (3, 2, 2), 2, (1, 0, 1), True,
+                                                             False), [(2, 6, 5, 4)], {}),
+    ("avg_pool3d-divisor", lambda t, x: F(t).avg_pool3d(x, 2, divisor_override=3),
+     [(1, 2, 4, 4, 4)], {}),
+    ("adaptive_avg_pool3d", lambda t, x: F(t).adaptive_avg_pool3d(x, (2, 3, 1)),
+     [(2, 2, 5, 4, 3)], {}),
+    ("adaptive_avg_pool3d-none", lambda t, x: F(t).adaptive_avg_pool3d(x, (None, 2, 3)),
+     [(2, 5, 4, 3)], {}),
+    ("adaptive_avg_pool3d-1", lambda t, x: F(t).adaptive_avg_pool3d(x, 1), [(2, 5, 4, 3)], {}),
+    ("adaptive_max_pool2d", lambda t, x: F(t).adaptive_max_pool2d(x, (3, 2),
+                                                                  return_indices=True),
+     [(2, 3, 7, 5)], {}),
+    ("adaptive_max_pool2d-unbatched", lambda t, x: F(t).adaptive_max_pool2d(x, 4), [(3, 7, 5)],
+     {}),
+    ("adaptive_max_pool2d-ties", lambda t, x: F(t).adaptive_max_pool2d_with_indices(x, 2),
+     [(1, 2, 4, 4)], {"ints": True, "fd": False}),
+    ("adaptive_max_pool3d", lambda t, x: F(t).adaptive_max_pool3d(x, (2, 3, 2),
+                                                                  return_indices=True),
+     [(1, 2, 5, 4, 3)], {}),
+    ("adaptive_max_pool1d", lambda t, x: F(t).adaptive_max_pool1d(x, 3, return_indices=True),
+     [(2, 3, 7)], {}),
+    ("adaptive_max_pool1d-top", lambda t, x: t.adaptive_max_pool1d(x, 3), [(2, 3, 7)], {}),
+    ("max_unpool1d", lambda t, x: F(t).max_unpool1d(*F(t).max_pool1d(x, 2, return_indices=True),
+                                                     2), [(2, 2, 6)], {}),
+    ("max_unpool2d", lambda t, x: F(t).max_unpool2d(*F(t).max_pool2d(x, 2, return_indices=True),
+                                                     2), [(2, 2, 4, 6)], {}),
+    ("max_unpool2d-size", lambda t, x: F(t).max_unpool2d(
+        *F(t).max_pool2d(x, 2, return_indices=True), 2, output_size=(5, 5)), [(3, 5, 5)], {}),
+    ("max_unpool3d", lambda t, x: F(t).max_unpool3d(*F(t).max_pool3d(x, 2, return_indices=True),
+                                                     2), [(2, 2, 4, 4, 2)], {}),
+    ("lp_pool1d", lambda t, x: F(t).lp_pool1d(x, 3, 2, 1), [(2, 2, 6)], {"lo": 0.5, "hi": 2}),
+    ("lp_pool2d", lambda t, x: F(t).lp_pool2d(x, 2, 2), [(2, 2, 4, 6)], {"lo": 0.5, "hi": 2}),
+    ("lp_pool2d-inf", lambda t, x: F(t).lp_pool2d(x, float("inf"), 2), [(2, 2, 4, 6)], {}),
+    ("lp_pool3d", lambda t, x: F(t).lp_pool3d(x, 2, 2, ceil_mode=True), [(1, 2, 5, 4, 4)],
+     {"lo": 0.5, "hi": 2}),
+    ("fractional_max_pool2d", lambda t, x: F(t).fractional_max_pool2d(
+        x, (2, 3), output_size=(4, 3), return_indices=True,
+        _random_samples=t.tensor([[[0.3, 0.8]] * 3] * 2, dtype=x.dtype)), [(2, 3, 7, 6)], {}),
+    ("fractional_max_pool2d-ratio", lambda t, x: F(t).fractional_max_pool2d(
+        x, 2, output_ratio=(0.5, 0.5), _random_samples=t.tensor([[[0.9, 0.1]] * 3], dtype=x.dtype)),
+     [(3, 7, 6)], {}),
+    ("fractional_max_pool3d", lambda t, x: F(t).fractional_max_pool3d_with_indices(
+        x, 2, output_size=(2, 3, 2),
+        _random_samples=t.tensor([[[0.3, 0.8, 0.5]] * 2], dtype=x.dtype)), [(1, 2, 4, 5, 4)],
+     {}),
+]] + [row(f"interpolate-{mode}-{name}", fn, shape) for mode, shape in [
+    ("nearest", (2, 3, 5)), ("nearest", (2, 3, 5, 4)), ("nearest", (1, 2, 3, 4, 5)),
+    ("nearest-exact", (2, 3, 5)), ("nearest-exact", (2, 3, 5, 4)),
+    ("nearest-exact", (1, 2, 3, 4, 5)), ("linear", (2, 3, 5)), ("bilinear", (2, 3, 5, 4)),
+    ("trilinear", (1, 2, 3, 4, 5)), ("bicubic", (2, 3, 5, 4)), ("area", (2, 3, 5, 4)),
+    ("area", (1, 2, 3, 4, 5))] for name, fn in [
+    (f"{len(shape) - 2}d-x2", lambda t, x, mode=mode: F(t).interpolate(x, scale_factor=2,
+                                                                        mode=mode)),
+    (f"{len(shape) - 2}d-x1.7", lambda t, x, mode=mode: F(t).interpolate(x, scale_factor=1.7,
+                                                                          mode=mode)),
+    (f"{len(shape) - 2}d-size", lambda t, x, mode=mode: F(t).interpolate(
+        x, size=(7, 3, 6)[:x.dim() - 2], mode=mode)),
+    (f"{len(shape) - 2}d-recompute", lambda t, x, mode=mode: F(t).interpolate(
+        x, scale_factor=0.6, mode=mode, recompute_scale_factor=True)),
+    *([(f"{len(shape) - 2}d-align", lambda t, x, mode=mode: F(t).interpolate(
+        x, size=(7, 3, 6)[:x.dim() - 2], mode=mode, align_corners=True)),
+       (f"{len(shape) - 2}d-scales", lambda t, x, mode=mode: F(t).interpolate(
+           x, scale_factor=(2.5, 0.5, 1.3)[:x.dim() - 2], mode=mode)),
+       (f"{len(shape) - 2}d-to-1", lambda t, x, mode=mode: F(t).interpolate(
+           x, size=(1, 1, 1)[:x.dim() - 2], mode=mode, align_corners=True))]
+      if mode not in ("nearest", "nearest-exact", "area") else [])]]
+
+GRID = [row(f"grid_sample-{k}d-{mode}-{pad}-{ac}", lambda t, x, g, mode=mode, pad=pad, ac=ac:
+            F(t).grid_sample(x, g, mode=mode, padding_mode=pad, align_corners=ac), *shapes,
+            lo=-1.3, hi=1.3, fd=mode == "bilinear")
+        for k, shapes in ((2, [(2, 3, 4, 5), (2, 3, 6, 2)]), (3, [(1, 2, 3, 4, 5), (1, 2, 3, 2, 3)]))
+        for mode in ("bilinear", "nearest") for pad in ("zeros", "border", "reflection")
+        for ac in (False, True)] + [
+    row(f"affine_grid-{name}", fn, *shapes) for name, fn, shapes in [
+        ("2d", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5), align_corners=False),
+         [(2, 2, 3)]),
+        ("2d-align", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5), align_corners=True),
+         [(2, 2, 3)]),
+        ("3d", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5, 3), align_corners=False),
+         [(2, 3, 4)]),
+        ("3d-align", lambda t, th: F(t).affine_grid(th, (2, 3, 4, 5, 3), align_corners=True),
+         [(2, 3, 4)]),
+        ("then-sample", lambda t, th, x: F(t).grid_sample(
+            x, F(t).affine_grid(th, (2, 3, 4, 5), align_corners=False), align_corners=False),
+         [(2, 2, 3), (2, 3, 3, 4)])]]
+
 NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("layer", lambda t, x, w, b: F(t).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)], {}),
     ("layer-2d", lambda t, x: F(t).layer_norm(x, (3, 4), eps=1e-3), [(2, 3, 4)], {}),
@@ -1918,6 +2044,7 @@ OPS = [
     *_section("conv", CONV + POOL + AVG_POOL, forward_ad=False,     # (no forward-AD rules yet)
               warns=True),      # padding='same' with an even kernel
     *_section("norm", POOL_1D + NORM, forward_ad=False),
+    *_section("spatial", SPATIAL + GRID, forward_ad=False),
     *_section("loss", LOSS, forward_ad=False),
     *_section("random", RANDOM),
 ]

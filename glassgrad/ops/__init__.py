@@ -129,9 +129,10 @@ def publish(namespace):
 
 
 from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
-               reduce, shape)
+               pool, reduce, sampling, shape, spatial, upsample)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
+           sampling, norm, loss, random, legacy)
 
 
 def _merged(attr):

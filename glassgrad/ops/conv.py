@@ -25,8 +25,9 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import xp
-from ..backend.kernels.im2col import _columns, _padded
+from ..backend.kernels.im2col import _col2im, _columns, _padded
 from . import public, publish
+from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
 
@@ -41,7 +42,11 @@ def _full(k, *params):
     return [v * k if len(v) == 1 else v for v in params]
 
 
-def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, **_):
+def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, transposed=False,
+                  output_padding=(0,), **_):
+    if transposed:
+        return _transposed_forward(input, weight, bias, stride, padding, dilation, groups,
+                                   output_padding)
     o, _cg, *kernel = weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
@@ -52,22 +57,38 @@ def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, **
     return res
 
 
+def _transposed_size(size, kernel, stride, padding, dilation, output_padding):
+    """ATen's conv_output_size of a transposed convolution, per spatial dim."""
+    stride, padding, dilation, output_padding = _full(len(kernel), stride, padding, dilation,
+                                                      output_padding)
+    return [(n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, k, s, p, d, op in
+            zip(size, kernel, stride, padding, dilation, output_padding)]
+
+
+def _transposed_forward(input, weight, bias, stride, padding, dilation, groups, output_padding):
+    """A transposed convolution: the gradient of the input of the convolution whose weight is
+    ``weight``, taken at ``input`` (the output size adds output_padding)."""
+    size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
+                            output_padding)
+    res = _conv_input_grad(input, (input.shape[0], weight.shape[1] * groups, *size), weight,
+                           stride, padding, dilation, groups).astype(input.dtype, copy=False)
+    if bias is not None:
+        res = res + bias.reshape(-1, *(1,) * len(size))
+    return res
+
+
 def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, groups):
-    """The gradient of the input: the weight's transpose against grad_output, each kernel
-    offset's columns added onto the positions they read."""
-    (n, c, *size), (o, cg, *kernel) = input.shape, weight.shape
+    """The gradient of the input (or of an input of shape ``input``, a tuple): the weight's
+    transpose against grad_output, each kernel offset's columns added onto the positions they
+    read."""
+    shape = input if isinstance(input, tuple) else input.shape
+    (n, c, *size), (o, cg, *kernel) = shape, weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     out = grad_output.shape[2:]
     go = grad_output.reshape(n, groups, o // groups, math.prod(out))
     w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
     cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
-    padded = xp.zeros((n, c, *(s + 2 * p for s, p in zip(size, padding))), grad_output.dtype)
-    whole = (builtins.slice(None),) * 2
-    for at in xp.ndindex(*kernel):
-        region = tuple(builtins.slice(i * d, i * d + s * (m - 1) + 1, s)
-                       for i, d, s, m in zip(at, dilation, stride, out))
-        padded[whole + region] += cols[whole + at]
-    return padded[whole + tuple(builtins.slice(p, p + s) for p, s in zip(padding, size))]
+    return _col2im(cols, size, stride, padding, dilation)
 
 
 def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):
@@ -84,12 +105,13 @@ def _params(stride, padding, dilation, groups):
     return {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
 
 
-def _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding=None):
+def _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding=None,
+              transposed=False):
     """The convolution row, with the attributes PyTorch's node shows."""
     if output_padding is None:
         output_padding = (0,) * (weight.dim() - 2)
     return _convolution(input, weight, bias, **_params(stride, padding, dilation, groups),
-                        transposed=False, output_padding=output_padding,
+                        transposed=transposed, output_padding=output_padding,
                         bias_sym_sizes_opt=tuple(bias.shape) if bias is not None else (0,))
 
 
@@ -124,19 +146,52 @@ _conv_bias_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight, **
     "input": _no_grad, "weight": _no_grad})
 
 
-def _formula(row):
-    """ConvolutionBackward0's formula for one input: ``row`` of the gradient. Its parameters
-    name everything PyTorch's node saves, so the node shows the same ``_saved_*``."""
+def _formula(row, transposed_row):
+    """ConvolutionBackward0's formula for one input: ``row`` of the gradient (of a transposed
+    convolution: ``transposed_row``). Its parameters name everything PyTorch's node saves, so
+    the node shows the same ``_saved_*``."""
     def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding,
                 groups, bias_sym_sizes_opt):
-        return row(grad, input, weight, **_params(stride, padding, dilation, groups))
+        params = _params(stride, padding, dilation, groups)
+        if transposed:
+            return transposed_row(grad, input, weight, output_padding=output_padding, **params)
+        return row(grad, input, weight, **params)
     return formula
 
 
+def _transposed_input_grad(grad, input, weight, output_padding, **params):
+    """A transposed convolution's gradient of its input: the convolution of the gradient."""
+    return _transposed_input_grad_row(grad, input, weight, output_padding=output_padding,
+                                      **params)
+
+
+_transposed_input_grad_row = defop(_BACKWARD, lambda xp, grad_output, input, weight,
+                                   output_padding, **p: _conv_forward(
+    xp, grad_output, weight, None, **p), _INPUTS, dtype="same", grads={
+    "grad_output": lambda grad, weight, stride, padding, dilation, groups, output_padding:
+        _convolve(grad, weight, None, stride, padding, dilation, groups, output_padding,
+                  transposed=True),
+    "input": _no_grad,
+    "weight": lambda grad, grad_output, weight, stride, padding, dilation, groups:
+        _conv_weight_grad_row(grad, grad_output, weight,
+                              **_params(stride, padding, dilation, groups))})
+
+
+def _transposed_weight_grad(grad, input, weight, output_padding, **params):
+    """... of its weight: the convolution's weight gradient, the roles of input and gradient
+    swapped."""
+    return _conv_weight_grad_row(input, grad, weight, **params)
+
+
+def _transposed_bias_grad(grad, input, weight, output_padding, **params):
+    return _conv_bias_grad_row(grad, input, weight, **params)
+
+
 _convolution = defop("ConvolutionBackward0", _conv_forward, ("input", "weight", "bias"),
-                     dtype="same", grads={"input": _formula(_conv_input_grad_row),
-                                          "weight": _formula(_conv_weight_grad_row),
-                                          "bias": _formula(_conv_bias_grad_row)})
+                     dtype="same", grads={
+                         "input": _formula(_conv_input_grad_row, _transposed_input_grad),
+                         "weight": _formula(_conv_weight_grad_row, _transposed_weight_grad),
+                         "bias": _formula(_conv_bias_grad_row, _transposed_bias_grad)})
 
 
 # -- conv1d / conv2d / conv3d ----------------------------------------------------------------
@@ -152,8 +207,12 @@ def _expand(name, value, k):
     return v
 
 
-def _check_conv(input, weight, bias, stride, padding, dilation, groups):
-    """ATen's checks of a convolution (check_shape_forward and the dtype checks)."""
+def _check_conv(input, weight, bias, stride, padding, dilation, groups, output_padding=None):
+    """ATen's checks of a convolution (check_shape_forward and the dtype checks); of a
+    transposed one where output_padding is given."""
+    if output_padding is not None:
+        return _check_transposed(input, weight, bias, stride, padding, dilation, groups,
+                                 output_padding)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if builtins.any(p < 0 for p in padding):
@@ -193,6 +252,34 @@ def _check_conv(input, weight, bias, stride, padding, dilation, groups):
                                f"input should be a MKLDNN tensor and weight is a dense tensor")
         raise RuntimeError(f"expected scalar type {_name(input.dtype)} but found "
                            f"{_name(weight.dtype)}")
+
+
+def _check_transposed(input, weight, bias, stride, padding, dilation, groups, output_padding):
+    ws = list(weight.shape)
+    if ws[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size [{ws}] instead")
+    if input.shape[1] != ws[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input"
+                           f"{list(input.shape)} to have {ws[0]} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != ws[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected bias to be "
+                           f"1-dimensional with {ws[1] * groups} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    if builtins.any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        names = ("depth", "height", "width")[3 - len(stride):]
+        parts = [f"output_padding_{n}: {v}" for n, v in zip(names, output_padding)] + \
+            [f"stride_{n}: {v}" for n, v in zip(names, stride)] + \
+            [f"dilation_{n}: {v}" for n, v in zip(names, dilation)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but "
+                           "got " + " ".join(parts))
+    size = input.shape[2:]
+    out = _transposed_size(size, ws[2:], stride, padding, dilation, output_padding)
+    if builtins.any(o < 1 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, size))}). "
+                           f"Calculated output size per channel: "
+                           f"({' x '.join(map(str, out))}). Output size is too small")
 
 
 def _same_padding(input, weight, stride, dilation):
@@ -238,6 +325,47 @@ def _conv_nd(k, input, weight, bias, stride, padding, dilation, groups):
     out = _convolve(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups,
                     output_padding)
     return out if batched else out.squeeze(0)
+
+
+def _conv_transpose_nd(k, input, weight, bias, stride, padding, output_padding, groups,
+                       dilation):
+    if input.dim() not in (k + 1, k + 2):
+        raise RuntimeError(f"Expected {k + 1}D (unbatched) or {k + 2}D (batched) input to "
+                           f"conv_transpose{k}d, but got input of size: {list(input.shape)}")
+    batched = input.dim() == k + 2
+    if not batched:
+        input = input.unsqueeze(0)
+    params = [(v,) * k if isinstance(v, builtins.int) else tuple(v)
+              for v in (stride, padding, dilation, output_padding)]
+    kw = weight.dim() - 2
+    full = [_expand(n, v, kw) for n, v in
+            zip(("stride", "padding", "dilation", "output_padding"), params)]
+    _check_conv(input, weight, bias, full[0], full[1], full[2], groups, full[3])
+    stride, padding, dilation, output_padding = params
+    out = _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding,
+                    transposed=True)
+    return out if batched else out.squeeze(0)
+
+
+@public("function", "functional")
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose_nd(1, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+@public("function", "functional")
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose_nd(2, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+@public("function", "functional")
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return _conv_transpose_nd(3, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
 
 
 @public("function", "functional")
@@ -601,7 +729,8 @@ _adaptive_avg_pool_backward = defop(
         grad, output_size=tuple(grad_output.shape[-2:])),
         "self": lambda grad: zeros_like(grad)})
 _adaptive_avg_pool = defop(
-    "AdaptiveAvgPool2DBackward0", _adaptive_forward, dtype="same",
+    "AdaptiveAvgPool2DBackward0", _adaptive_forward,
+    dtype=_same_dtype("adaptive_avg_pool2d"),
     grads={"self": lambda grad, self: _adaptive_avg_pool_backward(grad, self)})
 
 

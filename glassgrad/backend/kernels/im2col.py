@@ -3,7 +3,8 @@
 ``numpy.lib.stride_tricks.sliding_window_view`` gives every window of the padded input without
 copying (a view with repeated strides); stepping it by stride and dilation and reshaping copies
 each window once into the columns a convolution multiplies as one batched matmul, which is
-how conv1d/2d/3d and their gradients stay whole-array NumPy work. The pooling kernels pad with
+how conv1d/2d/3d and their gradients stay whole-array NumPy work. _col2im is its adjoint
+(columns summed back onto the positions they read: fold, a convolution's input gradient). The pooling kernels pad with
 _padded too. A CuPy backend would provide the same three functions.
 """
 import builtins
@@ -44,3 +45,18 @@ def _columns(x, kernel, stride, padding, dilation, groups):
     win = win.transpose(0, 1, *range(2 + k, 2 + 2 * k), *range(2, 2 + k))
     n, c = x.shape[:2]
     return win.reshape(n, groups, c // groups * math.prod(kernel), math.prod(out)), out
+
+
+def _col2im(cols, size, stride, padding, dilation):
+    """cols (N, C, *kernel, *out) summed onto an (N, C, *size) array: each kernel offset's
+    columns added onto the positions they read (one strided add per offset)."""
+    k = len(size)
+    n, c, kernel, out = cols.shape[0], cols.shape[1], cols.shape[2:2 + k], cols.shape[2 + k:]
+    padded = xp.zeros((n, c, *(s + 2 * p for s, p in zip(size, padding))), cols.dtype)
+    whole = (builtins.slice(None),) * 2
+    for at in xp.ndindex(*kernel):
+        region = tuple(builtins.slice(i * d, i * d + s * (m - 1) + 1, s)
+                       for i, d, s, m in zip(at, dilation, stride, out))
+        padded[whole + region] += cols[whole + at]
+    return xp.ascontiguousarray(padded[whole + tuple(builtins.slice(p, p + s)
+                                                     for p, s in zip(padding, size))])

@@ -13,6 +13,13 @@ from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from . import channelshuffle, fold, padding, pixelshuffle, upsampling  # noqa: E402 (spatial)
+from .channelshuffle import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
-                          dropout, batchnorm, normalization, sparse, loss) for name in m.__all__]
+                          dropout, batchnorm, normalization, sparse, loss, padding,
+                          pixelshuffle, channelshuffle, fold, upsampling) for name in m.__all__]

@@ -1,5 +1,6 @@
 """Conv1d, Conv2d, Conv3d (groups, dilation, padding numbers or 'same'/'valid', every
-padding_mode through F.pad)."""
+padding_mode through F.pad) and ConvTranspose1d/2d/3d (zeros padding, output_size in
+forward)."""
 import math
 
 from ... import _creation
@@ -8,7 +9,9 @@ from ..parameter import Parameter
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
+
 
 class _ConvNd(Module):
     __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding",
@@ -36,17 +39,16 @@ class _ConvNd(Module):
         if padding_mode not in valid_padding_modes:
             raise ValueError(f"padding_mode must be one of {valid_padding_modes}, but got "
                              f"padding_mode='{padding_mode}'")
-        if transposed:
-            raise NotImplementedError("nn.ConvTranspose: glassgrad has no transposed "
-                                      "convolution yet")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.transposed, self.output_padding = dilation, transposed, output_padding
         self.groups, self.padding_mode = groups, padding_mode
         self._reversed_padding_repeated_twice = self._pad_for_mode(padding, kernel_size,
                                                                    dilation)
-        self.weight = Parameter(_creation.empty((out_channels, in_channels // groups,
-                                                 *kernel_size), device=device, dtype=dtype))
+        shape = ((in_channels, out_channels // groups) if transposed else
+                 (out_channels, in_channels // groups))
+        self.weight = Parameter(_creation.empty((*shape, *kernel_size), device=device,
+                                                dtype=dtype))
         if bias:
             self.bias = Parameter(_creation.empty(out_channels, device=device, dtype=dtype))
         else:
@@ -122,3 +124,65 @@ def _conv_class(name, k, conv, to_tuple):
 Conv1d = _conv_class("Conv1d", 1, F.conv1d, _single)
 Conv2d = _conv_class("Conv2d", 2, F.conv2d, _pair)
 Conv3d = _conv_class("Conv3d", 3, F.conv3d, _triple)
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 transposed, output_padding, groups, bias, padding_mode, device=None,
+                 dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for '
+                             f'{self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         transposed, output_padding, groups, bias, padding_mode, device=device,
+                         dtype=dtype)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
+        """output_padding, or what makes the output ``output_size`` (torch's checks)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        batched = input.dim() == num_spatial_dims + 2
+        lead = 2 if batched else 1
+        if len(output_size) == lead + num_spatial_dims:
+            output_size = output_size[lead:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, "
+                             f"output_size must have {num_spatial_dims} or "
+                             f"{lead + num_spatial_dims} elements (got {len(output_size)})")
+        dilation = dilation or [1] * num_spatial_dims
+        min_sizes = [(input.size(d + lead) - 1) * stride[d] - 2 * padding[d] +
+                     dilation[d] * (kernel_size[d] - 1) + 1 for d in range(num_spatial_dims)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, stride)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes):
+            if size < lo or size > hi:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes "
+                                 f"range from {min_sizes} to {max_sizes} (for an input of "
+                                 f"{input.size()[2:]})")
+        return [size - lo for size, lo in zip(output_size, min_sizes)]
+
+    def forward(self, input, output_size=None):
+        k = len(self.kernel_size)
+        if self.padding_mode != "zeros":
+            raise ValueError(f"Only `zeros` padding mode is supported for ConvTranspose{k}d")
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, k, self.dilation)
+        return type(self)._conv(input, self.weight, self.bias, self.stride, self.padding,
+                                output_padding, self.groups, self.dilation)
+
+
+def _conv_transpose_class(name, conv, to_tuple):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        _ConvTransposeNd.__init__(self, in_channels, out_channels, to_tuple(kernel_size),
+                                  to_tuple(stride), to_tuple(padding), to_tuple(dilation), True,
+                                  to_tuple(output_padding), groups, bias, padding_mode,
+                                  device=device, dtype=dtype)
+    return type(name, (_ConvTransposeNd,), {"__init__": __init__, "_conv": staticmethod(conv),
+                                            "__module__": __name__})
+
+
+ConvTranspose1d = _conv_transpose_class("ConvTranspose1d", F.conv_transpose1d, _single)
+ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", F.conv_transpose2d, _pair)
+ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", F.conv_transpose3d, _triple)
