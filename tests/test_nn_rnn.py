@@ -232,15 +232,13 @@ def _errors(t):
             err(t.nn.GRUCell(3, 4), z(2, 4)), err(t.nn.GRUCell(3, 4), z(2, 3), z(3, 4)),
             err(t.nn.GRUCell(3, 4), z(3), z(2, 4)), err(t.nn.GRUCell(3, 4), z(3), z(2, 2, 4)),
             err(t.nn.RNNCell(3, 4, nonlinearity="x"), z(2, 3)),
-            err(t.nn.RNNCell(3, 4), z(2, 3, 3)),
+            err(t.nn.RNNCell(3, 4), z(2, 3, 3)), err(lstm, z(0, 2, 3)), err(gru, z(0, 2, 3)),
+            [tuple(h.shape) for h in gru(z(3, 0, 3))], [tuple(h.shape) for h in lstm(z(3, 0, 3))[1]],
         ]
 
 
 def test_errors_are_torchs():
-    theirs, mine = _errors(torch), _errors(gg)
-    for a, b in zip(theirs, mine):
-        assert (a[:3] if isinstance(a, tuple) and a[:1] == ("raised",) else "ok") == \
-            (b[:3] if isinstance(b, tuple) and b[:1] == ("raised",) else "ok")
+    assert_same(norm(_errors(torch)), norm(_errors(gg)))
 
 
 def test_dropout_with_one_layer_warns():
@@ -305,7 +303,8 @@ def _utils(t):
     q = R.pack_padded_sequence(x, [1, 4, 2], enforce_sorted=False)
     out["to"] = [packed(q.to(t.float64)), packed(q.double()), q.to(t.float32) is q,
                  packed(q.float()), q.is_cuda]
-    out["tuple"] = (len(p), p._fields, p[1], isinstance(p, tuple))
+    out["tuple"] = (len(p), p._fields, p[1], isinstance(p, tuple), p == p,
+                    len(q.data.grad_fn.next_functions), q.cpu() is q, q.long().data.dtype)
     out["errors"] = [
         err(R.pack_padded_sequence, x, [1, 4, 2]), err(R.pack_padded_sequence, x, [4, 2]),
         err(R.pack_padded_sequence, x, [4, 2, 0]),
@@ -316,6 +315,8 @@ def _utils(t):
         err(R.pad_sequence, seqs, padding_side="middle"), err(R.pad_sequence, 3),
         err(R.pad_sequence, []), err(R.pad_sequence, [t.zeros(2, 3), t.zeros(2, 4)]),
         err(R.pad_sequence, [t.tensor(1.0), t.tensor(2.0)]),
+        err(R.pad_sequence, [t.tensor(1.0)], padding_side="x"),
+        err(R.pad_sequence, [], padding_side="x"), err(q.to, t.float64, copy=True),
         err(R.pack_sequence, seqs), err(R.PackedSequence, t.zeros(3)),
     ]
     return out
@@ -324,3 +325,12 @@ def _utils(t):
 def test_nn_utils_rnn():
     theirs, mine = norm(_utils(torch)), norm(_utils(gg))
     assert_same(theirs, mine)
+
+
+def test_apply_permutation_is_deprecated():
+    def program(t):
+        rnn = __import__(t.__name__ + ".nn.modules.rnn", fromlist=["rnn"])
+        with pytest.warns(FutureWarning) as record:
+            out = rnn.apply_permutation(t.arange(6).view(2, 3), t.tensor([2, 0, 1]))
+        return out, [str(w.message) for w in record]
+    assert_same(norm(program(torch)), norm(program(gg)))

@@ -20,6 +20,12 @@ from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
+
+def apply_permutation(tensor, permutation, dim=1):
+    warnings.warn("`apply_permutation` is deprecated, please use `tensor.index_select(dim, "
+                  "permutation)` instead", FutureWarning, stacklevel=2)
+    return tensor.index_select(dim, permutation)
+
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
@@ -388,7 +394,9 @@ class LSTM(RNNBase):
             if not _warned_projections:
                 _warned_projections = True
                 warnings.warn("LSTM with projections is not supported with oneDNN. Using "
-                              "default implementation.", UserWarning, stacklevel=4)
+                              "default implementation. (Triggered internally at "
+                              "/__w/pytorch/pytorch/aten/src/ATen/native/RNN.cpp:1512.)",
+                              UserWarning, stacklevel=4)
             return False
         return True
 

@@ -38,6 +38,8 @@ class PackedSequence(PackedSequence_):
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def to(self, *args, **kwargs):
+        if "copy" in kwargs:
+            raise RuntimeError(".to() does not accept copy argument")
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
@@ -98,9 +100,10 @@ class _PackPadded(Function):
 
     @staticmethod
     def forward(ctx, input, lengths, batch_first):
+        """lengths: a list (the node has one edge, the input's, as torch's)."""
         padded = input.transpose(0, 1) if batch_first else input
         ctx.shape, ctx.batch_first = padded.shape, batch_first
-        ctx.mask = _steps_mask(lengths, padded.size(0))
+        ctx.mask = _steps_mask(_creation.as_tensor(lengths), padded.size(0))
         return padded[ctx.mask]
 
     @staticmethod
@@ -144,7 +147,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     _check_lengths(input, lengths, batch_first)
     batch_sizes = _steps_mask(lengths, int(lengths[0])).sum(1)
-    return PackedSequence(_PackPadded.apply(input, lengths, batch_first), batch_sizes,
+    return PackedSequence(_PackPadded.apply(input, lengths.tolist(), batch_first), batch_sizes,
                           sorted_indices, None)
 
 
@@ -183,11 +186,11 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     sequences = tuple(sequences)
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
-    if sequences[0].dim() == 0:
-        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     if padding_side not in ("left", "right"):
         raise RuntimeError("Expected padding_side to be one of left or right, but got "
                            f"{padding_side}.")
+    if sequences[0].dim() == 0:
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     max_len = max(s.size(0) for s in sequences)
     dims = (len(sequences), max_len) if batch_first else (max_len, len(sequences))
     out = _creation.full((*dims, *sequences[0].shape[1:]), padding_value,
