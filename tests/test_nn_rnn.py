@@ -13,7 +13,9 @@ import torch
 import glassgrad as gg
 from differential import assert_same, norm
 
-TOL = {"float32": (2e-6, 2e-6), "float64": (1e-12, 1e-12)}
+TOL = {"float32": (1e-6, 1e-6), "float64": (1e-12, 1e-12)}
+# gradients are sums over time steps and rows, which torch and NumPy add in different orders
+GRAD_TOL = {"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)}
 
 
 def err(fn, *args, **kwargs):
@@ -74,7 +76,9 @@ def run_module(make, x, hx=None, pack=None, train=False, dtype="float32", seed=0
     theirs, mine = norm(program(torch)), norm(program(gg))
     for key in ("repr", "names", "keys", "init", "grad_fns"):
         assert_same(theirs[key], mine[key], key)      # exact: init is bit for bit
-    assert_same(theirs, mine, tol=TOL)
+    for key in ("results", "padded"):
+        assert_same(theirs.get(key), mine.get(key), key, tol=TOL)
+    assert_same(theirs, mine, tol=GRAD_TOL)
 
 
 MODULES = {
@@ -200,7 +204,8 @@ def test_cells(key, batched, given, dtype):
                 "hx": [h.grad for h in hx]}
     theirs, mine = norm(program(torch)), norm(program(gg))
     assert_same(theirs["init"], mine["init"])
-    assert_same(theirs, mine, tol=TOL)
+    assert_same(theirs["out"], mine["out"], tol=TOL)
+    assert_same(theirs, mine, tol=GRAD_TOL)
 
 
 def _errors(t):
