@@ -229,7 +229,7 @@ def _errors(t):
             err(t.nn.LSTM, 3, 4, proj_size=4), err(t.nn.LSTM, 3, 4, proj_size=-1),
             err(t.nn.RNN, 3, 4.0), err(t.nn.RNN, 3.0, 4), err(t.nn.RNN, 0, 4),
             err(t.nn.LSTM, 3, 4, bias=1), err(t.nn.LSTM, 3, 4, batch_first=None),
-            err(t.nn.RNNBase, "FOO", 3, 4),
+            err(t.nn.RNNBase, "FOO", 3, 4), err(t.nn.RNNBase("LSTM", 3, 4), x),
             err(t.nn.LSTMCell(3, 4), z(2, 4)), err(t.nn.LSTMCell(3, 4), z(2, 2, 3)),
             err(t.nn.LSTMCell(3, 4), z(2, 3), (z(3, 4), z(3, 4))),
             err(t.nn.LSTMCell(3, 4), z(2, 3), (z(2, 4), z(2, 5))),
@@ -339,3 +339,14 @@ def test_apply_permutation_is_deprecated():
             out = rnn.apply_permutation(t.arange(6).view(2, 3), t.tensor([2, 0, 1]))
         return out, [str(w.message) for w in record]
     assert_same(norm(program(torch)), norm(program(gg)))
+
+
+def test_double_backward():
+    def program(t):
+        t.manual_seed(0)
+        m = t.nn.GRU(3, 4, 2, bidirectional=True).double()
+        x = t.tensor(arr(4, 2, 3, dtype="float64"), requires_grad=True)
+        out, h = m(x)
+        g, = t.autograd.grad(out.sin().sum() + h.cos().sum(), x, create_graph=True)
+        return g, t.autograd.grad(g.square().sum(), (x, m.weight_hh_l1_reverse))
+    assert_same(norm(program(torch)), norm(program(gg)), tol=TOL)

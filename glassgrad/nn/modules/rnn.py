@@ -263,7 +263,8 @@ class RNNBase(Module):
                                f"{hx.dim()}-D tensor")
         return hx if batched else hx.unsqueeze(1)
 
-    def forward(self, input, hx=None):
+    def _forward(self, input, hx):
+        """RNN, LSTM and GRU's forward (RNNBase itself has none, as torch's)."""
         packed = isinstance(input, PackedSequence)
         if packed:
             input, batch_sizes, sorted_indices, unsorted_indices = input
@@ -351,10 +352,16 @@ class RNN(RNNBase):
                              "or 'relu'.")
         super().__init__(modes[self.nonlinearity], *args, **kwargs)
 
+    def forward(self, input, hx=None):
+        return self._forward(input, hx)
+
 
 class LSTM(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return self._forward(input, hx)
 
     def get_expected_cell_size(self, input, batch_sizes):
         return self._hidden_shape(input, batch_sizes, self.hidden_size)
@@ -406,6 +413,9 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        return self._forward(input, hx)
 
 
 # -- cells ----------------------------------------------------------------------------------
