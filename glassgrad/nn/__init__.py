@@ -2,5 +2,5 @@
 the functional ops."""
 from . import functional, parallel  # noqa: F401
 from .modules import *  # noqa: F401,F403
-from . import init  # noqa: F401
+from . import init, utils  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401

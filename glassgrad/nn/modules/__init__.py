@@ -1,6 +1,6 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
 from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,
-               normalization, pooling, sparse)
+               normalization, pooling, rnn, sparse)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -12,6 +12,7 @@ from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from . import channelshuffle, fold, padding, pixelshuffle, upsampling  # noqa: E402 (spatial)
 from .channelshuffle import *  # noqa: F401,F403
@@ -22,4 +23,5 @@ from .upsampling import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
                           dropout, batchnorm, normalization, sparse, loss, padding,
-                          pixelshuffle, channelshuffle, fold, upsampling) for name in m.__all__]
+                          pixelshuffle, channelshuffle, fold, upsampling, rnn)
+           for name in m.__all__]
