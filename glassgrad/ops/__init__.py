@@ -128,10 +128,11 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
-               reduce, shape)
+from . import (attention, conv, indexing, legacy, linalg, loss, nn, norm,  # noqa: E402
+               pointwise, random, reduce, shape)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy,
+           attention)
 
 
 def _merged(attr):

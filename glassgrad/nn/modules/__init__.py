@@ -1,7 +1,9 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
 from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,
                normalization, pooling, sparse)
+from . import attention, transformer
 from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -13,6 +15,8 @@ from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
-                          dropout, batchnorm, normalization, sparse, loss) for name in m.__all__]
+                          dropout, batchnorm, normalization, sparse, loss, attention,
+                          transformer) for name in m.__all__]
