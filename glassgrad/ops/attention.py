@@ -110,9 +110,36 @@ def _flash_grad(which):
     return formula
 
 
+def _flash_jvp(tangents, query, key, value, result, attn_mask, dropout_p, is_causal, scale):
+    """The output's tangent (torch has no forward AD here): with P = softmax(S),
+    dS = scale (dQ K^T + Q dK^T), dP = P * (dS - rowsum(P * dS)), dO = dP V + P dV; composed
+    of ops, so backward through it works."""
+    groups = query.shape[1] // key.shape[1]
+    tq, tk, tv = (None if t is None else t if i == 0 else t.repeat_interleave(groups, 1)
+                  for i, t in enumerate(tangents))
+    key, value = key.repeat_interleave(groups, 1), value.repeat_interleave(groups, 1)
+    s = _softmax_scale(query, scale)
+    scores = matmul(query, key.mT) * s
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    if is_causal:
+        L, S = scores.shape[-2:]
+        scores = scores.masked_fill(ones((L, S), dtype=dtypes.bool).triu(1), -math.inf)
+    p = _safe_softmax(scores, dim=3)
+    out = None if tv is None else matmul(p, tv)
+    if tq is not None or tk is not None:
+        ds = (0 if tq is None else matmul(tq, key.mT)) + (0 if tk is None else
+                                                          matmul(query, tk.mT))
+        ds = ds * s
+        dp = matmul(p * (ds - (p * ds).sum(-1, keepdim=True)), value)
+        out = dp if out is None else out + dp
+    return out
+
+
 _flash = defop("ScaledDotProductFlashAttentionForCpuBackward0", _flash_forward,
                ("query", "key", "value"), dtype="same", outputs=("output", "logsumexp"),
-               grads={name: _flash_grad(i) for i, name in enumerate(("query", "key", "value"))})
+               grads={name: _flash_grad(i) for i, name in enumerate(("query", "key", "value"))},
+               jvp=_flash_jvp)
 
 
 def _mask_fits(mask, query, key):
