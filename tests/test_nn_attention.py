@@ -12,7 +12,7 @@ import torch
 import glassgrad as gg
 from differential import assert_same, norm
 
-TOL = {"float32": (1e-4, 1e-5), "float64": (1e-10, 1e-12)}
+TOL = {"float32": (1e-4, 1e-5), "float64": (1e-10, 1e-12), "float16": (1e-2, 2e-3)}
 
 
 def arr(*shape, seed=0, dtype="float32"):
@@ -64,6 +64,9 @@ SDPA = {    # name -> (q, k, v arrays, mask array or None, kwargs, grad of the m
     "math_scale": (_qkv((3, 4, 5), (3, 6, 5), (3, 6, 5)), None, {"scale": -0.5}, False),
     "math_double": (_qkv((3, 4, 5), (3, 6, 5), (3, 6, 5), dtype="float64"), _mask(4, 6),
                     {}, False),
+    "fused_half": (_qkv(*B4, dtype="float16"), _mask(4, 6, boolean=True), {}, False),
+    "math_half": (_qkv((3, 4, 5), (3, 6, 5), (3, 6, 5), dtype="float16"), None,
+                  {"is_causal": True}, False),
 }
 
 
@@ -411,10 +414,10 @@ TRANSFORMER_CHECKS = {
     "mask_double": lambda lib: lib.nn.Transformer.generate_square_subsequent_mask(
         3, dtype=lib.float64),
     "bad_activation": lambda lib: err(lib.nn.TransformerEncoderLayer, 4, 2, activation="tanh"),
-    "batch_mismatch": lambda lib: err(lib.nn.Transformer(4, 2, 1, 1, 8), lib.ones(3, 2, 4),
-                                      lib.ones(3, 3, 4)),
-    "feature_mismatch": lambda lib: err(lib.nn.Transformer(4, 2, 1, 1, 8), lib.ones(3, 2, 4),
-                                        lib.ones(3, 2, 5)),
+    "batch_mismatch": lambda lib: err(lib.nn.Transformer(4, 2, 1, 1, 8, batch_first=True),
+                                      lib.ones(3, 2, 4), lib.ones(2, 2, 4)),
+    "feature_mismatch": lambda lib: err(lib.nn.Transformer(4, 2, 1, 1, 8, batch_first=True),
+                                        lib.ones(3, 2, 4), lib.ones(3, 2, 5)),
     "relu_or_gelu": lambda lib: [lib.nn.TransformerEncoderLayer(4, 2, activation=a)
                                  .activation_relu_or_gelu for a in (
                                      "relu", "gelu", lib.nn.ReLU(), lib.nn.GELU(),
@@ -437,3 +440,53 @@ TRANSFORMER_CHECKS = {
 @pytest.mark.parametrize("name", TRANSFORMER_CHECKS)
 def test_transformer_checks(name):
     assert_same(norm(TRANSFORMER_CHECKS[name](torch)), norm(TRANSFORMER_CHECKS[name](gg)))
+
+
+# -- default initialisation, bit for bit; inference (torch's fast paths give the same values) --
+INIT = {
+    "mha": lambda t: t.nn.MultiheadAttention(8, 2),
+    "mha_kdim_bias_kv": lambda t: t.nn.MultiheadAttention(8, 4, kdim=3, vdim=5, add_bias_kv=True),
+    "mha_double": lambda t: t.nn.MultiheadAttention(6, 3, dtype=t.float64),
+    "encoder_layer": lambda t: t.nn.TransformerEncoderLayer(8, 2, 16),
+    "decoder": lambda t: t.nn.TransformerDecoder(t.nn.TransformerDecoderLayer(8, 2, 16), 2),
+    "transformer": lambda t: t.nn.Transformer(8, 2, 2, 1, 16, batch_first=True),
+}
+
+
+@pytest.mark.parametrize("name", INIT)
+def test_default_init_bit_for_bit(name):
+    def program(t):
+        t.manual_seed(0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return INIT[name](t).state_dict()
+    assert_same(norm(program(torch)), norm(program(gg)), tol={})    # exact
+
+
+INFERENCE = {   # eval, no grad: where torch takes its fused inference kernels
+    "mha_native": lambda t, x, pad: t.nn.MultiheadAttention(8, 2, batch_first=True).eval()(
+        x, x, x, key_padding_mask=pad),
+    "mha_native_per_head": lambda t, x, pad: t.nn.MultiheadAttention(
+        8, 2, batch_first=True).eval()(x, x, x, average_attn_weights=False),
+    "encoder_layer_fused": lambda t, x, pad: t.nn.TransformerEncoderLayer(
+        8, 2, 16, batch_first=True).eval()(x, src_key_padding_mask=pad),
+    "encoder_layer_fused_norm_first": lambda t, x, pad: t.nn.TransformerEncoderLayer(
+        8, 2, 16, batch_first=True, norm_first=True, activation="gelu").eval()(x),
+    "encoder_nested_norm": lambda t, x, pad: t.nn.TransformerEncoder(
+        t.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
+        t.nn.LayerNorm(8)).eval()(x, src_key_padding_mask=pad),
+    "transformer": lambda t, x, pad: t.nn.Transformer(8, 2, 1, 1, 16, batch_first=True).eval()(
+        x, x[:, :3], src_key_padding_mask=pad, memory_key_padding_mask=pad),
+}
+
+
+@pytest.mark.parametrize("name", INFERENCE)
+def test_inference(name):
+    def program(t):
+        t.manual_seed(0)
+        pad = np.zeros((3, 5), dtype=bool)
+        pad[0, 3:] = pad[2, 4] = True
+        with t.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return INFERENCE[name](t, t.tensor(arr(3, 5, 8)), t.tensor(pad))
+    assert_same(norm(program(torch)), norm(program(gg)), tol=TOL)

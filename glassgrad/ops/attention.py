@@ -366,7 +366,43 @@ def _heads(t, static, what, n, head_dim):
     return static
 
 
-def _mha_masks(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads):
+def _mha_masks(query, key_padding_mask, attn_mask, is_causal, need_weights):
+    """Both masks as float ones (torch's order of checks); whether attention stays causal."""
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to "
+                           "create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        return key_padding_mask, None, True     # scaled_dot_product_attention masks itself
+    attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+    return key_padding_mask, attn_mask, is_causal and key_padding_mask is None
+
+
+def _mha_project(query, key, value, in_proj_weight, in_proj_bias, separate, q_proj_weight,
+                 k_proj_weight, v_proj_weight):
+    if not separate:
+        if key.shape != value.shape:
+            raise AssertionError(f"key shape {key.shape} does not match value shape "
+                                 f"{value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        return _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    if key.shape[:2] != value.shape[:2]:
+        raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
+                             f"value's {value.shape[:2]}")
+    for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+        if w is None:
+            raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is "
+                                 f"None")
+    biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+    return _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight,
+                          *biases)
+
+
+def _mha_attn_mask(attn_mask, tgt_len, src_len, n):
+    """A 2-D mask as (1, L, S); a 3-D one checked to be (batch * heads, L, S)."""
     if attn_mask is None:
         return None
     if attn_mask.dim() == 2:
@@ -375,11 +411,76 @@ def _mha_masks(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads):
                                f"be {(tgt_len, src_len)}.")
         return attn_mask.unsqueeze(0)
     if attn_mask.dim() == 3:
-        if attn_mask.shape != (bsz * num_heads, tgt_len, src_len):
+        if attn_mask.shape != (n, tgt_len, src_len):
             raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
-                               f"be {(bsz * num_heads, tgt_len, src_len)}.")
+                               f"be {(n, tgt_len, src_len)}.")
         return attn_mask
     raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+
+def _pad_masks(masks):
+    """The masks (None or tensors) with one more key position, not masked."""
+    return [None if m is None else pad(m, (0, 1)) for m in masks]
+
+
+def _heads(t, static, what, n, head_dim):
+    """(seq, batch, embed) as (batch * heads, seq, head_dim), or the static one checked."""
+    if static is None:
+        return t.view(t.shape[0], n, head_dim).transpose(0, 1)
+    if static.size(0) != n:
+        raise AssertionError(f"expecting static_{what}.size(0) of {n}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting static_{what}.size(2) of {head_dim}, but got "
+                             f"{static.size(2)}")
+    return static
+
+
+def _mha_keys(k, v, masks, bias_k, bias_v, static_k, static_v, add_zero_attn, bsz, n,
+              head_dim):
+    """k and v in heads, with bias_k/bias_v and a zero position appended (masks padded)."""
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k, v = cat([k, bias_k.repeat(1, bsz, 1)]), cat([v, bias_v.repeat(1, bsz, 1)])
+        masks = _pad_masks(masks)
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else
+                             "bias_v is set but bias_k is None")
+    k, v = _heads(k, static_k, "k", n, head_dim), _heads(v, static_v, "v", n, head_dim)
+    if add_zero_attn:
+        k = cat([k, zeros((n, 1, head_dim), dtype=k.dtype)], dim=1)
+        v = cat([v, zeros((n, 1, head_dim), dtype=v.dtype)], dim=1)
+        masks = _pad_masks(masks)
+    return k, v, masks
+
+
+def _merge_padding(attn_mask, key_padding_mask, bsz, num_heads, src_len):
+    if key_padding_mask is None:
+        return attn_mask
+    if key_padding_mask.shape[0] != bsz:
+        raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                             f"{key_padding_mask.shape[0]}")
+    if key_padding_mask.shape[1] != src_len:
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
+    padding = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+        bsz * num_heads, 1, src_len)
+    return padding if attn_mask is None else attn_mask + padding
+
+
+def _attend_with_weights(q, k, v, attn_mask, dropout_p, is_causal):
+    """softmax(q k^T / sqrt(E) + mask), dropped out, times v: (output, weights)."""
+    if is_causal and attn_mask is None:
+        raise AssertionError("FIXME: is_causal not implemented for need_weights")
+    q_scaled = q * math.sqrt(1.0 / builtins.float(q.shape[-1]))
+    weights = (bmm(q_scaled, k.transpose(-2, -1)) if attn_mask is None else
+               baddbmm(attn_mask, q_scaled, k.transpose(-2, -1)))
+    weights = softmax(weights, -1)
+    if dropout_p > 0.0:
+        weights = _functional_dropout(weights, dropout_p)
+    return bmm(weights, v), weights
 
 
 @public("functional")
@@ -396,105 +497,42 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if key_padding_mask is not None:
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
-    src_len = key.shape[0]
-    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
-                                       _none_or_dtype(attn_mask), "attn_mask", query.dtype)
-    if is_causal and attn_mask is None:
-        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
-                           "Transformer module method `generate_square_subsequent_mask` to "
-                           "create this mask.")
-    if is_causal and key_padding_mask is None and not need_weights:
-        attn_mask = None        # scaled_dot_product_attention makes the causal mask
-    else:
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
-        if key_padding_mask is not None:
-            is_causal = False
+    key_padding_mask, attn_mask, is_causal = _mha_masks(query, key_padding_mask, attn_mask,
+                                                        is_causal, need_weights)
     if embed_dim != embed_dim_to_check:
         raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but "
                              f"got {embed_dim}")
-    head_dim = embed_dim // num_heads
+    head_dim, n = embed_dim // num_heads, bsz * num_heads
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
-    if use_separate_proj_weight:
-        if key.shape[:2] != value.shape[:2]:
-            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match "
-                                 f"value's {value.shape[:2]}")
-        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
-            if w is None:
-                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight "
-                                     f"is None")
-        biases = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight,
-                                 v_proj_weight, *biases)
-    else:
-        if key.shape != value.shape:
-            raise AssertionError(f"key shape {key.shape} does not match value shape "
-                                 f"{value.shape}")
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
-    attn_mask = _mha_masks(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads)
-    if bias_k is not None and bias_v is not None:
-        if static_k is not None:
-            raise AssertionError("bias cannot be added to static key.")
-        if static_v is not None:
-            raise AssertionError("bias cannot be added to static value.")
-        k = cat([k, bias_k.repeat(1, bsz, 1)])
-        v = cat([v, bias_v.repeat(1, bsz, 1)])
-        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
-    elif bias_k is not None or bias_v is not None:
-        raise AssertionError("bias_k is set but bias_v is None" if bias_v is None else
-                             "bias_v is set but bias_k is None")
-    n = bsz * num_heads
+    q, k, v = _mha_project(query, key, value, in_proj_weight, in_proj_bias,
+                           use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight)
+    attn_mask = _mha_attn_mask(attn_mask, tgt_len, key.shape[0], n)
     q = q.view(tgt_len, n, head_dim).transpose(0, 1)
-    k = _heads(k, static_k, "k", n, head_dim)
-    v = _heads(v, static_v, "v", n, head_dim)
-    if add_zero_attn:
-        k = cat([k, zeros((n, 1, head_dim), dtype=k.dtype)], dim=1)
-        v = cat([v, zeros((n, 1, head_dim), dtype=v.dtype)], dim=1)
-        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
+    k, v, (attn_mask, key_padding_mask) = _mha_keys(
+        k, v, (attn_mask, key_padding_mask), bias_k, bias_v, static_k, static_v, add_zero_attn,
+        bsz, n, head_dim)
     src_len = k.size(1)
-    if key_padding_mask is not None:
-        if key_padding_mask.shape[0] != bsz:
-            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
-                                 f"{key_padding_mask.shape[0]}")
-        if key_padding_mask.shape[1] != src_len:
-            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                                 f"{key_padding_mask.shape[1]}")
-        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(
-            -1, num_heads, -1, -1).reshape(n, 1, src_len)
-        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
-    if not training:
-        dropout_p = 0.0
+    attn_mask = _merge_padding(attn_mask, key_padding_mask, bsz, num_heads, src_len)
+    dropout_p = dropout_p if training else 0.0
     if need_weights:
-        if is_causal and attn_mask is None:
-            raise AssertionError("FIXME: is_causal not implemented for need_weights")
-        q_scaled = q * math.sqrt(1.0 / builtins.float(q.shape[-1]))
-        weights = (bmm(q_scaled, k.transpose(-2, -1)) if attn_mask is None else
-                   baddbmm(attn_mask, q_scaled, k.transpose(-2, -1)))
-        weights = softmax(weights, -1)
-        if dropout_p > 0.0:
-            weights = _functional_dropout(weights, dropout_p)
-        out = bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
+        out, weights = _attend_with_weights(q, k, v, attn_mask, dropout_p, is_causal)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         weights = weights.view(bsz, num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not batched:
-            out, weights = out.squeeze(1), weights.squeeze(0)
-        return out, weights
-    if attn_mask is not None:
-        attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1 and attn_mask.dim() == 3
-                     else attn_mask.view(bsz, num_heads, -1, src_len))
-    q = q.view(bsz, num_heads, tgt_len, head_dim)
-    k = k.view(bsz, num_heads, src_len, head_dim)
-    v = v.view(bsz, num_heads, src_len, head_dim)
-    out = _sdpa(q, k, v, attn_mask, dropout_p, is_causal)
-    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+        weights = weights.mean(dim=1) if average_attn_weights else weights
+    else:
+        if attn_mask is not None:
+            attn_mask = (attn_mask.unsqueeze(0) if attn_mask.size(0) == 1 and
+                         attn_mask.dim() == 3 else attn_mask.view(bsz, num_heads, -1, src_len))
+        out = _sdpa(q.view(bsz, num_heads, tgt_len, head_dim),
+                    k.view(bsz, num_heads, src_len, head_dim),
+                    v.view(bsz, num_heads, src_len, head_dim), attn_mask, dropout_p, is_causal)
+        out, weights = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim), None
     out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
-    return (out if batched else out.squeeze(1)), None
+    if not batched:
+        out = out.squeeze(1)
+        weights = None if weights is None else weights.squeeze(0)
+    return out, weights
 
 
 # @public objects name themselves (glassgrad.ops.publish)
