@@ -171,6 +171,8 @@ def _fused_applies(query, key, value, mask, dropout_p, enable_gqa):
         return False
     if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
         return False
+    if key.shape[2] != value.shape[2]:      # torch's kernel reads past value: undefined there
+        return False
     if query.shape[2] == 0 or key.shape[2] == 0:
         return False
     if builtins.any(t.stride(-1) != 1 for t in (query, key, value)):
