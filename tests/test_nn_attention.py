@@ -108,6 +108,18 @@ def test_sdpa_fused_backward_has_no_derivative():
     assert_same(norm(program(torch)), norm(program(gg)))
 
 
+@pytest.mark.parametrize("shapes", [((2, 3, 0, 8), (2, 3, 5, 8), (2, 3, 5, 6)),
+                                    ((3, 4, 8), (3, 0, 8), (3, 0, 5)),
+                                    ((2, 3, 4, 8), (1, 3, 0, 8), (1, 3, 0, 5))])
+def test_sdpa_empty_sequences(shapes):
+    def program(lib):
+        q, k, v = (lib.tensor(arr(*s, seed=i), requires_grad=True) for i, s in enumerate(shapes))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v)
+        out.sum().backward()
+        return out, type(out.grad_fn).__name__, q.grad, k.grad, v.grad
+    assert_same(norm(program(torch)), norm(program(gg)))
+
+
 def test_sdpa_no_grad_and_unbatched():
     def program(lib):
         q, k, v = (lib.tensor(a) for a in _qkv(*B4))

@@ -21,7 +21,7 @@ from ..backend import xp
 from . import public, publish
 from .linalg import baddbmm, bmm, matmul
 from .nn import _functional_dropout, _softmax_forward, dropout, linear, pad, softmax
-from .registry import _C10_NAMES, defop
+from .registry import _C10_NAMES, broadcast_shapes, defop
 from .shape import cat
 
 _FLOATS = ("float32", "float64", "float16", "bfloat16")
@@ -251,6 +251,10 @@ def _check_inputs(query, key, value, mask):
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
           enable_gqa=False):
     _check_inputs(query, key, value, attn_mask)
+    if query.shape[-2] == 0 or key.shape[-2] == 0:      # torch's: zeros, in the graph of all
+        batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+        out = zeros((*batch, query.shape[-2], value.shape[-1]), dtype=query.dtype)
+        return out + (query.sum() + key.sum() + value.sum()) * 0
     if _fused_applies(query, key, value, attn_mask, dropout_p, enable_gqa):
         if dropout_p != 0:
             raise RuntimeError("scaled_dot_product_attention_flash_attention: Currently do not "
