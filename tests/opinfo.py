@@ -1705,6 +1705,16 @@ DISTANCE = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("cdist-large", lambda t, x, y: t.cdist(x, y), [(27, 2), (3, 2)], {}),
     ("cdist-nomm", lambda t, x, y: t.cdist(x, y, compute_mode="donot_use_mm_for_euclid_dist"),
      [(27, 2), (3, 2)], {}),
+    # scaled_dot_product_attention: torch's fused CPU kernel (its node; the backward's own
+    # backward is the NotImplemented node) and the math path (its safe softmax, masked rows)
+    ("sdpa-fused", lambda t, q, k, v: F(t).scaled_dot_product_attention(q, k, v),
+     [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)], {}),
+    ("sdpa-fused-causal-gqa", lambda t, q, k, v: F(t).scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.3, enable_gqa=True),
+     [(1, 4, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)], {}),
+    ("sdpa-math-masked-row", lambda t, q, k, v: F(t).scaled_dot_product_attention(
+        q, k, v, t.tensor([[True] * 5, [False] * 5, [True, False] * 2 + [True]])),
+     [(2, 3, 4), (2, 5, 4), (2, 5, 6)], {}),
 ]]
 
 

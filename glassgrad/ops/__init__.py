@@ -128,11 +128,11 @@ def publish(namespace):
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
-from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
-               pool, reduce, sampling, shape, spatial, upsample)
+from . import (attention, conv, indexing, legacy, linalg, loss, nn, norm,  # noqa: E402
+               pointwise, pool, random, reduce, sampling, shape, spatial, upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
-           sampling, norm, loss, random, legacy)
+           sampling, norm, loss, random, legacy, attention)
 
 
 def _merged(attr):

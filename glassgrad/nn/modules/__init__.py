@@ -1,27 +1,29 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
-from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,
-               normalization, pooling, rnn, sparse)
+from . import (activation, attention, batchnorm, channelshuffle, container, conv, dropout,
+               flatten, fold, linear, loss, module, normalization, padding, pixelshuffle,
+               pooling, rnn, sparse, transformer, upsampling)
 from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
-from . import channelshuffle, fold, padding, pixelshuffle, upsampling  # noqa: E402 (spatial)
-from .channelshuffle import *  # noqa: F401,F403
-from .fold import *  # noqa: F401,F403
-from .padding import *  # noqa: F401,F403
-from .pixelshuffle import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
                           dropout, batchnorm, normalization, sparse, loss, padding,
-                          pixelshuffle, channelshuffle, fold, upsampling, rnn)
-           for name in m.__all__]
+                          pixelshuffle, channelshuffle, fold, upsampling, rnn, attention,
+                          transformer) for name in m.__all__]
