@@ -28,6 +28,8 @@ from .ops.shape import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.nn import *  # noqa: F401,F403
 from .ops.conv import *  # noqa: F401,F403
+from .ops.norm import *  # noqa: F401,F403
+from .ops.loss import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from . import autograd, linalg, nn, random  # noqa: E402

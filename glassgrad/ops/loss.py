@@ -333,7 +333,7 @@ _binary_cross_entropy_with_logits = defop(
         "self": _bce_logits_grad_self, "target": _bce_logits_grad_target})
 
 
-@public("function", "functional")
+@public("functional")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     code = _enum(_legacy(size_average, reduce, reduction))
@@ -582,7 +582,7 @@ def _code(size_average, reduce, reduction):
     return _enum(_legacy(size_average, reduce, reduction))
 
 
-@public("function", "functional")
+@public("functional")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -593,7 +593,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _apply_reduction((-target * (input1 - input2) + margin).clamp_min_(0), code)
 
 
-@public("function", "functional")
+@public("functional")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -607,7 +607,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 _EPSILON = 1e-12
 
 
-@public("function", "functional")
+@public("functional")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -631,7 +631,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _apply_reduction(out, code)
 
 
-@public("function", "functional")
+@public("functional")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -651,7 +651,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), code)
 
 
-@public("function", "functional")
+@public("functional")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
                      reduce=None, reduction="mean"):
     reduction = _legacy(size_average, reduce, reduction)
@@ -728,6 +728,63 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
     if full:
         loss += 0.5 * math.log(2 * math.pi)
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
+# -- the torch.* forms: ATen's signatures, the reduction as its code ---------------------------
+_NAMES = {code: name for name, code in _REDUCTIONS.items()}
+_R = "int64_t reduction=at::Reduction::Mean"
+# publish() names the torch forms by the functional forms' names: keep those at hand
+_F = {f.__name__: f for f in (binary_cross_entropy_with_logits, margin_ranking_loss,
+                              hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
+                              poisson_nll_loss, kl_div)}
+
+
+@public("function", name="binary_cross_entropy_with_logits", signatures=(
+    f"f(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, {_R})",))
+def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return _F["binary_cross_entropy_with_logits"](input, target, weight, reduction=_NAMES[reduction],
+                                            pos_weight=pos_weight)
+
+
+@public("function", name="margin_ranking_loss", signatures=(
+    f"f(Tensor input1, Tensor input2, Tensor target, double margin=0.0, {_R})",))
+def _margin_ranking(input1, input2, target, margin=0.0, reduction=0):
+    return _F["margin_ranking_loss"](input1, input2, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="hinge_embedding_loss", signatures=(
+    f"f(Tensor input, Tensor target, double margin=1.0, {_R})",))
+def _hinge_embedding(input, target, margin=1.0, reduction=0):
+    return _F["hinge_embedding_loss"](input, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="cosine_embedding_loss", signatures=(
+    f"f(Tensor input1, Tensor input2, Tensor target, double margin=0.0, {_R})",))
+def _cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
+    return _F["cosine_embedding_loss"](input1, input2, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="triplet_margin_loss", signatures=(
+    f"f(Tensor anchor, Tensor positive, Tensor negative, double margin=1.0, double p=2, "
+    f"double eps=1e-06, bool swap=False, {_R})",))
+def _triplet_margin(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                    reduction=0):
+    return _F["triplet_margin_loss"](anchor, positive, negative, margin, p, eps, swap,
+                               reduction=_NAMES[reduction])
+
+
+@public("function", name="poisson_nll_loss", signatures=(
+    "f(Tensor input, Tensor target, bool log_input, bool full, double eps, "
+    "int64_t reduction)",))
+def _poisson_nll(input, target, log_input, full, eps, reduction):
+    return _F["poisson_nll_loss"](input, target, log_input, full, eps=eps,
+                            reduction=_NAMES[reduction])
+
+
+@public("function", name="kl_div", signatures=(
+    f"f(Tensor input, Tensor target, {_R}, *, bool log_target=False)",))
+def _kl_div(input, target, reduction=0, log_target=False):
+    return _F["kl_div"](input, target, reduction=_NAMES[reduction], log_target=log_target)
 
 
 publish(globals())

@@ -78,9 +78,9 @@ _layer_norm = defop("NativeLayerNormBackward0", _layer_norm_forward, ("input", "
 _layer_norm_keep = _keep_row("NativeLayerNormBackwardBackward0")
 
 
-@public("function", "functional")
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
-               cudnn_enable=True):
+def _check_normalized(input, normalized_shape, *params):
+    """ATen's check of a layer/rms norm's normalized_shape, its parameters and input: the
+    shape as a tuple."""
     shape = (normalized_shape,) if isinstance(normalized_shape, builtins.int) else \
         tuple(normalized_shape)
     k = len(shape)
@@ -88,7 +88,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
         raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., "
                            f"containing at least one element, but got normalized_shape = "
                            f"{list(shape)}")
-    for name, t in (("weight", weight), ("bias", bias)):
+    for name, t in params:
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
@@ -97,7 +97,33 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
                            f"{list(input.shape)}")
+    return shape
+
+
+@public("function", "functional")
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
+               cudnn_enable=True):
+    shape = _check_normalized(input, normalized_shape, ("weight", weight), ("bias", bias))
     return _layer_norm(input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+# -- rms_norm --------------------------------------------------------------------------------
+@public("function", "functional", signatures=(
+    "rms_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, "
+    "double? eps=None)",))
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half computed in
+    float), times weight; eps defaults to the machine epsilon of the computing dtype."""
+    shape = _check_normalized(input, normalized_shape, ("weight", weight))
+    x = input.to(dtypes.float32) if input.dtype is dtypes.float16 else input
+    if eps is None:
+        eps = builtins.float(xp.finfo(x.dtype.np).eps)
+    from .nn import _add_scalar
+    dims = list(range(-len(shape), 0))
+    out = x.mul(_add_scalar(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt())
+    if weight is not None:
+        out = out.mul(weight)
+    return out.to(input.dtype) if out.dtype is not input.dtype else out
 
 
 # -- group_norm ------------------------------------------------------------------------------
@@ -234,9 +260,9 @@ def _update_running(input, running_mean, running_var, momentum):
             running_var.copy_(var * momentum + running_var * (1 - momentum))
 
 
-@public("functional")
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-05):
+@public("functional", name="batch_norm")
+def _functional_batch_norm(input, running_mean, running_var, weight=None, bias=None,
+                           training=False, momentum=0.1, eps=1e-05):
     if training:
         size = input.size()
         if size[0] * math.prod(size[2:]) == 1:
@@ -261,6 +287,54 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         stats = (running_mean.detach().clone(), running_var.detach().clone())
     return _batch_norm(input, weight, bias, running_mean=stats[0], running_var=stats[1],
                        training=training, eps=eps)
+
+
+@public("function", signatures=(
+    "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool training, double momentum, double eps, bool cudnn_enabled)",))
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    return _functional_batch_norm(input, running_mean, running_var, weight, bias, training,
+                                  momentum, eps)
+
+
+# -- instance_norm: batch_norm over (1, N*C, ...) ----------------------------------------------
+def _repeated(t, n):
+    return None if t is None else t.repeat(n)
+
+
+@public("function", signatures=(
+    "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, "
+    "Tensor? running_var, bool use_input_stats, double momentum, double eps, "
+    "bool cudnn_enabled)",))
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum,
+                  eps, cudnn_enabled):
+    """ATen's: each (sample, channel) a channel of one batch; the running statistics updated
+    with the mean over the samples."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    n, c = input.shape[:2]
+    flat = input.contiguous().view(1, n * c, *input.shape[2:])
+    mean, var = _repeated(running_mean, n), _repeated(running_var, n)
+    out = _functional_batch_norm(flat, mean, var, _repeated(weight, n), _repeated(bias, n),
+                                 use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(mean.view(n, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(var.view(n, c).mean(0))
+    return out.view(input.shape)
+
+
+@public("functional", name="instance_norm")
+def _functional_instance_norm(input, running_mean=None, running_var=None, weight=None,
+                              bias=None, use_input_stats=True, momentum=0.1, eps=1e-05):
+    if use_input_stats and math.prod(input.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.size()}")
+    return instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                         momentum, eps, False)
 
 
 # -- embedding -------------------------------------------------------------------------------
