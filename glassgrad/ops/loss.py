@@ -730,6 +730,188 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
 
 
+# -- multi-class margin losses (ATen kernels: MultiMarginLossBackward0,
+# MultilabelMarginLossBackward0; torch has no derivative of their backward) -----------------
+def _rows2d(a):
+    return a.reshape(1, -1) if a.ndim < 2 else a
+
+
+def _reduce_rows(loss, reduction, ndim):
+    out = _reduce_np(loss, reduction)
+    return out.reshape(()) if reduction == 0 and ndim < 2 else out
+
+
+def _multi_margin_terms(self, target, weight, p, margin):
+    """(per-class terms max(0, margin - x[y] + x[j])^p * w[y] / C with j == y left out, the
+    hinge's slope factor (1 or 2z) * w[y] / C) for the rows of self."""
+    x = _rows2d(self)
+    y = target.reshape(-1)
+    c = x.shape[1]
+    z = margin - xp.take_along_axis(x, y[:, None], 1) + x
+    active = (z > 0) & (xp.arange(c) != y[:, None])
+    w = 1.0 if weight is None else weight[y][:, None]
+    terms = xp.where(active, z if p == 1 else z * z, 0) * w / c
+    slope = xp.where(active, 1 if p == 1 else 2 * z, 0) * w / c
+    return terms.astype(x.dtype, copy=False), slope.astype(x.dtype, copy=False)
+
+
+def _multi_margin_forward(xp, self, target, weight, p, margin, reduction):
+    terms, _ = _multi_margin_terms(self, target, weight, p, margin)
+    return _reduce_rows(terms.sum(1), reduction, self.ndim)
+
+
+def _multi_margin_backward_np(xp, grad_output, self, target, weight, p, margin, reduction):
+    _, slope = _multi_margin_terms(self, target, weight, p, margin)
+    g = slope * _row_scale(grad_output, slope.shape[0], reduction)
+    xp.put_along_axis(g, target.reshape(-1, 1), -g.sum(1, keepdims=True), 1)
+    return g.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+def _row_scale(grad_output, n, reduction):
+    g = xp.asarray(grad_output).reshape(-1, 1)
+    return g / n if reduction == 1 else g
+
+
+_NO_MARGIN_DERIVATIVE = {name: lambda grad, name=name: _raise_not_implemented(name)
+                         for name in ("multi_margin_loss_backward",
+                                      "multilabel_margin_loss_backward")}
+
+
+def _raise_not_implemented(name):
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+_multi_margin_backward = defop(
+    "NotImplemented", _multi_margin_backward_np, ("grad_output", "self", "target", "weight"),
+    dtype="same", grads=dict.fromkeys(("grad_output", "self"),
+                                      _NO_MARGIN_DERIVATIVE["multi_margin_loss_backward"]))
+_multi_margin_loss = defop(
+    "MultiMarginLossBackward0", _multi_margin_forward, ("self", "target", "weight"),
+    dtype="same", grads={"self": lambda grad, self, target, weight, p, margin, reduction:
+                         _multi_margin_backward(grad, self, target, weight, p=p, margin=margin,
+                                                reduction=reduction)})
+
+
+def _check_margin_input(input):
+    n = input.dim()
+    if not ((n == 2 and input.shape[1] != 0) or (n == 1 and input.shape[0] != 0) or n == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+
+
+def _check_long(target):
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_name(target.dtype)}")
+
+
+@public("functional")
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
+    _check_long(target)
+    n = input.shape[0] if input.dim() == 2 else 1
+    c = input.shape[-1] if input.dim() else 1
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    return _multi_margin_loss(input, target, weight, p=p, margin=margin, reduction=code)
+
+
+def _multilabel_terms(self, target):
+    """(hinge terms max(0, 1 - x[t_k] + x[i]) / C for each listed target t_k (the list ends at
+    the first -1) and each class i not a target, shape (N, K, C); the list's mask; the safe
+    target indices)."""
+    x, t = _rows2d(self), _rows2d(target)
+    listed = xp.cumprod(t != -1, axis=1).astype(bool)
+    safe = xp.where(listed, t, 0)
+    is_target = xp.zeros(x.shape, bool)
+    rows = xp.broadcast_to(xp.arange(x.shape[0])[:, None], safe.shape)
+    is_target[rows[listed], safe[listed]] = True
+    z = 1 - xp.take_along_axis(x, safe, 1)[:, :, None] + x[:, None, :]
+    active = listed[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    return xp.where(active, z, 0) / x.shape[1], active, safe
+
+
+def _multilabel_forward(xp, self, target, reduction):
+    terms, _, _ = _multilabel_terms(self, target)
+    return _reduce_rows(terms.sum((1, 2)), reduction, self.ndim).astype(self.dtype, copy=False)
+
+
+def _multilabel_backward_np(xp, grad_output, self, target, reduction):
+    _, active, safe = _multilabel_terms(self, target)
+    x = _rows2d(self)
+    h = active * (_row_scale(grad_output, x.shape[0], reduction)[:, :, None] / x.shape[1])
+    g = h.sum(1)
+    rows = xp.broadcast_to(xp.arange(x.shape[0])[:, None], safe.shape)
+    xp.subtract.at(g, (rows, safe), h.sum(2))
+    return g.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+_multilabel_backward = defop(
+    "NotImplemented", _multilabel_backward_np, ("grad_output", "self", "target"),
+    dtype="same", grads=dict.fromkeys(("grad_output", "self"),
+                                      _NO_MARGIN_DERIVATIVE["multilabel_margin_loss_backward"]))
+_multilabel_margin_loss = defop(
+    "MultilabelMarginLossBackward0", _multilabel_forward, ("self", "target"), dtype="same",
+    grads={"self": lambda grad, self, target, reduction: _multilabel_backward(
+        grad, self, target, reduction=reduction)})
+
+
+@public("functional")
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    _check_margin_input(input)
+    _check_long(target)
+    if input.dim() <= 1:
+        c = input.shape[0] if input.dim() else 1
+        ok = target.dim() <= 1 and target.numel() == c
+    else:
+        c = input.shape[1]
+        ok = target.dim() == 2 and tuple(target.shape) == tuple(input.shape)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    t = target._data
+    if t.size and (t.min() < -1 or t.max() >= c):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _multilabel_margin_loss(input, target, reduction=code)
+
+
+@public("functional")
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {dims[0]}D, "
+                           f"positive {dims[1]}D, and negative {dims[2]}D inputs")
+    from .nn import pairwise_distance
+    from .pointwise import minimum
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
+    return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), _REDUCTIONS[reduction])
+
+
 # -- the torch.* forms: ATen's signatures, the reduction as its code ---------------------------
 _NAMES = {code: name for name, code in _REDUCTIONS.items()}
 _R = "int64_t reduction=at::Reduction::Mean"

@@ -1,12 +1,14 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
-from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,
-               normalization, pooling, sparse)
+from . import (activation, batchnorm, container, conv, distance, dropout, flatten, instancenorm,
+               linear, loss, module, normalization, pooling, sparse)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
@@ -15,4 +17,5 @@ from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
-                          dropout, batchnorm, normalization, sparse, loss) for name in m.__all__]
+                          dropout, batchnorm, instancenorm, normalization, sparse, loss, distance)
+           for name in m.__all__]
