@@ -9,7 +9,7 @@ import math
 from .. import dtypes
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from . import public, publish
 from .pointwise import where
@@ -335,6 +335,56 @@ def _functional_instance_norm(input, running_mean=None, running_var=None, weight
                          f"{input.size()}")
     return instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
                          momentum, eps, False)
+
+
+# -- weight norm: w = g * v / ||v|| over every dim but one ---------------------------------------
+def _other_dims(ndim, dim):
+    return [d for d in range(ndim) if d != dim]
+
+
+def _weight_norm_forward(xp, v, g, dim):
+    norms = xp.sqrt((v * v).sum(axis=tuple(_other_dims(v.ndim, dim)), keepdims=True))
+    return (v * (g / norms)).astype(v.dtype, copy=False)
+
+
+def _weight_norm_grads(grad, v, g, dim):
+    """torch's _weight_norm_differentiable_backward: (grad of v, grad of g). The norms are the
+    forward's second output, whose gradient torch's formula drops: constants here."""
+    dims = _other_dims(v.dim(), dim)
+    norms = (v * v).sum(dims, keepdim=True).sqrt().detach()
+    dot = (grad * v).sum(dims, keepdim=True)
+    return (g / norms) * (grad - v * (dot / (norms * norms))), (dot / norms).view(g.shape)
+
+
+_weight_norm_interface = defop(
+    "WeightNormInterfaceBackward0", _weight_norm_forward, ("v", "g"), dtype="same", grads={
+        "v": lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim)[0],
+        "g": lambda grad, v, g, dim: _weight_norm_grads(grad, v, g, dim)[1]})
+
+
+@public("function", signatures=("norm_except_dim(Tensor v, int64_t pow=2, int64_t dim=0)",))
+def norm_except_dim(v, pow=2, dim=0):
+    """ATen's: the p-norm of v over every dim but ``dim`` (all dims for -1), shaped to
+    broadcast against v."""
+    if dim == -1:
+        return v.norm(pow)
+    if dim == 0:
+        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(
+            [v.shape[0]] + [1] * (v.dim() - 1))
+    if dim == v.dim() - 1:
+        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view(
+            [1] * (v.dim() - 1) + [v.shape[-1]])
+    return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
+
+
+@public("function", signatures=("_weight_norm(Tensor v, Tensor g, int64_t dim=0)",))
+def _weight_norm(v, g, dim=0):
+    dim = _wrap_dim(dim, v.dim()) if dim != -1 else dim
+    v, g = v.contiguous(), g.contiguous()
+    if v.dtype is not dtypes.float16 and g.dtype is not dtypes.float16 and \
+            dim in (0, v.dim() - 1):
+        return _weight_norm_interface(v, g, dim=dim)
+    return v * (g / norm_except_dim(v, 2, dim))
 
 
 # -- embedding -------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
 from . import (activation, batchnorm, container, conv, distance, dropout, flatten, instancenorm,
-               linear, loss, module, normalization, pooling, sparse)
+               lazy, linear, loss, module, normalization, pooling, sparse)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -9,6 +9,7 @@ from .distance import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
@@ -17,5 +18,6 @@ from .pooling import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
-                          dropout, batchnorm, instancenorm, normalization, sparse, loss, distance)
+                          dropout, batchnorm, instancenorm, normalization, sparse, loss, distance,
+                          lazy)
            for name in m.__all__]

@@ -4,9 +4,10 @@ unless asked, an unbatched input taken as a batch of one."""
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _NormBase, _lazy_norm_class
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -78,3 +79,8 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
+
+
+LazyInstanceNorm1d = _lazy_norm_class(InstanceNorm1d)
+LazyInstanceNorm2d = _lazy_norm_class(InstanceNorm2d)
+LazyInstanceNorm3d = _lazy_norm_class(InstanceNorm3d)
