@@ -772,13 +772,15 @@ def _row_scale(grad_output, n, reduction):
     return g / n if reduction == 1 else g
 
 
-_NO_MARGIN_DERIVATIVE = {name: lambda grad, name=name: _raise_not_implemented(name)
-                         for name in ("multi_margin_loss_backward",
-                                      "multilabel_margin_loss_backward")}
+def _not_implemented(name):
+    """The formula of a backward op torch has no derivative for: it raises torch's error."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
 
 
-def _raise_not_implemented(name):
-    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+_NO_MARGIN_DERIVATIVE = {name: _not_implemented(name) for name in (
+    "multi_margin_loss_backward", "multilabel_margin_loss_backward")}
 
 
 _multi_margin_backward = defop(

@@ -366,14 +366,15 @@ _weight_norm_interface = defop(
 def norm_except_dim(v, pow=2, dim=0):
     """ATen's: the p-norm of v over every dim but ``dim`` (all dims for -1), shaped to
     broadcast against v."""
+    from .reduce import norm_p      # at::norm(v, p, dim): NormBackward1
     if dim == -1:
         return v.norm(pow)
     if dim == 0:
-        return v.contiguous().view(v.shape[0], -1).norm(pow, 1).view(
-            [v.shape[0]] + [1] * (v.dim() - 1))
+        return norm_p(v.contiguous().view(v.shape[0], -1), p=builtins.float(pow), dim=(1,),
+                      keepdim=False).view([v.shape[0]] + [1] * (v.dim() - 1))
     if dim == v.dim() - 1:
-        return v.contiguous().view(-1, v.shape[-1]).norm(pow, 0).view(
-            [1] * (v.dim() - 1) + [v.shape[-1]])
+        return norm_p(v.contiguous().view(-1, v.shape[-1]), p=builtins.float(pow), dim=(0,),
+                      keepdim=False).view([1] * (v.dim() - 1) + [v.shape[-1]])
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
