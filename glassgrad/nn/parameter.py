@@ -76,6 +76,7 @@ class UninitializedTensorMixin:
     """A parameter or buffer whose shape is not known yet: an empty tensor until
     ``materialize(shape)`` gives it memory of that shape and makes it what it stands for.
     (torch also refuses any other op on it; glassgrad's ops see an empty tensor.)"""
+    __slots__ = ()
 
     def materialize(self, shape, device=None, dtype=None):
         device = self.data.device if device is None else device

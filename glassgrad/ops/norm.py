@@ -78,9 +78,9 @@ _layer_norm = defop("NativeLayerNormBackward0", _layer_norm_forward, ("input", "
 _layer_norm_keep = _keep_row("NativeLayerNormBackwardBackward0")
 
 
-def _check_normalized(input, normalized_shape, *params):
+def _check_normalized(input, normalized_shape, *params, sep=", "):
     """ATen's check of a layer/rms norm's normalized_shape, its parameters and input: the
-    shape as a tuple."""
+    shape as a tuple (``sep``: what the message puts after its ``*``)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, builtins.int) else \
         tuple(normalized_shape)
     k = len(shape)
@@ -95,7 +95,7 @@ def _check_normalized(input, normalized_shape, *params):
                                f"{list(shape)}")
     if input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(str(s) for s in shape)}], but got input of size"
+                           f"[*{sep}{', '.join(str(s) for s in shape)}], but got input of size"
                            f"{list(input.shape)}")
     return shape
 
@@ -114,7 +114,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half computed in
     float), times weight; eps defaults to the machine epsilon of the computing dtype."""
-    shape = _check_normalized(input, normalized_shape, ("weight", weight))
+    shape = _check_normalized(input, normalized_shape, ("weight", weight), sep="")
     x = input.to(dtypes.float32) if input.dtype is dtypes.float16 else input
     if eps is None:
         eps = builtins.float(xp.finfo(x.dtype.np).eps)

@@ -40,8 +40,10 @@ class Dropout3d(_DropoutNd):
 
 
 class AlphaDropout(_DropoutNd):
-    _fn = F.alpha_dropout
+    def forward(self, input):       # as torch's: inplace is not passed on
+        return F.alpha_dropout(input, self.p, self.training)
 
 
 class FeatureAlphaDropout(_DropoutNd):
-    _fn = F.feature_alpha_dropout
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)
