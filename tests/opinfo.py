@@ -1938,6 +1938,13 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
     ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
      {"fd": False}),
+    # (seeded: rrelu's slopes in training are drawn; the derivative is the drawn slope)
+    ("rrelu-train", lambda t, x: _seeded(t, lambda: t.rrelu(x, 0.1, 0.4, True)), [(3, 4)],
+     {"fd": False}),
+    ("rrelu-eval", lambda t, x: F(t).rrelu(x, 0.1, 0.4), [(3, 4)], {}),
+    ("rrelu_-train", lambda t, x: _seeded(t, lambda: t.rrelu_(x * 1, 0.1, 0.4, True)),
+     [(3, 4)], {"fd": False}),
+    ("rrelu_-eval", lambda t, x: F(t).rrelu(x * 1, inplace=True), [(3, 4)], {}),
 ]]
 
 
