@@ -234,6 +234,18 @@ FORMS = {
                                err(t.rrelu, _x(t, 3).long()),
                                err(t.rrelu, _x(t, 3), 0.5, 0.1, True)],
     "rrelu_half_eval": lambda t: t.rrelu(_x(t, 3).half()),
+    "embedding_renorm_": lambda t: [(lambda w: (t.embedding_renorm_(w, t.tensor([0, 2, 2, -1]),
+                                                                    1.0, p) is w, w, w._version))(
+        _x(t, 5, 3) * 2) for p in (2.0, 1.0, float("inf"), 0.5)],
+    "embedding_renorm_errors": lambda t: [
+        err(t.embedding_renorm_, _x(t, 5, 3), t.tensor([1.0]), 1.0, 2.0),
+        err(t.embedding_renorm_, _x(t, 5, 3), t.tensor([7]), 1.0, 2.0),
+        err(t.embedding_renorm_, _x(t, 5, 3).requires_grad_(), t.tensor([1]), 1.0, 2.0),
+        (lambda o: (type(o.grad_fn).__name__, err(o.sum().backward)))(
+            t.embedding_renorm_(_x(t, 5, 3).requires_grad_() * 1, t.tensor([1]), 1.0, 2.0))],
+    "Embedding_max_norm": lambda t: (lambda e: (e(t.tensor([[0, 2], [2, 3]])), e.weight,
+                                                e.weight._version))(
+        t.nn.Embedding.from_pretrained(_x(t, 4, 3) * 3, max_norm=1.5, norm_type=1.0)),
     "alpha_dropout_p_errors": lambda t: [err(t.nn.functional.alpha_dropout, _x(t, 3), 1.5),
                                          err(t.alpha_dropout, _x(t, 3), 1.5, True),
                                          err(t.nn.AlphaDropout, -0.1)],

@@ -13,7 +13,7 @@ from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
 from . import public, publish
 from .pointwise import where
-from .registry import defop
+from .registry import apply_inplace, defop
 
 
 # -- shared: normalise over some dims --------------------------------------------------------
@@ -435,6 +435,50 @@ def _renorm_rows(weight, input, max_norm, norm_type):
         norms = picked.norm(norm_type, 1)
         scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
         weight.index_copy_(0, rows, picked * scale.unsqueeze(1))
+
+
+def _renorm_forward(xp, self, indices, max_norm, norm_type):
+    out = self.copy()
+    rows = xp.unique(indices.reshape(-1))
+    picked = xp.abs(out[rows].astype(xp.float64 if out.dtype == xp.float64 else xp.float32))
+    if norm_type == math.inf:
+        norms = picked.max(1, initial=0)
+    elif norm_type == 2:
+        norms = xp.sqrt((picked * picked).sum(1))
+    else:
+        norms = (picked ** picked.dtype.type(norm_type)).sum(1) ** picked.dtype.type(
+            1.0 / norm_type)
+    norms = norms.astype(xp.float64)            # the norm's item(), scaled in double
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).astype(picked.dtype)
+    out[rows] = out[rows] * scale[:, None]
+    return out
+
+
+def _no_renorm_derivative(grad):
+    raise NotImplementedError("the derivative for 'embedding_renorm' is not implemented.")
+
+
+_embedding_renorm = defop("EmbeddingRenormBackward0", _renorm_forward, ("self", "indices"),
+                          dtype="same", grads={"self": _no_renorm_derivative})
+
+
+@public("function", signatures=(
+    "embedding_renorm_(Tensor input, Tensor indices, double max_norm, double norm_type)",))
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """The rows of ``input`` that ``indices`` name scaled in place to a norm of at most
+    max_norm (by max_norm / (norm + 1e-7)), as ATen's."""
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #2 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {indices.type()} "
+                           f"instead (while checking arguments for embedding_renorm_)")
+    a = indices._data
+    bad = (a < -input.shape[0]) | (a >= input.shape[0])
+    if bad.any():
+        raise IndexError(f"select(): index {int(a[bad].flat[0])} out of range for tensor of "
+                         f"size {list(input.shape)} at dimension 0")
+    idx = Tensor._make(a % input.shape[0])
+    return apply_inplace(_embedding_renorm, input, (input, idx),
+                         {"max_norm": max_norm, "norm_type": norm_type})
 
 
 @public("functional")
