@@ -1848,6 +1848,20 @@ NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("weight_norm-last", lambda t, v, g: t._weight_norm(v, g, -1 + 2), [(3, 4), (1, 4)], {}),
     ("weight_norm-all", lambda t, v, g: t._weight_norm(v, g, -1), [(3, 4), (1, 1)], {}),
     ("norm_except_dim", lambda t, v: t.norm_except_dim(v, 2, 1), [(2, 3, 4)], {}),
+    ("embedding_renorm_", lambda t, w: t.embedding_renorm_(w * 1, t.tensor([0, 2, 2]), 1.0,
+                                                           2.0), [(4, 3)], {"grad": (False,)}),
+    # (the bag's rows, padding_idx's and the frequency scaling are conventions: no fd there)
+    ("embedding_bag-mean", lambda t, w: F(t).embedding_bag(t.tensor([0, 2, 2, 5, 1, 3]), w,
+                                                           t.tensor([0, 2, 2, 5])),
+     [(6, 3)], {}),
+    ("embedding_bag-sum-psw", lambda t, w, p: F(t).embedding_bag(
+        t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), mode="sum",
+        per_sample_weights=p), [(6, 3), (6,)], {}),
+    ("embedding_bag-max", lambda t, w: F(t).embedding_bag(t.tensor([[0, 2, 4], [5, 1, 3]]), w,
+                                                          mode="max"), [(6, 3)], {}),
+    ("embedding_bag-padding-freq", lambda t, w: F(t).embedding_bag(
+        t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), padding_idx=2,
+        scale_grad_by_freq=True, include_last_offset=True), [(6, 3)], {"fd": False}),
 ]]
 
 _R = ("mean", "sum", "none")

@@ -63,6 +63,17 @@ LAYERS = {
     "TripletMarginWithDistanceLoss_fn": (lambda t: t.nn.TripletMarginWithDistanceLoss(
         distance_function=t.nn.CosineSimilarity(), margin=0.5, swap=True, reduction="none"),
         [x(3, 4), x(3, 4, seed=1), x(3, 4, seed=2)]),
+    "EmbeddingBag": (lambda t: t.nn.EmbeddingBag(6, 3), [np.array([0, 2, 2, 5, 1, 3]),
+                                                         np.array([0, 2, 2, 5])]),
+    "EmbeddingBag_2d_sum": (lambda t: t.nn.EmbeddingBag(6, 3, mode="sum"),
+                            [np.array([[0, 2, 2], [5, 1, 3]])]),
+    "EmbeddingBag_max_padding": (lambda t: t.nn.EmbeddingBag(6, 3, mode="max", padding_idx=2),
+                                 [np.array([0, 2, 2, 5, 1, 3]), np.array([0, 2, 2, 5])]),
+    "EmbeddingBag_last_offset_freq": (lambda t: t.nn.EmbeddingBag(
+        6, 3, scale_grad_by_freq=True, include_last_offset=True, padding_idx=-1),
+        [np.array([0, 2, 2, 5, 1, 3, 3]), np.array([0, 2, 2, 5])]),
+    "EmbeddingBag_max_norm": (lambda t: t.nn.EmbeddingBag(6, 3, max_norm=1.0, norm_type=1.0),
+                              [np.array([0, 2, 4, 5]), np.array([0, 1])]),
     "LazyLinear": (lambda t: t.nn.LazyLinear(4), [x(2, 3)]),
     "LazyConv1d": (lambda t: t.nn.LazyConv1d(4, 3), [x(2, 3, 7)]),
     "LazyConv2d_groups": (lambda t: t.nn.LazyConv2d(4, 2, groups=2, bias=False),
@@ -107,6 +118,7 @@ INIT = {
     "InstanceNorm1d_affine": lambda t: t.nn.InstanceNorm1d(3, affine=True,
                                                            track_running_stats=True),
     "RMSNorm": lambda t: t.nn.RMSNorm((2, 3)),
+    "EmbeddingBag": lambda t: t.nn.EmbeddingBag(5, 3, padding_idx=2),
     "LazyLinear_after_call": lambda t: (lambda m: (m(t.ones(2, 5)), m)[1])(t.nn.LazyLinear(3)),
     "LazyConv2d_after_call": lambda t: (lambda m: (m(t.ones(1, 2, 3, 3)), m)[1])(
         t.nn.LazyConv2d(3, 2)),
@@ -246,6 +258,40 @@ FORMS = {
     "Embedding_max_norm": lambda t: (lambda e: (e(t.tensor([[0, 2], [2, 3]])), e.weight,
                                                 e.weight._version))(
         t.nn.Embedding.from_pretrained(_x(t, 4, 3) * 3, max_norm=1.5, norm_type=1.0)),
+    "embedding_bag_psw": lambda t: (lambda w, p: (lambda y: (y, type(y.grad_fn).__name__, t.autograd.grad(
+        (y * y).sum(), (w, p))))(t.nn.functional.embedding_bag(
+            t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), mode="sum",
+            per_sample_weights=p, padding_idx=5)))(
+        _x(t, 6, 3).requires_grad_(), _x(t, 6, seed=1).requires_grad_()),
+    "torch.embedding_bag": lambda t: [t.embedding_bag(_x(t, 6, 3), t.tensor([0, 2, 2, 5, 1, 3]),
+                                                      t.tensor([0, 2, 2, 5]), False, m, False,
+                                                      None, last, 2)
+                                      for m in (0, 1, 2) for last in (False, True)],
+    "torch.embedding_bag_short": lambda t: t.embedding_bag(
+        _x(t, 6, 3), t.tensor([0, 2, 2, 5, 1, 3]).int(), t.tensor([0, 3]).int(), mode=1),
+    "embedding_bag_errors": lambda t: [err(t.nn.functional.embedding_bag, *a, **k) for a, k in (
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([1])), {}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0, 3])), {}),
+        ((t.tensor([0, 7]), _x(t, 4, 3), t.tensor([0])), {}),
+        ((t.tensor([0, 1]), _x(t, 4, 3)), {}),
+        ((t.tensor([[0, 1]]), _x(t, 4, 3), t.tensor([0])), {}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([[0]])), {}),
+        ((t.tensor([[[0]]]), _x(t, 4, 3)), {}),
+        ((t.tensor([0, 1]), _x(t, 4), t.tensor([0])), {}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"mode": "min"}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"mode": "max",
+                                                          "scale_grad_by_freq": True}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"mode": "mean",
+                                                          "per_sample_weights": _x(t, 2)}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"per_sample_weights": _x(t, 3)}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"padding_idx": -9}),
+        ((t.tensor([0.0, 1.0]), _x(t, 4, 3), t.tensor([0])), {}),
+        ((t.tensor([0, 1]), _x(t, 4, 3), t.tensor([0])), {"mode": "sum", "per_sample_weights":
+                                                          _x(t, 2).double()}))],
+    "EmbeddingBag_ctor": lambda t: [err(t.nn.EmbeddingBag, 3, 2, padding_idx=p) for p in (3, -4)]
+    + [repr(t.nn.EmbeddingBag(3, 2, norm_type=1.0, scale_grad_by_freq=True, mode="sum")),
+       (lambda b: (b.weight, b.weight.requires_grad, repr(b)))(
+           t.nn.EmbeddingBag.from_pretrained(_x(t, 3, 2), freeze=False, mode="max"))],
     "alpha_dropout_p_errors": lambda t: [err(t.nn.functional.alpha_dropout, _x(t, 3), 1.5),
                                          err(t.alpha_dropout, _x(t, 3), 1.5, True),
                                          err(t.nn.AlphaDropout, -0.1)],

@@ -5,6 +5,7 @@ EmbeddingBackward0). Their backward formulas are written in tensor ops, so they 
 again (double backward)."""
 import builtins
 import math
+import warnings
 
 from .. import dtypes
 from .._autograd.grad_mode import no_grad
@@ -335,6 +336,279 @@ def _functional_instance_norm(input, running_mean=None, running_var=None, weight
                          f"{input.size()}")
     return instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
                          momentum, eps, False)
+
+
+# -- embedding_bag: the rows of each bag of indices summed, averaged or maxed ------------------
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def _bags(indices, offsets, include_last_offset, padding_idx):
+    """(the bag of each position, which positions count: in a bag and not padding_idx, the
+    number of bags)."""
+    n = indices.shape[0]
+    starts = offsets[:-1] if include_last_offset else offsets     # the last bag runs to n
+    bag = xp.searchsorted(starts, xp.arange(n), side="right") - 1
+    valid = (indices != padding_idx) & (bag >= 0)
+    return bag, valid, len(starts)
+
+
+def _embedding_bag_arrays(weight, indices, offsets, per_sample_weights, mode,
+                          include_last_offset, padding_idx):
+    """ATen's embedding_bag on arrays: (output, offset2bag, bag_size, max_indices)."""
+    bag, valid, nb = _bags(indices, offsets, include_last_offset, padding_idx)
+    rows, where = weight[indices[valid]], bag[valid]
+    counts = xp.bincount(where, minlength=nb)
+    out = xp.zeros((nb, weight.shape[1]), weight.dtype)
+    max_indices = counts.copy()
+    if mode == 2:
+        out = xp.full(out.shape, -xp.inf, weight.dtype)
+        xp.maximum.at(out, where, rows)
+        out[counts == 0] = 0
+        first = xp.full(out.shape, len(rows))        # the first row reaching the maximum
+        hit = rows == out[where]
+        xp.minimum.at(first, where, xp.where(hit, xp.arange(len(rows))[:, None], len(rows)))
+        max_indices = xp.where(counts[:, None] > 0,
+                               indices[valid][xp.minimum(first, max(len(rows) - 1, 0))]
+                               if len(rows) else 0, 0)
+    else:
+        if per_sample_weights is not None:
+            rows = rows * per_sample_weights[valid][:, None]
+        xp.add.at(out, where, rows)
+        if mode == 1:
+            out = out / xp.maximum(counts, 1)[:, None].astype(weight.dtype)
+    if mode == 0:       # ATen leaves them zeros, one per offset
+        bag_size = max_indices = xp.zeros(len(offsets), xp.int64)
+    else:
+        bag_size = counts
+    return out.astype(weight.dtype, copy=False), bag, bag_size, max_indices
+
+
+def _embedding_bag_forward(xp, weight, indices, offsets, per_sample_weights, max_indices,
+                           num_weights, mode, include_last_offset, padding_idx,
+                           scale_grad_by_freq):
+    return _embedding_bag_arrays(weight, indices, offsets, per_sample_weights, mode,
+                                 include_last_offset, padding_idx)[0]
+
+
+def _bag_coefficients(indices, offsets, per_sample_weights, mode, include_last_offset,
+                      padding_idx, scale_grad_by_freq, num_weights):
+    """(the bag of each position, each position's share of its bag's gradient: 0 where it
+    does not count, 1 / bag size for mean, divided by its index's frequency if asked)."""
+    bag, valid, nb = _bags(indices, offsets, include_last_offset, padding_idx)
+    coef = valid.astype(xp.float64)
+    if mode == 1:
+        coef = coef / xp.maximum(xp.bincount(bag[valid], minlength=nb), 1)[
+            xp.clip(bag, 0, nb - 1)]
+    if scale_grad_by_freq:
+        # ATen divides the k-th distinct row's gradient by the count of the k-th smallest
+        # index (not the row's own count, a slip torch keeps): the same where rows repeat
+        # evenly
+        rows = xp.unique(indices)
+        divisor = xp.ones(num_weights)
+        divisor[rows] = xp.bincount(indices, minlength=num_weights)[xp.sort(indices)[
+            :len(rows)]]
+        coef = coef / divisor[indices]
+    return xp.clip(bag, 0, max(nb - 1, 0)), coef
+
+
+def _bag_weight_backward_np(xp, grad, indices, offsets, per_sample_weights, max_indices,
+                            num_weights, mode, include_last_offset, padding_idx,
+                            scale_grad_by_freq):
+    """The dense gradient of the weight: each counted position's share of its bag's gradient
+    added into its row (max: each bag's gradient into the rows that gave its maxima)."""
+    out = xp.zeros((num_weights, grad.shape[1]), grad.dtype)
+    if mode == 2:
+        bag, valid, nb = _bags(indices, offsets, include_last_offset, padding_idx)
+        filled = xp.bincount(bag[valid], minlength=nb) > 0
+        cols = xp.broadcast_to(xp.arange(grad.shape[1]), max_indices.shape)
+        keep = xp.broadcast_to(filled[:, None], max_indices.shape)
+        xp.add.at(out, (max_indices[keep], cols[keep]), grad[keep])
+        return out
+    bag, coef = _bag_coefficients(indices, offsets, per_sample_weights, mode,
+                                  include_last_offset, padding_idx, scale_grad_by_freq,
+                                  num_weights)
+    rows = grad[bag] * coef.astype(grad.dtype)[:, None]
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights[:, None]
+    xp.add.at(out, indices, rows)
+    return out
+
+
+def _bag_psw_backward_np(xp, grad, weight, indices, offsets, mode, include_last_offset,
+                         padding_idx):
+    """The gradient of each position's weight: its bag's gradient dotted with its row."""
+    bag, valid, nb = _bags(indices, offsets, include_last_offset, padding_idx)
+    dots = (grad[xp.clip(bag, 0, max(nb - 1, 0))] * weight[indices]).sum(1)
+    return (dots * valid).astype(grad.dtype, copy=False)
+
+
+def _no_derivative(error, message):
+    def formula(grad):
+        raise error(message)
+    return formula
+
+
+# torch has no derivative of either backward: a double backward refuses with its errors
+_bag_weight_backward = defop(
+    "EmbeddingBagBackwardBackward0", _bag_weight_backward_np,
+    ("grad", "indices", "offsets", "per_sample_weights", "max_indices"), dtype="same",
+    grads=dict.fromkeys(("grad", "per_sample_weights"), _no_derivative(
+        NotImplementedError, "the derivative for '_embedding_bag_backward' is not "
+                             "implemented.")))
+_bag_psw_backward = defop(
+    "NotImplemented", _bag_psw_backward_np, ("grad", "weight", "indices", "offsets"),
+    dtype="same", grads=dict.fromkeys(("grad", "weight"), _no_derivative(
+        RuntimeError, "derivative for aten::_embedding_bag_per_sample_weights_backward is "
+                      "not implemented")))
+
+
+def _embedding_bag_weight_grad(grad, indices, offsets, per_sample_weights, max_indices,
+                               num_weights, mode, include_last_offset, padding_idx,
+                               scale_grad_by_freq):
+    return _bag_weight_backward(grad, indices, offsets, per_sample_weights, max_indices,
+                                num_weights=num_weights, mode=mode,
+                                include_last_offset=include_last_offset,
+                                padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def _embedding_bag_psw_grad(grad, weight, indices, offsets, mode, include_last_offset,
+                            padding_idx):
+    return _bag_psw_backward(grad, weight, indices, offsets, mode=mode,
+                             include_last_offset=include_last_offset, padding_idx=padding_idx)
+
+
+# max_indices (the rows giving each maximum, which the forward finds) comes in as an input:
+# the weight's gradient does not save the weight, as torch's does not
+_embedding_bag = defop(
+    "EmbeddingBagBackward0", _embedding_bag_forward,
+    ("weight", "indices", "offsets", "per_sample_weights", "max_indices"), dtype="same", grads={
+        "weight": lambda grad, indices, offsets, per_sample_weights, max_indices, num_weights,
+        mode, include_last_offset, padding_idx, scale_grad_by_freq: _embedding_bag_weight_grad(
+            grad, indices, offsets, per_sample_weights, max_indices, num_weights, mode,
+            include_last_offset, padding_idx, scale_grad_by_freq),
+        "per_sample_weights": lambda grad, weight, indices, offsets, mode,
+        include_last_offset, padding_idx: _embedding_bag_psw_grad(
+            grad, weight, indices, offsets, mode, include_last_offset, padding_idx)})
+
+
+def _check_index_dtype(t, arg, name):
+    if t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #{arg} '{name}' to have one of the "
+                           f"following scalar types: Long, Int; but got {t.type()} instead "
+                           f"(while checking arguments for embedding_bag)")
+
+
+@public("function", signatures=(
+    "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, "
+    "int64_t mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, "
+    "int64_t? padding_idx)",
+    "embedding_bag(Tensor weight, Tensor indices, Tensor offsets, "
+    "bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, "
+    "Tensor? per_sample_weights=None, bool include_last_offset=False)"))
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """ATen's embedding_bag: (output, offset2bag, bag_size, max_indices); the output is the
+    sum, mean or max of each bag's rows, an empty bag's zeros, padding_idx's rows left out."""
+    _check_index_dtype(indices, 1, "indices")
+    _check_index_dtype(offsets, 1, "offsets")
+    if sparse:
+        raise NotImplementedError("embedding_bag(sparse=True): glassgrad has no sparse tensors")
+    n_rows = weight.shape[0]
+    if padding_idx is None:
+        padding_idx = -1
+    elif not -n_rows <= padding_idx < n_rows:
+        raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n_rows} "
+                           f"through {n_rows - 1}, but got {padding_idx}")
+    elif padding_idx < 0:
+        padding_idx += n_rows
+    if per_sample_weights is not None and per_sample_weights.dtype is not weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as "
+                           f"tensor for argument #1 'per_sample_weights'; but type "
+                           f"{weight.type()} does not equal {per_sample_weights.type()} (while "
+                           f"checking arguments for embedding_bag)")
+    idx, offs = indices._data.astype(xp.int64), offsets._data.astype(xp.int64)
+    if offs.size and offs[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the "
+                           f"mini-batch has to start from position 0. However, got {offs[0]}\n"
+                           f"[ {offsets.type()}{{}} ]")
+    if offs.size and offs[-1] > idx.size:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.size} but "
+                           f"got offsets[-1] of {offs[-1]}")
+    bad = (idx < 0) | (idx >= n_rows)
+    if bad.any():
+        k = int(xp.argmax(bad))
+        raise RuntimeError(f"Index {k} of input takes value {idx[k]} which is not in the valid "
+                           f"range [0, {n_rows})")
+    attrs = {"mode": mode, "include_last_offset": include_last_offset,
+             "padding_idx": padding_idx}
+    _, bag, bag_size, max_indices = _embedding_bag_arrays(
+        weight._data, idx, offs, None if per_sample_weights is None else
+        per_sample_weights._data, mode, include_last_offset, padding_idx)
+    out = _embedding_bag(weight, Tensor._make(idx), Tensor._make(offs), per_sample_weights,
+                         Tensor._make(max_indices), num_weights=n_rows,
+                         scale_grad_by_freq=scale_grad_by_freq, **attrs)
+    kind = indices._data.dtype
+    return out, *(Tensor._make(a.astype(kind)) for a in (bag, bag_size, max_indices))
+
+
+@public("functional", name="embedding_bag")
+def _functional_embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                              scale_grad_by_freq=False, mode="mean", sparse=False,
+                              per_sample_weights=None, include_last_offset=False,
+                              padding_idx=None):
+    if weight.dtype is dtypes.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "
+                      "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+                      "`embedding_bag(input, weight, ...)`.", stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated "
+                             f"is a mini-batch of fixed length sequences. However, found "
+                             f"offsets of type {_type_str(offsets)}")
+        offsets = Tensor._make(xp.arange(0, input.numel(), input.shape[1]).astype(
+            input._data.dtype))
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    if mode not in modes:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        with no_grad():
+            embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    return embedding_bag(weight, input, offsets, scale_grad_by_freq, modes[mode], sparse,
+                         per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def _type_str(obj):
+    cls = type(obj)
+    module = "torch" if cls.__module__.startswith("glassgrad") else cls.__module__
+    return f"<class '{module}.{cls.__qualname__}'>"
 
 
 # -- weight norm: w = g * v / ||v|| over every dim but one ---------------------------------------
