@@ -1909,6 +1909,13 @@ LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
         x, t.tensor([2, 0, -1, 1]), reduction=r), [(4,)], {}),
     ("triplet-distance", lambda r: lambda t, a, p, n: F(t).triplet_margin_with_distance_loss(
         a, p, n, swap=True, reduction=r), [(3, 4), (3, 4), (3, 4)], {}),
+    ("ctc", lambda r: lambda t, x: F(t).ctc_loss(x.log_softmax(2), t.tensor([[1, 2, 2],
+                                                                             [3, 1, 0]]),
+                                                   [5, 4], [3, 2], reduction=r), [(5, 2, 4)],
+     {}),
+    ("ctc-concatenated-zero-infinity", lambda r: lambda t, x: F(t).ctc_loss(
+        x.log_softmax(2), t.tensor([1, 1, 1, 2]), [5, 2], [3, 1], reduction=r,
+        zero_infinity=True), [(5, 2, 3)], {}),
     ("kl_div-function", lambda r: lambda t, x, y: t.kl_div(x, y.exp(), _CODES[r]),
      [(3, 4), (3, 4)], {}),
 ] for r in _R]

@@ -74,6 +74,14 @@ LAYERS = {
         [np.array([0, 2, 2, 5, 1, 3, 3]), np.array([0, 2, 2, 5])]),
     "EmbeddingBag_max_norm": (lambda t: t.nn.EmbeddingBag(6, 3, max_norm=1.0, norm_type=1.0),
                               [np.array([0, 2, 4, 5]), np.array([0, 1])]),
+    "CTCLoss": (lambda t: t.nn.CTCLoss(), [x(6, 3, 5), _labels([1, 2, 2], [3, 1, 0], [4, 4, 4]),
+                                           _labels(6, 4, 6), _labels(3, 2, 0)]),
+    "CTCLoss_sum_blank_concatenated": (lambda t: t.nn.CTCLoss(blank=4, reduction="sum"),
+                                       [x(5, 2, 5), _labels(1, 2, 2, 3), _labels(5, 4),
+                                        _labels(3, 1)]),
+    "CTCLoss_zero_infinity_none": (lambda t: t.nn.CTCLoss(reduction="none", zero_infinity=True),
+                                   [x(6, 3, 5), _labels(*[[1, 1, 1, 1]] * 3), _labels(6, 6, 3),
+                                    _labels(4, 3, 4)]),
     "LazyLinear": (lambda t: t.nn.LazyLinear(4), [x(2, 3)]),
     "LazyConv1d": (lambda t: t.nn.LazyConv1d(4, 3), [x(2, 3, 7)]),
     "LazyConv2d_groups": (lambda t: t.nn.LazyConv2d(4, 2, groups=2, bias=False),
@@ -292,6 +300,20 @@ FORMS = {
     + [repr(t.nn.EmbeddingBag(3, 2, norm_type=1.0, scale_grad_by_freq=True, mode="sum")),
        (lambda b: (b.weight, b.weight.requires_grad, repr(b)))(
            t.nn.EmbeddingBag.from_pretrained(_x(t, 3, 2), freeze=False, mode="max"))],
+    "ctc_loss_forms": lambda t: (lambda lp: [
+        t.ctc_loss(lp, t.tensor([[1, 2], [2, 2]]), [4, 3], [2, 2]),
+        t.ctc_loss(lp, t.tensor([[1, 2], [2, 2]]), t.tensor([4, 3]), t.tensor([2, 2]), 0, 2),
+        t.nn.functional.ctc_loss(lp[:, 0], t.tensor([1, 2]), t.tensor(4), t.tensor(2),
+                                 reduction="none"),
+        t.nn.functional.ctc_loss(lp.double(), t.tensor([[1, 2], [2, 2]]).int(), (4, 3), (2, 1)),
+        (lambda y: (type(y.grad_fn).__name__, err(lambda: t.autograd.grad(
+            t.autograd.grad(y, lp, create_graph=True)[0].sum(), lp))))(
+            t.nn.functional.ctc_loss(lp, t.tensor([[1, 2], [2, 2]]), [4, 3], [2, 2]))])(
+        _x(t, 4, 2, 3).log_softmax(2).requires_grad_()),
+    "ctc_loss_errors": lambda t: [err(t.nn.functional.ctc_loss, _x(t, 4, 2, 3), t.tensor([[1], [2]]),
+                                      *a, **k) for a, k in (
+        (([4, 3], [1, 1]), {"blank": 3}), (([4], [1, 1]), {}), (([4, 3], [1]), {}),
+        (([5, 3], [1, 1]), {}), ((t.tensor([4.0, 3.0]), t.tensor([1, 1])), {}))],
     "alpha_dropout_p_errors": lambda t: [err(t.nn.functional.alpha_dropout, _x(t, 3), 1.5),
                                          err(t.alpha_dropout, _x(t, 3), 1.5, True),
                                          err(t.nn.AlphaDropout, -0.1)],

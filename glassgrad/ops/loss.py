@@ -914,6 +914,175 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), _REDUCTIONS[reduction])
 
 
+# -- ctc: the alpha-beta recursion of ATen's CPU kernel, over the batch at once ----------------
+def _logsumexp(*terms):
+    """log(sum(exp(t))) elementwise, ATen's way: shifted by the largest, -inf kept."""
+    top = xp.maximum.reduce(terms)
+    shift = xp.where(top == -xp.inf, 0, top)
+    with xp.errstate(divide="ignore"):
+        return xp.log(sum(xp.exp(t - shift) for t in terms)) + shift
+
+
+def _extended(targets, target_lengths, blank):
+    """Each sample's target with blanks around and between its labels, padded with blanks:
+    (N, 2 * max_length + 1), and where a label may be skipped to (it differs from the one two
+    places back)."""
+    n, s = len(target_lengths), max(target_lengths, default=0)
+    labels = xp.full((n, s), blank, xp.int64)
+    for b, row in enumerate(targets):
+        labels[b, :len(row)] = row
+    ext = xp.full((n, 2 * s + 1), blank, xp.int64)
+    ext[:, 1::2] = labels
+    skip = xp.zeros(ext.shape, bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    return ext, skip
+
+
+def _ctc_targets(targets, target_lengths):
+    """The label rows of a padded (N, S) or concatenated 1-d targets array."""
+    if targets.ndim == 2:
+        return [targets[b, :k] for b, k in enumerate(target_lengths)]
+    ends = xp.cumsum(target_lengths)
+    return [targets[e - k:e] for e, k in zip(ends, target_lengths)]
+
+
+def _ctc_alpha(lp, ext, skip, input_lengths):
+    """log alpha (T, N, L): the forward recursion, time by time."""
+    t_max, n, _ = lp.shape
+    emit = xp.take_along_axis(lp, xp.broadcast_to(ext, (t_max,) + ext.shape), 2)
+    alpha = xp.full(emit.shape, -xp.inf)
+    alpha[0, :, :2] = emit[0, :, :2]
+    if ext.shape[1] == 1:
+        alpha[0, :, 1:] = -xp.inf
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        one = xp.concatenate([xp.full((n, 1), -xp.inf), prev[:, :-1]], 1)
+        two = xp.concatenate([xp.full((n, 2), -xp.inf), prev[:, :-2]], 1)
+        alpha[t] = _logsumexp(prev, one, xp.where(skip, two, -xp.inf)) + emit[t]
+    return alpha, emit
+
+
+def _ctc_nll(alpha, input_lengths, target_lengths):
+    rows = xp.arange(alpha.shape[1])
+    last = alpha[xp.asarray(input_lengths) - 1, rows]
+    ends = 2 * xp.asarray(target_lengths)
+    before = xp.where(ends > 0, last[rows, xp.maximum(ends - 1, 0)], -xp.inf)
+    return -_logsumexp(last[rows, ends], before)
+
+
+def _ctc_forward(xp, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    lp = log_probs.astype(xp.float64)
+    ext, skip = _extended(_ctc_targets(targets, target_lengths), target_lengths, blank)
+    alpha, _ = _ctc_alpha(lp, ext, skip, input_lengths)
+    return _ctc_nll(alpha, input_lengths, target_lengths).astype(log_probs.dtype)
+
+
+def _ctc_backward_np(xp, grad, log_probs, targets, nll, input_lengths, target_lengths, blank,
+                     zero_infinity):
+    """ATen's ctc_loss_backward_cpu: exp(lp) - exp(log(sum of alpha * beta over the positions
+    of each label) + nll - lp), times the sample's upstream gradient, 0 past its input length
+    (and for an infinite loss with zero_infinity)."""
+    lp = log_probs.astype(xp.float64)
+    t_max, n, c = lp.shape
+    ext, skip = _extended(_ctc_targets(targets, target_lengths), target_lengths, blank)
+    alpha, emit = _ctc_alpha(lp, ext, skip, input_lengths)
+    nll = nll.astype(xp.float64)        # the forward's result, as torch saves it
+    lengths, ends = xp.asarray(input_lengths), 2 * xp.asarray(target_lengths)
+    width = ext.shape[1]
+    beta = xp.full(emit.shape, -xp.inf)
+    pos = xp.arange(width)
+    two_ahead = xp.zeros(ext.shape, bool)
+    two_ahead[:, :-2] = skip[:, 2:]
+    for t in range(t_max - 1, -1, -1):
+        start = (pos == ends[:, None]) | ((pos == ends[:, None] - 1) & (ends[:, None] > 0))
+        init = xp.where(start, emit[t], -xp.inf)
+        if t < t_max - 1:
+            nxt = beta[t + 1]
+            one = xp.concatenate([nxt[:, 1:], xp.full((n, 1), -xp.inf)], 1)
+            two = xp.concatenate([nxt[:, 2:], xp.full((n, 2), -xp.inf)], 1)
+            step = _logsumexp(nxt, one, xp.where(two_ahead, two, -xp.inf)) + emit[t]
+        else:
+            step = init
+        inside = pos[None, :] <= ends[:, None]
+        beta[t] = xp.where((t == lengths - 1)[:, None], init,
+                           xp.where((t < lengths - 1)[:, None] & inside, step, -xp.inf))
+    acc = xp.full((t_max, n, c), -xp.inf)
+    ti, ni, si = xp.meshgrid(xp.arange(t_max), xp.arange(n), pos, indexing="ij")
+    xp.logaddexp.at(acc, (ti, ni, ext[ni, si]), alpha + beta)
+    g = xp.exp(lp) - xp.exp(acc + nll[None, :, None] - lp)
+    g = g * xp.asarray(grad, xp.float64).reshape(1, -1, 1)
+    g[xp.arange(t_max)[:, None] >= lengths[None, :]] = 0
+    if zero_infinity:
+        g[:, nll == xp.inf] = 0
+    return g.astype(log_probs.dtype)
+
+
+_ctc_backward = defop("NotImplemented", _ctc_backward_np,
+                      ("grad", "log_probs", "targets", "nll"),
+                      dtype="same", grads=dict.fromkeys(("grad", "log_probs"), _not_implemented(
+                          "_ctc_loss_backward")))
+_ctc = defop("CtcLossBackward0", _ctc_forward, ("log_probs", "targets"), dtype="same", grads={
+    "log_probs": lambda grad, log_probs, targets, result, input_lengths, target_lengths, blank,
+    zero_infinity: _ctc_backward(grad, log_probs, targets, result, input_lengths=input_lengths,
+                                 target_lengths=target_lengths, blank=blank,
+                                 zero_infinity=zero_infinity)})
+
+
+def _lengths(value, name):
+    if isinstance(value, Tensor):
+        if value.is_floating_point() or value.dtype is dtypes.bool:
+            raise RuntimeError(f"{name} must be integral")
+        return tuple(int(v) for v in value._data.reshape(-1))
+    return tuple(int(v) for v in value)
+
+
+@public("function", signatures=(
+    "ctc_loss(Tensor log_probs, Tensor targets, IntArrayRef input_lengths, "
+    "IntArrayRef target_lengths, int64_t blank=0, int64_t reduction=at::Reduction::Mean, "
+    "bool zero_infinity=False)",
+    "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+    "int64_t blank=0, int64_t reduction=at::Reduction::Mean, bool zero_infinity=False)"))
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """ATen's ctc_loss: _ctc_loss's negative log likelihoods (CtcLossBackward0), infinite ones
+    zeroed if asked, divided by the target lengths and averaged (mean) or summed."""
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    tg = targets if batched else targets.unsqueeze(0)
+    il, tl = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths,
+                                                                 "target_lengths")
+    t_max, n, c = lp.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    if len(il) != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for b in range(n):
+        if il[b] > t_max:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                               f"value {il[b]} (while checking arguments for ctc_loss_allocate_outputs)")
+    res = _ctc(lp, tg.to(dtypes.int64), input_lengths=il, target_lengths=tl, blank=blank,
+               zero_infinity=zero_infinity)
+    if zero_infinity:
+        from .pointwise import where
+        from .._creation import zeros
+        res = where(res == float("inf"), zeros((), dtype=res.dtype), res)
+    if reduction == 1:
+        from .._creation import tensor
+        return (res / tensor(tl, dtype=res.dtype).clamp_min(1)).mean()
+    if reduction == 2:
+        return res.sum()
+    return res if batched else res.squeeze(0)
+
+
+@public("functional", name="ctc_loss")
+def _functional_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+                         reduction="mean", zero_infinity=False):
+    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                    _enum(reduction), zero_infinity)
+
+
 # -- the torch.* forms: ATen's signatures, the reduction as its code ---------------------------
 _NAMES = {code: name for name, code in _REDUCTIONS.items()}
 _R = "int64_t reduction=at::Reduction::Mean"
