@@ -382,3 +382,23 @@ def test_lazy_modules():
                     err(t.nn.LazyConv2d(3, 2), t.ones(2, 2)),
                     err(t.nn.LazyConv2d(3, 2, groups=2), t.ones(1, 3, 4, 4)))
     same(program)
+
+
+def test_adaptive_log_softmax_with_loss():
+    def program(t):
+        t.manual_seed(0)
+        m = t.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+        x = _x(t, 6, 8).requires_grad_()
+        out = m(x, t.tensor([0, 4, 9, 2, 7, 5]))
+        out.loss.backward()
+        one = m(x[0], t.tensor(7))
+        return (out.output, out.loss, type(out.loss.grad_fn).__name__, x.grad,
+                {k: p.grad for k, p in m.named_parameters()}, m.log_prob(x), m.predict(x),
+                m.predict(x * 0), m.predict(x * 50), one.output, one.loss, repr(m),
+                dict(m.state_dict()), type(out).__name__, out._fields,
+                err(m, x, t.tensor([0, 10, 1, 1, 1, 1])), err(m, x, t.tensor([0, 1])),
+                err(m, x, t.zeros(6, 1).long()), err(m, x[0], t.tensor([1])),
+                err(m, x[:, None], t.tensor([1] * 6)),
+                [err(t.nn.AdaptiveLogSoftmaxWithLoss, 8, 10, c) for c in
+                 ([], [3, 3], [6, 3], [0, 3], [3, 10], [2.5])])
+    assert_same(norm(program(torch)), norm(program(gg)), tol=TOL)

@@ -1,7 +1,8 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
-from . import (activation, batchnorm, container, conv, distance, dropout, flatten, instancenorm,
-               lazy, linear, loss, module, normalization, pooling, sparse)
+from . import (activation, adaptive, batchnorm, container, conv, distance, dropout, flatten,
+               instancenorm, lazy, linear, loss, module, normalization, pooling, sparse)
 from .activation import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -19,5 +20,5 @@ from .sparse import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
                           dropout, batchnorm, instancenorm, normalization, sparse, loss, distance,
-                          lazy)
+                          lazy, adaptive)
            for name in m.__all__]
