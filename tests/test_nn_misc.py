@@ -266,8 +266,9 @@ FORMS = {
     "Embedding_max_norm": lambda t: (lambda e: (e(t.tensor([[0, 2], [2, 3]])), e.weight,
                                                 e.weight._version))(
         t.nn.Embedding.from_pretrained(_x(t, 4, 3) * 3, max_norm=1.5, norm_type=1.0)),
-    "embedding_bag_psw": lambda t: (lambda w, p: (lambda y: (y, type(y.grad_fn).__name__, t.autograd.grad(
-        (y * y).sum(), (w, p))))(t.nn.functional.embedding_bag(
+    "embedding_bag_psw": lambda t: (lambda w, p: (lambda y: (
+        y, type(y.grad_fn).__name__, t.autograd.grad((y * y).sum(), (w, p))))(
+        t.nn.functional.embedding_bag(
             t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), mode="sum",
             per_sample_weights=p, padding_idx=5)))(
         _x(t, 6, 3).requires_grad_(), _x(t, 6, seed=1).requires_grad_()),
@@ -310,8 +311,8 @@ FORMS = {
             t.autograd.grad(y, lp, create_graph=True)[0].sum(), lp))))(
             t.nn.functional.ctc_loss(lp, t.tensor([[1, 2], [2, 2]]), [4, 3], [2, 2]))])(
         _x(t, 4, 2, 3).log_softmax(2).requires_grad_()),
-    "ctc_loss_errors": lambda t: [err(t.nn.functional.ctc_loss, _x(t, 4, 2, 3), t.tensor([[1], [2]]),
-                                      *a, **k) for a, k in (
+    "ctc_loss_errors": lambda t: [err(t.nn.functional.ctc_loss, _x(t, 4, 2, 3),
+                                      t.tensor([[1], [2]]), *a, **k) for a, k in (
         (([4, 3], [1, 1]), {"blank": 3}), (([4], [1, 1]), {}), (([4, 3], [1]), {}),
         (([5, 3], [1, 1]), {}), ((t.tensor([4.0, 3.0]), t.tensor([1, 1])), {}))],
     "alpha_dropout_p_errors": lambda t: [err(t.nn.functional.alpha_dropout, _x(t, 3), 1.5),

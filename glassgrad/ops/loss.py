@@ -1061,7 +1061,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     for b in range(n):
         if il[b] > t_max:
             raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
-                               f"value {il[b]} (while checking arguments for ctc_loss_allocate_outputs)")
+                               f"value {il[b]} (while checking arguments for "
+                               f"ctc_loss_allocate_outputs)")
     res = _ctc(lp, tg.to(dtypes.int64), input_lengths=il, target_lengths=tl, blank=blank,
                zero_infinity=zero_infinity)
     if zero_infinity:
@@ -1095,8 +1096,9 @@ _F = {f.__name__: f for f in (binary_cross_entropy_with_logits, margin_ranking_l
 @public("function", name="binary_cross_entropy_with_logits", signatures=(
     f"f(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, {_R})",))
 def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
-    return _F["binary_cross_entropy_with_logits"](input, target, weight, reduction=_NAMES[reduction],
-                                            pos_weight=pos_weight)
+    return _F["binary_cross_entropy_with_logits"](input, target, weight,
+                                                  reduction=_NAMES[reduction],
+                                                  pos_weight=pos_weight)
 
 
 @public("function", name="margin_ranking_loss", signatures=(

@@ -1,5 +1,6 @@
 """The loss modules: L1Loss, MSELoss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
-KLDivLoss, SmoothL1Loss, HuberLoss, the margin, embedding and likelihood losses; each calls its nn.functional function."""
+KLDivLoss, SmoothL1Loss, HuberLoss, the margin, embedding, likelihood and CTC losses; each calls
+its nn.functional function."""
 from ...ops.loss import _legacy
 from .. import functional as F
 from .module import Module
