@@ -403,3 +403,13 @@ def test_adaptive_log_softmax_with_loss():
                 [err(t.nn.AdaptiveLogSoftmaxWithLoss, 8, 10, c) for c in
                  ([], [3, 3], [6, 3], [0, 3], [3, 10], [2.5])])
     assert_same(norm(program(torch)), norm(program(gg)), tol=TOL)
+
+
+def test_torch_kl_div_does_not_warn():
+    """torch.kl_div is ATen's: no deprecation warning for its mean, unlike F.kl_div's."""
+    def program(t):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = t.kl_div(_x(t, 2, 3), _x(t, 2, 3, seed=1).exp(), 1)
+        return out, [str(c.message) for c in caught]
+    same(program)

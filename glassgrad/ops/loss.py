@@ -566,15 +566,20 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         code = _enum("sum" if reduction == "batchmean" else reduction)
+    out = _kl_div(input, target, code, log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.size()[0]
+    return out
+
+
+def _kl_div(input, target, code, log_target):
+    """ATen's kl_div (torch.kl_div): the pointwise terms, reduced by the reduction's code."""
     if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
     from .pointwise import xlogy
     out = target.exp() * (target - input) if log_target else xlogy(target, target) - \
         target * input
-    out = _apply_reduction(out, code)
-    if reduction == "batchmean" and input.dim() != 0:
-        out = out / input.size()[0]
-    return out
+    return _apply_reduction(out, code)
 
 
 # -- margin, embedding and likelihood losses (ATen composes them; so does this) ----------------
@@ -1090,7 +1095,7 @@ _R = "int64_t reduction=at::Reduction::Mean"
 # publish() names the torch forms by the functional forms' names: keep those at hand
 _F = {f.__name__: f for f in (binary_cross_entropy_with_logits, margin_ranking_loss,
                               hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
-                              poisson_nll_loss, kl_div)}
+                              poisson_nll_loss)}
 
 
 @public("function", name="binary_cross_entropy_with_logits", signatures=(
@@ -1138,8 +1143,8 @@ def _poisson_nll(input, target, log_input, full, eps, reduction):
 
 @public("function", name="kl_div", signatures=(
     f"f(Tensor input, Tensor target, {_R}, *, bool log_target=False)",))
-def _kl_div(input, target, reduction=0, log_target=False):
-    return _F["kl_div"](input, target, reduction=_NAMES[reduction], log_target=log_target)
+def _kl_div_function(input, target, reduction=0, log_target=False):
+    return _kl_div(input, target, reduction, log_target)
 
 
 publish(globals())
