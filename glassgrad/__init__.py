@@ -31,6 +31,8 @@ from .ops.conv import *  # noqa: F401,F403
 from .ops.pool import *  # noqa: F401,F403
 from .ops.spatial import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
+from .ops.norm import *  # noqa: F401,F403
+from .ops.loss import *  # noqa: F401,F403
 from .ops.random import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from . import autograd, linalg, nn, random  # noqa: E402

@@ -28,7 +28,8 @@ from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
 from .ops.shape import stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
+           "functional_call"]
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -767,3 +768,28 @@ def _stack(column, dim, size):
         return stack(list(column), dim)
     out = stack([column[0]], dim)      # validates dim like torch; then keep none of it
     return out.narrow(dim, 0, 0)
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """module called with the given tensors in place of its parameters and buffers (one dict,
+    or a list/tuple of dicts whose keys do not repeat)."""
+    from .nn.utils.stateless import _functional_call
+    dicts = parameter_and_buffer_dicts
+    if isinstance(dicts, dict):
+        tensors = dicts
+    elif isinstance(dicts, (list, tuple)):
+        if not all(isinstance(d, dict) for d in dicts):
+            raise ValueError("Expected all elements of parameter_and_buffer_dicts to be "
+                             "dictionaries")
+        keys = [k for d in dicts for k in d]
+        repeated = [k for k in dict.fromkeys(keys) if keys.count(k) > 1]
+        if repeated:
+            raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of "
+                             f"functional call is ambiguous")
+        tensors = {k: v for d in dicts for k, v in d.items()}
+    else:
+        raise ValueError(f"Expected parameter_and_buffer_dicts to be a dict, or a list/tuple "
+                         f"of dicts, but got {type(dicts)}")
+    return _functional_call(module, tensors, args, kwargs, tie_weights=tie_weights,
+                            strict=strict)

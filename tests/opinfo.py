@@ -1965,9 +1965,43 @@ NORM = [row(f"norm-{name}", fn, *s, **kw) for name, fn, s, kw in [
     ("embedding-freq", lambda t, w: F(t).embedding(t.tensor([0, 2, 2]), w,
                                                     scale_grad_by_freq=True), [(4, 3)],
      {"fd": False}),
+    ("instance", lambda t, x, w, b: F(t).instance_norm(x, weight=w, bias=b), [(2, 3, 4), (3,),
+                                                                              (3,)], {}),
+    ("instance-stats", lambda t, x: F(t).instance_norm(
+        x, t.zeros(3, dtype=x.dtype), t.ones(3, dtype=x.dtype), momentum=0.3), [(2, 3, 2, 2)], {}),
+    ("instance-eval", lambda t, x, w: t.instance_norm(
+        x, w, None, t.arange(3.0, dtype=x.dtype), t.arange(1.0, 4.0, dtype=x.dtype), False,
+        0.1, 1e-5, False), [(2, 3, 4), (3,)], {}),
+    ("rms", lambda t, x, w: F(t).rms_norm(x, (4,), w), [(3, 4), (4,)], {}),
+    ("rms-2d-eps", lambda t, x: t.rms_norm(x, [3, 4], eps=1e-3), [(2, 3, 4)], {}),
+    ("local-response", lambda t, x: F(t).local_response_norm(x, 3, 0.5), [(2, 4, 5)], {}),
+    ("local-response-4d", lambda t, x: F(t).local_response_norm(x, 2, 0.3, 0.5, 2.0),
+     [(2, 3, 2, 2)], {}),
+    ("batch_norm-function", lambda t, x, w, b: t.batch_norm(x, w, b, None, None, True, 0.1,
+                                                            1e-5, False),
+     [(4, 3), (3,), (3,)], {}),
+    ("weight_norm-dim0", lambda t, v, g: t._weight_norm(v, g, 0), [(3, 4), (3, 1)], {}),
+    ("weight_norm-last", lambda t, v, g: t._weight_norm(v, g, -1 + 2), [(3, 4), (1, 4)], {}),
+    ("weight_norm-all", lambda t, v, g: t._weight_norm(v, g, -1), [(3, 4), (1, 1)], {}),
+    ("norm_except_dim", lambda t, v: t.norm_except_dim(v, 2, 1), [(2, 3, 4)], {}),
+    ("embedding_renorm_", lambda t, w: t.embedding_renorm_(w * 1, t.tensor([0, 2, 2]), 1.0,
+                                                           2.0), [(4, 3)], {"grad": (False,)}),
+    # (the bag's rows, padding_idx's and the frequency scaling are conventions: no fd there)
+    ("embedding_bag-mean", lambda t, w: F(t).embedding_bag(t.tensor([0, 2, 2, 5, 1, 3]), w,
+                                                           t.tensor([0, 2, 2, 5])),
+     [(6, 3)], {}),
+    ("embedding_bag-sum-psw", lambda t, w, p: F(t).embedding_bag(
+        t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), mode="sum",
+        per_sample_weights=p), [(6, 3), (6,)], {}),
+    ("embedding_bag-max", lambda t, w: F(t).embedding_bag(t.tensor([[0, 2, 4], [5, 1, 3]]), w,
+                                                          mode="max"), [(6, 3)], {}),
+    ("embedding_bag-padding-freq", lambda t, w: F(t).embedding_bag(
+        t.tensor([0, 2, 2, 5, 1, 3]), w, t.tensor([0, 2, 2, 5]), padding_idx=2,
+        scale_grad_by_freq=True, include_last_offset=True), [(6, 3)], {"fd": False}),
 ]]
 
 _R = ("mean", "sum", "none")
+_CODES = {"none": 0, "mean": 1, "sum": 2}
 LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
     ("mse", lambda r: lambda t, x, y: F(t).mse_loss(x, y, reduction=r), [(3, 4), (3, 4)], {}),
     ("smooth_l1", lambda r: lambda t, x, y: F(t).smooth_l1_loss(x * 2, y, reduction=r, beta=0.5),
@@ -1997,6 +2031,29 @@ LOSS = [row(f"loss-{name}-{r}", fn(r), *s, **kw) for name, fn, s, kw in [
      [(3, 4), (3, 4)], {}),
     ("soft-margin", lambda r: lambda t, x: F(t).soft_margin_loss(
         x, t.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=x.dtype), reduction=r), [(3, 4)], {}),
+    ("multi-margin", lambda r: lambda t, x: F(t).multi_margin_loss(x, t.tensor([1, 3, 0]),
+                                                                   reduction=r), [(3, 4)], {}),
+    ("multi-margin-p2-weight", lambda r: lambda t, x: F(t).multi_margin_loss(
+        x, t.tensor([1, 3, 0]), p=2, margin=0.7, weight=t.tensor([1.0, 2.0, 3.0, 4.0],
+                                                                 dtype=x.dtype),
+        reduction=r), [(3, 4)], {}),
+    ("multi-margin-1d", lambda r: lambda t, x: F(t).multi_margin_loss(x, t.tensor(2),
+                                                                      reduction=r), [(4,)], {}),
+    ("multilabel-margin", lambda r: lambda t, x: F(t).multilabel_margin_loss(
+        x, t.tensor([[1, 2, -1, 0], [3, 3, 0, -1], [-1, 1, 2, 3]]), reduction=r), [(3, 4)], {}),
+    ("multilabel-margin-1d", lambda r: lambda t, x: F(t).multilabel_margin_loss(
+        x, t.tensor([2, 0, -1, 1]), reduction=r), [(4,)], {}),
+    ("triplet-distance", lambda r: lambda t, a, p, n: F(t).triplet_margin_with_distance_loss(
+        a, p, n, swap=True, reduction=r), [(3, 4), (3, 4), (3, 4)], {}),
+    ("ctc", lambda r: lambda t, x: F(t).ctc_loss(x.log_softmax(2), t.tensor([[1, 2, 2],
+                                                                             [3, 1, 0]]),
+                                                   [5, 4], [3, 2], reduction=r), [(5, 2, 4)],
+     {}),
+    ("ctc-concatenated-zero-infinity", lambda r: lambda t, x: F(t).ctc_loss(
+        x.log_softmax(2), t.tensor([1, 1, 1, 2]), [5, 2], [3, 1], reduction=r,
+        zero_infinity=True), [(5, 2, 3)], {}),
+    ("kl_div-function", lambda r: lambda t, x, y: t.kl_div(x, y.exp(), _CODES[r]),
+     [(3, 4), (3, 4)], {}),
 ] for r in _R]
 
 # == random sampling, at parameters whose draws are determined, or seeded (tests/test_random.py
@@ -2005,6 +2062,15 @@ def _seeded(t, draw):
     t.manual_seed(0)
     return draw()
 
+
+PDIST = [row(f"pdist-{name}", fn, *s, **kw) for name, fn, s, kw in [
+    ("p2", lambda t, x: t.pdist(x), [(4, 3)], {}),
+    ("p1", lambda t, x: F(t).pdist(x, 1), [(4, 3)], {}),
+    ("p1.5", lambda t, x: t.pdist(x, 1.5), [(3, 5)], {}),
+    ("p3", lambda t, x: t.pdist(x, 3), [(4, 2)], {}),
+    ("pinf", lambda t, x: t.pdist(x, float("inf")), [(4, 3)], {}),
+    ("p0", lambda t, x: t.pdist(x, 0), [(4, 3)], {"fd": False}),
+]]
 
 RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("uniform_", lambda t, x: (x * 1).uniform_(0.5, 0.5), [(3, 4)], {}),
@@ -2029,6 +2095,13 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
     ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
      {"fd": False}),
+    # (seeded: rrelu's slopes in training are drawn; the derivative is the drawn slope)
+    ("rrelu-train", lambda t, x: _seeded(t, lambda: t.rrelu(x, 0.1, 0.4, True)), [(3, 4)],
+     {"fd": False}),
+    ("rrelu-eval", lambda t, x: F(t).rrelu(x, 0.1, 0.4), [(3, 4)], {}),
+    ("rrelu_-train", lambda t, x: _seeded(t, lambda: t.rrelu_(x * 1, 0.1, 0.4, True)),
+     [(3, 4)], {"fd": False}),
+    ("rrelu_-eval", lambda t, x: F(t).rrelu(x * 1, inplace=True), [(3, 4)], {}),
 ]]
 
 
@@ -2056,6 +2129,7 @@ OPS = [
     *_section("norm", POOL_1D + NORM, forward_ad=False),
     *_section("spatial", SPATIAL + GRID, forward_ad=False),
     *_section("loss", LOSS, forward_ad=False),
+    *_section("distance", PDIST, forward_ad=False),
     *_section("random", RANDOM),
 ]
 

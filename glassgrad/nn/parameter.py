@@ -1,10 +1,11 @@
-"""torch.nn.parameter: Parameter (a leaf Tensor subclass a Module registers) and Buffer."""
+"""torch.nn.parameter: Parameter (a leaf Tensor subclass a Module registers), Buffer, and the
+uninitialized parameters and buffers of lazy modules."""
 import weakref
 
 from .. import _creation
 from .._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -71,6 +72,66 @@ class Buffer(metaclass=_BufferMeta):
         return t
 
 
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape is not known yet: an empty tensor until
+    ``materialize(shape)`` gives it memory of that shape and makes it what it stands for.
+    (torch also refuses any other op on it; glassgrad's ops see an empty tensor.)"""
+    __slots__ = ()
+
+    def materialize(self, shape, device=None, dtype=None):
+        device = self.data.device if device is None else device
+        dtype = self.data.dtype if dtype is None else dtype
+        self.data = _creation.empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This "
+                           "error usually happens in `load_state_dict` when trying to load an "
+                           "uninitialized parameter into an initialized one. Call `forward` to "
+                           "initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
+                           "`forward` to initialize the parameters before calling "
+                           "`module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{self.__class__.__name__}>"
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        data = _creation.empty(0, device=device, dtype=dtype)
+        return cls._make(data._data, requires_grad=bool(requires_grad))
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.data.device, self.data.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        data = _creation.empty(0, device=device, dtype=dtype)
+        t = cls._make(data._data, requires_grad=bool(requires_grad))
+        key = id(t)
+        _BUFFERS[key] = (weakref.ref(t, lambda _: _BUFFERS.pop(key, None)), bool(persistent))
+        return t
+
+
 def is_lazy(param):
-    """glassgrad has no uninitialized parameters: nothing is lazy."""
-    return False
+    return isinstance(param, UninitializedTensorMixin)

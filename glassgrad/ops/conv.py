@@ -760,5 +760,29 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
 
 
+# -- local response norm: the squares averaged over a window of channels -----------------------
+@public("functional")
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """torch's composite: input / (k + alpha * mean of the squares over ``size`` channels,
+    zero-padded)^beta. Inputs above 3-D take avg_pool2d over (channels, flattened positions),
+    the values torch's avg_pool3d with a (size, 1, 1) window gives."""
+    from .nn import pad
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          "
+                         f"input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    sizes = input.size()
+    div = div.unsqueeze(1) if dim == 3 else div.view(sizes[0], 1, sizes[1], -1)
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    if dim > 3:
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 # @public objects name themselves (glassgrad.ops.publish)
 publish(globals())

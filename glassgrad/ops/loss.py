@@ -333,7 +333,7 @@ _binary_cross_entropy_with_logits = defop(
         "self": _bce_logits_grad_self, "target": _bce_logits_grad_target})
 
 
-@public("function", "functional")
+@public("functional")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     code = _enum(_legacy(size_average, reduce, reduction))
@@ -566,15 +566,20 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                           "behave the same as 'batchmean' in the next major release.",
                           stacklevel=2)
         code = _enum("sum" if reduction == "batchmean" else reduction)
+    out = _kl_div(input, target, code, log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        out = out / input.size()[0]
+    return out
+
+
+def _kl_div(input, target, code, log_target):
+    """ATen's kl_div (torch.kl_div): the pointwise terms, reduced by the reduction's code."""
     if not input.is_floating_point() or not target.is_floating_point():
         raise RuntimeError("kl_div: Integral inputs not supported.")
     from .pointwise import xlogy
     out = target.exp() * (target - input) if log_target else xlogy(target, target) - \
         target * input
-    out = _apply_reduction(out, code)
-    if reduction == "batchmean" and input.dim() != 0:
-        out = out / input.size()[0]
-    return out
+    return _apply_reduction(out, code)
 
 
 # -- margin, embedding and likelihood losses (ATen composes them; so does this) ----------------
@@ -582,7 +587,7 @@ def _code(size_average, reduce, reduction):
     return _enum(_legacy(size_average, reduce, reduction))
 
 
-@public("function", "functional")
+@public("functional")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -593,7 +598,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _apply_reduction((-target * (input1 - input2) + margin).clamp_min_(0), code)
 
 
-@public("function", "functional")
+@public("functional")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -607,7 +612,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 _EPSILON = 1e-12
 
 
-@public("function", "functional")
+@public("functional")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -631,7 +636,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _apply_reduction(out, code)
 
 
-@public("function", "functional")
+@public("functional")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     code = _code(size_average, reduce, reduction)
@@ -651,7 +656,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
     return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), code)
 
 
-@public("function", "functional")
+@public("functional")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08,
                      reduce=None, reduction="mean"):
     reduction = _legacy(size_average, reduce, reduction)
@@ -728,6 +733,418 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean
     if full:
         loss += 0.5 * math.log(2 * math.pi)
     return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
+# -- multi-class margin losses (ATen kernels: MultiMarginLossBackward0,
+# MultilabelMarginLossBackward0; torch has no derivative of their backward) -----------------
+def _rows2d(a):
+    return a.reshape(1, -1) if a.ndim < 2 else a
+
+
+def _reduce_rows(loss, reduction, ndim):
+    out = _reduce_np(loss, reduction)
+    return out.reshape(()) if reduction == 0 and ndim < 2 else out
+
+
+def _multi_margin_terms(self, target, weight, p, margin):
+    """(per-class terms max(0, margin - x[y] + x[j])^p * w[y] / C with j == y left out, the
+    hinge's slope factor (1 or 2z) * w[y] / C) for the rows of self."""
+    x = _rows2d(self)
+    y = target.reshape(-1)
+    c = x.shape[1]
+    z = margin - xp.take_along_axis(x, y[:, None], 1) + x
+    active = (z > 0) & (xp.arange(c) != y[:, None])
+    w = 1.0 if weight is None else weight[y][:, None]
+    terms = xp.where(active, z if p == 1 else z * z, 0) * w / c
+    slope = xp.where(active, 1 if p == 1 else 2 * z, 0) * w / c
+    return terms.astype(x.dtype, copy=False), slope.astype(x.dtype, copy=False)
+
+
+def _multi_margin_forward(xp, self, target, weight, p, margin, reduction):
+    terms, _ = _multi_margin_terms(self, target, weight, p, margin)
+    return _reduce_rows(terms.sum(1), reduction, self.ndim)
+
+
+def _multi_margin_backward_np(xp, grad_output, self, target, weight, p, margin, reduction):
+    _, slope = _multi_margin_terms(self, target, weight, p, margin)
+    g = slope * _row_scale(grad_output, slope.shape[0], reduction)
+    xp.put_along_axis(g, target.reshape(-1, 1), -g.sum(1, keepdims=True), 1)
+    return g.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+def _row_scale(grad_output, n, reduction):
+    g = xp.asarray(grad_output).reshape(-1, 1)
+    return g / n if reduction == 1 else g
+
+
+def _not_implemented(name):
+    """The formula of a backward op torch has no derivative for: it raises torch's error."""
+    def formula(grad):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return formula
+
+
+_NO_MARGIN_DERIVATIVE = {name: _not_implemented(name) for name in (
+    "multi_margin_loss_backward", "multilabel_margin_loss_backward")}
+
+
+_multi_margin_backward = defop(
+    "NotImplemented", _multi_margin_backward_np, ("grad_output", "self", "target", "weight"),
+    dtype="same", grads=dict.fromkeys(("grad_output", "self"),
+                                      _NO_MARGIN_DERIVATIVE["multi_margin_loss_backward"]))
+_multi_margin_loss = defop(
+    "MultiMarginLossBackward0", _multi_margin_forward, ("self", "target", "weight"),
+    dtype="same", grads={"self": lambda grad, self, target, weight, p, margin, reduction:
+                         _multi_margin_backward(grad, self, target, weight, p=p, margin=margin,
+                                                reduction=reduction)})
+
+
+def _check_margin_input(input):
+    n = input.dim()
+    if not ((n == 2 and input.shape[1] != 0) or (n == 1 and input.shape[0] != 0) or n == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch "
+                           f"size, but got: {list(input.shape)}")
+
+
+def _check_long(target):
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_name(target.dtype)}")
+
+
+@public("functional")
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
+    _check_long(target)
+    n = input.shape[0] if input.dim() == 2 else 1
+    c = input.shape[-1] if input.dim() else 1
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to "
+                           f"the number of input samples (batch size). Expected target size "
+                           f"[{n}], but got {list(target.shape)}. Input has shape "
+                           f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got "
+                           f"{list(weight.shape)}")
+    t = target._data
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError("target out of range")
+    return _multi_margin_loss(input, target, weight, p=p, margin=margin, reduction=code)
+
+
+def _multilabel_terms(self, target):
+    """(hinge terms max(0, 1 - x[t_k] + x[i]) / C for each listed target t_k (the list ends at
+    the first -1) and each class i not a target, shape (N, K, C); the list's mask; the safe
+    target indices)."""
+    x, t = _rows2d(self), _rows2d(target)
+    listed = xp.cumprod(t != -1, axis=1).astype(bool)
+    safe = xp.where(listed, t, 0)
+    is_target = xp.zeros(x.shape, bool)
+    rows = xp.broadcast_to(xp.arange(x.shape[0])[:, None], safe.shape)
+    is_target[rows[listed], safe[listed]] = True
+    z = 1 - xp.take_along_axis(x, safe, 1)[:, :, None] + x[:, None, :]
+    active = listed[:, :, None] & ~is_target[:, None, :] & (z > 0)
+    return xp.where(active, z, 0) / x.shape[1], active, safe
+
+
+def _multilabel_forward(xp, self, target, reduction):
+    terms, _, _ = _multilabel_terms(self, target)
+    return _reduce_rows(terms.sum((1, 2)), reduction, self.ndim).astype(self.dtype, copy=False)
+
+
+def _multilabel_backward_np(xp, grad_output, self, target, reduction):
+    _, active, safe = _multilabel_terms(self, target)
+    x = _rows2d(self)
+    h = active * (_row_scale(grad_output, x.shape[0], reduction)[:, :, None] / x.shape[1])
+    g = h.sum(1)
+    rows = xp.broadcast_to(xp.arange(x.shape[0])[:, None], safe.shape)
+    xp.subtract.at(g, (rows, safe), h.sum(2))
+    return g.reshape(self.shape).astype(self.dtype, copy=False)
+
+
+_multilabel_backward = defop(
+    "NotImplemented", _multilabel_backward_np, ("grad_output", "self", "target"),
+    dtype="same", grads=dict.fromkeys(("grad_output", "self"),
+                                      _NO_MARGIN_DERIVATIVE["multilabel_margin_loss_backward"]))
+_multilabel_margin_loss = defop(
+    "MultilabelMarginLossBackward0", _multilabel_forward, ("self", "target"), dtype="same",
+    grads={"self": lambda grad, self, target, reduction: _multilabel_backward(
+        grad, self, target, reduction=reduction)})
+
+
+@public("functional")
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    code = _code(size_average, reduce, reduction)
+    _check_margin_input(input)
+    _check_long(target)
+    if input.dim() <= 1:
+        c = input.shape[0] if input.dim() else 1
+        ok = target.dim() <= 1 and target.numel() == c
+    else:
+        c = input.shape[1]
+        ok = target.dim() == 2 and tuple(target.shape) == tuple(input.shape)
+    if not ok:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    t = target._data
+    if t.size and (t.min() < -1 or t.max() >= c):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return _multilabel_margin_loss(input, target, reduction=code)
+
+
+@public("functional")
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have "
+                           f"the same number of dimensions, but got: anchor {dims[0]}D, "
+                           f"positive {dims[1]}D, and negative {dims[2]}D inputs")
+    from .nn import pairwise_distance
+    from .pointwise import minimum
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
+    return _apply_reduction((margin + dist_pos - dist_neg).clamp_min(0), _REDUCTIONS[reduction])
+
+
+# -- ctc: the alpha-beta recursion of ATen's CPU kernel, over the batch at once ----------------
+def _logsumexp(*terms):
+    """log(sum(exp(t))) elementwise, ATen's way: shifted by the largest, -inf kept."""
+    top = xp.maximum.reduce(terms)
+    shift = xp.where(top == -xp.inf, 0, top)
+    with xp.errstate(divide="ignore"):
+        return xp.log(sum(xp.exp(t - shift) for t in terms)) + shift
+
+
+def _extended(targets, target_lengths, blank):
+    """Each sample's target with blanks around and between its labels, padded with blanks:
+    (N, 2 * max_length + 1), and where a label may be skipped to (it differs from the one two
+    places back)."""
+    n, s = len(target_lengths), max(target_lengths, default=0)
+    labels = xp.full((n, s), blank, xp.int64)
+    for b, row in enumerate(targets):
+        labels[b, :len(row)] = row
+    ext = xp.full((n, 2 * s + 1), blank, xp.int64)
+    ext[:, 1::2] = labels
+    skip = xp.zeros(ext.shape, bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    return ext, skip
+
+
+def _ctc_targets(targets, target_lengths):
+    """The label rows of a padded (N, S) or concatenated 1-d targets array."""
+    if targets.ndim == 2:
+        return [targets[b, :k] for b, k in enumerate(target_lengths)]
+    ends = xp.cumsum(target_lengths)
+    return [targets[e - k:e] for e, k in zip(ends, target_lengths)]
+
+
+def _ctc_alpha(lp, ext, skip, input_lengths):
+    """log alpha (T, N, L): the forward recursion, time by time."""
+    t_max, n, _ = lp.shape
+    emit = xp.take_along_axis(lp, xp.broadcast_to(ext, (t_max,) + ext.shape), 2)
+    alpha = xp.full(emit.shape, -xp.inf)
+    alpha[0, :, :2] = emit[0, :, :2]
+    if ext.shape[1] == 1:
+        alpha[0, :, 1:] = -xp.inf
+    for t in range(1, t_max):
+        prev = alpha[t - 1]
+        one = xp.concatenate([xp.full((n, 1), -xp.inf), prev[:, :-1]], 1)
+        two = xp.concatenate([xp.full((n, 2), -xp.inf), prev[:, :-2]], 1)
+        alpha[t] = _logsumexp(prev, one, xp.where(skip, two, -xp.inf)) + emit[t]
+    return alpha, emit
+
+
+def _ctc_nll(alpha, input_lengths, target_lengths):
+    rows = xp.arange(alpha.shape[1])
+    last = alpha[xp.asarray(input_lengths) - 1, rows]
+    ends = 2 * xp.asarray(target_lengths)
+    before = xp.where(ends > 0, last[rows, xp.maximum(ends - 1, 0)], -xp.inf)
+    return -_logsumexp(last[rows, ends], before)
+
+
+def _ctc_forward(xp, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    lp = log_probs.astype(xp.float64)
+    ext, skip = _extended(_ctc_targets(targets, target_lengths), target_lengths, blank)
+    alpha, _ = _ctc_alpha(lp, ext, skip, input_lengths)
+    return _ctc_nll(alpha, input_lengths, target_lengths).astype(log_probs.dtype)
+
+
+def _ctc_backward_np(xp, grad, log_probs, targets, nll, input_lengths, target_lengths, blank,
+                     zero_infinity):
+    """ATen's ctc_loss_backward_cpu: exp(lp) - exp(log(sum of alpha * beta over the positions
+    of each label) + nll - lp), times the sample's upstream gradient, 0 past its input length
+    (and for an infinite loss with zero_infinity)."""
+    lp = log_probs.astype(xp.float64)
+    t_max, n, c = lp.shape
+    ext, skip = _extended(_ctc_targets(targets, target_lengths), target_lengths, blank)
+    alpha, emit = _ctc_alpha(lp, ext, skip, input_lengths)
+    nll = nll.astype(xp.float64)        # the forward's result, as torch saves it
+    lengths, ends = xp.asarray(input_lengths), 2 * xp.asarray(target_lengths)
+    width = ext.shape[1]
+    beta = xp.full(emit.shape, -xp.inf)
+    pos = xp.arange(width)
+    two_ahead = xp.zeros(ext.shape, bool)
+    two_ahead[:, :-2] = skip[:, 2:]
+    for t in range(t_max - 1, -1, -1):
+        start = (pos == ends[:, None]) | ((pos == ends[:, None] - 1) & (ends[:, None] > 0))
+        init = xp.where(start, emit[t], -xp.inf)
+        if t < t_max - 1:
+            nxt = beta[t + 1]
+            one = xp.concatenate([nxt[:, 1:], xp.full((n, 1), -xp.inf)], 1)
+            two = xp.concatenate([nxt[:, 2:], xp.full((n, 2), -xp.inf)], 1)
+            step = _logsumexp(nxt, one, xp.where(two_ahead, two, -xp.inf)) + emit[t]
+        else:
+            step = init
+        inside = pos[None, :] <= ends[:, None]
+        beta[t] = xp.where((t == lengths - 1)[:, None], init,
+                           xp.where((t < lengths - 1)[:, None] & inside, step, -xp.inf))
+    acc = xp.full((t_max, n, c), -xp.inf)
+    ti, ni, si = xp.meshgrid(xp.arange(t_max), xp.arange(n), pos, indexing="ij")
+    xp.logaddexp.at(acc, (ti, ni, ext[ni, si]), alpha + beta)
+    g = xp.exp(lp) - xp.exp(acc + nll[None, :, None] - lp)
+    g = g * xp.asarray(grad, xp.float64).reshape(1, -1, 1)
+    g[xp.arange(t_max)[:, None] >= lengths[None, :]] = 0
+    if zero_infinity:
+        g[:, nll == xp.inf] = 0
+    return g.astype(log_probs.dtype)
+
+
+_ctc_backward = defop("NotImplemented", _ctc_backward_np,
+                      ("grad", "log_probs", "targets", "nll"),
+                      dtype="same", grads=dict.fromkeys(("grad", "log_probs"), _not_implemented(
+                          "_ctc_loss_backward")))
+_ctc = defop("CtcLossBackward0", _ctc_forward, ("log_probs", "targets"), dtype="same", grads={
+    "log_probs": lambda grad, log_probs, targets, result, input_lengths, target_lengths, blank,
+    zero_infinity: _ctc_backward(grad, log_probs, targets, result, input_lengths=input_lengths,
+                                 target_lengths=target_lengths, blank=blank,
+                                 zero_infinity=zero_infinity)})
+
+
+def _lengths(value, name):
+    if isinstance(value, Tensor):
+        if value.is_floating_point() or value.dtype is dtypes.bool:
+            raise RuntimeError(f"{name} must be integral")
+        return tuple(int(v) for v in value._data.reshape(-1))
+    return tuple(int(v) for v in value)
+
+
+@public("function", signatures=(
+    "ctc_loss(Tensor log_probs, Tensor targets, IntArrayRef input_lengths, "
+    "IntArrayRef target_lengths, int64_t blank=0, int64_t reduction=at::Reduction::Mean, "
+    "bool zero_infinity=False)",
+    "ctc_loss(Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, "
+    "int64_t blank=0, int64_t reduction=at::Reduction::Mean, bool zero_infinity=False)"))
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0,
+             zero_infinity=False):
+    """ATen's ctc_loss: _ctc_loss's negative log likelihoods (CtcLossBackward0), infinite ones
+    zeroed if asked, divided by the target lengths and averaged (mean) or summed."""
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    tg = targets if batched else targets.unsqueeze(0)
+    il, tl = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths,
+                                                                 "target_lengths")
+    t_max, n, c = lp.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    if len(il) != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tl) != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    for b in range(n):
+        if il[b] > t_max:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got "
+                               f"value {il[b]} (while checking arguments for "
+                               f"ctc_loss_allocate_outputs)")
+    res = _ctc(lp, tg.to(dtypes.int64), input_lengths=il, target_lengths=tl, blank=blank,
+               zero_infinity=zero_infinity)
+    if zero_infinity:
+        from .pointwise import where
+        from .._creation import zeros
+        res = where(res == float("inf"), zeros((), dtype=res.dtype), res)
+    if reduction == 1:
+        from .._creation import tensor
+        return (res / tensor(tl, dtype=res.dtype).clamp_min(1)).mean()
+    if reduction == 2:
+        return res.sum()
+    return res if batched else res.squeeze(0)
+
+
+@public("functional", name="ctc_loss")
+def _functional_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+                         reduction="mean", zero_infinity=False):
+    return ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                    _enum(reduction), zero_infinity)
+
+
+# -- the torch.* forms: ATen's signatures, the reduction as its code ---------------------------
+_NAMES = {code: name for name, code in _REDUCTIONS.items()}
+_R = "int64_t reduction=at::Reduction::Mean"
+# publish() names the torch forms by the functional forms' names: keep those at hand
+_F = {f.__name__: f for f in (binary_cross_entropy_with_logits, margin_ranking_loss,
+                              hinge_embedding_loss, cosine_embedding_loss, triplet_margin_loss,
+                              poisson_nll_loss)}
+
+
+@public("function", name="binary_cross_entropy_with_logits", signatures=(
+    f"f(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, {_R})",))
+def _bce_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return _F["binary_cross_entropy_with_logits"](input, target, weight,
+                                                  reduction=_NAMES[reduction],
+                                                  pos_weight=pos_weight)
+
+
+@public("function", name="margin_ranking_loss", signatures=(
+    f"f(Tensor input1, Tensor input2, Tensor target, double margin=0.0, {_R})",))
+def _margin_ranking(input1, input2, target, margin=0.0, reduction=0):
+    return _F["margin_ranking_loss"](input1, input2, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="hinge_embedding_loss", signatures=(
+    f"f(Tensor input, Tensor target, double margin=1.0, {_R})",))
+def _hinge_embedding(input, target, margin=1.0, reduction=0):
+    return _F["hinge_embedding_loss"](input, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="cosine_embedding_loss", signatures=(
+    f"f(Tensor input1, Tensor input2, Tensor target, double margin=0.0, {_R})",))
+def _cosine_embedding(input1, input2, target, margin=0.0, reduction=0):
+    return _F["cosine_embedding_loss"](input1, input2, target, margin, reduction=_NAMES[reduction])
+
+
+@public("function", name="triplet_margin_loss", signatures=(
+    f"f(Tensor anchor, Tensor positive, Tensor negative, double margin=1.0, double p=2, "
+    f"double eps=1e-06, bool swap=False, {_R})",))
+def _triplet_margin(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                    reduction=0):
+    return _F["triplet_margin_loss"](anchor, positive, negative, margin, p, eps, swap,
+                               reduction=_NAMES[reduction])
+
+
+@public("function", name="poisson_nll_loss", signatures=(
+    "f(Tensor input, Tensor target, bool log_input, bool full, double eps, "
+    "int64_t reduction)",))
+def _poisson_nll(input, target, log_input, full, eps, reduction):
+    return _F["poisson_nll_loss"](input, target, log_input, full, eps=eps,
+                            reduction=_NAMES[reduction])
+
+
+@public("function", name="kl_div", signatures=(
+    f"f(Tensor input, Tensor target, {_R}, *, bool log_target=False)",))
+def _kl_div_function(input, target, reduction=0, log_target=False):
+    return _kl_div(input, target, reduction, log_target)
 
 
 publish(globals())

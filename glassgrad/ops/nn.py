@@ -234,6 +234,53 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _unbatched_feature_dropout(input, p, training, inplace, n == 5)
 
 
+# -- alpha dropout (SELU's): ATen's _dropout_impl with alpha ------------------------------------
+_SELU_ALPHA_PRIME = 1.7580993408473766       # -scale * alpha of SELU
+
+
+def _alpha_dropout(input, p, train, inplace, feature):
+    """Kept elements scaled by a, dropped ones set to the value that keeps SELU's mean and
+    variance: input * noise * a + (noise - 1) * alpha' * a + alpha' * a * p, one Bernoulli draw
+    per element (per (sample, channel) for the feature form)."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = zeros((), dtype=input.dtype)
+        return input.mul_(zero) if inplace else input * zero
+    shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    noise = bernoulli_(empty(shape, dtype=input.dtype) if feature else
+                       _empty_in_layout(input), 1 - p)
+    a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
+    b = noise.add(-1).mul_(_SELU_ALPHA_PRIME * a).add_(_SELU_ALPHA_PRIME * a * p)
+    noise.mul_(a)
+    return (input.mul_(noise) if inplace else input * noise).add_(b)
+
+
+def _alpha_forms(name, feature):
+    def function(input, p, train):
+        return _alpha_dropout(input, p, train, False, feature)
+
+    def inplace_function(input, p, train):
+        return _alpha_dropout(input, p, train, True, feature)
+
+    def functional(input, p=0.5, training=False, inplace=False):
+        _check_p(p)
+        return _alpha_dropout(input, p, training, inplace, feature)
+    for fn, variants, public_name in ((function, ("function",), name),
+                                      (inplace_function, ("function",), name + "_"),
+                                      (functional, ("functional",), name)):
+        fn.__name__ = fn.__qualname__ = public_name
+        sig = (f"{public_name}(Tensor input, double p, bool train)",) \
+            if variants == ("function",) else ()
+        public(*variants, signatures=sig)(fn)
+
+
+_alpha_forms("alpha_dropout", False)
+_alpha_forms("feature_alpha_dropout", True)
+
+
 # -- bilinear ----------------------------------------------------------------------------------
 @public("function", "functional")
 def bilinear(input1, input2, weight, bias=None):
@@ -637,6 +684,51 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if x1.dtype is dtypes.float16 and x1.numel() and x2.numel():   # torch's kernel has none
         raise NotImplementedError('"cdist" not implemented for \'Half\'')
     return _cdist(x1, x2, p=builtins.float(p))
+
+
+# -- pdist: the distances of a matrix's row pairs i < j -----------------------------------------
+def _pairs_of(n):
+    return xp.triu_indices(n, 1)
+
+
+def _pdist_forward(xp, self, p):
+    i, j = _pairs_of(self.shape[0])
+    return _cdist_forward(xp, self[i][:, None, :], self[j][:, None, :], p)[:, 0, 0]
+
+
+def _pdist_backward_forward(xp, grad, self, pdist, p):
+    """Each pair's gradient (cdist's backward on the pair) added into row i, subtracted from
+    row j."""
+    i, j = _pairs_of(self.shape[0])
+    g = _cdist_backward_forward(xp, grad[:, None, None], self[i][:, None, :],
+                                self[j][:, None, :], pdist[:, None, None], p)[:, 0, :]
+    out = xp.zeros_like(self)
+    xp.add.at(out, i, g)
+    xp.add.at(out, j, -g)
+    return out
+
+
+def _no_pdist_double_backward(grad):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+_pdist_backward = defop("PdistBackwardBackward0", _pdist_backward_forward,
+                        ("grad", "self", "pdist"), dtype="same",
+                        grads=dict.fromkeys(("grad", "self", "pdist"),
+                                            _no_pdist_double_backward))
+_pdist = defop("PdistBackward0", _pdist_forward, dtype="same", grads={
+    "self": lambda grad, self, p, result: _pdist_backward(grad, self, result, p=p)})
+
+
+@public("function", "functional", signatures=("pdist(Tensor input, double p=2)",))
+def pdist(input, p=2):
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.is_floating_point():
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return _pdist(input.contiguous(), p=builtins.float(p))
 
 
 # @public objects name themselves (glassgrad.ops.publish)

@@ -1011,6 +1011,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 @public("functional")
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+@public("functional")
 def relu6(input, inplace=False):
     _check_hardtanh(input, 0, 6)
     return _apply(_hardtanh, input, inplace, min_val=0, max_val=6)
@@ -1031,6 +1036,11 @@ _leaky_relu_result = defop("LeakyReluBackward1", _leaky_relu.forward,
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _apply(_leaky_relu_result if inplace else _leaky_relu, input, inplace,
                   negative_slope=negative_slope)
+
+
+@public("functional")
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
 
 
 def _elu_forward(xp, self, alpha, scale, input_scale):
@@ -1063,6 +1073,11 @@ def elu(input, alpha=1.0, inplace=False):
                   input_scale=1)
 
 
+@public("functional")
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
 @public("function", "functional", signatures=(
     "selu(Tensor input)",))
 def selu(input, inplace=False):
@@ -1085,13 +1100,13 @@ def celu(input, alpha=1.0, inplace=False):
     return _apply(_celu_result if inplace else _celu, input, inplace, alpha=alpha)
 
 
-@public("function", signatures=(
+@public("function", "functional", signatures=(
     "selu_(Tensor input)",))
 def selu_(input):
     return _apply(_elu_result, input, True, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1)
 
 
-@public("function", signatures=(
+@public("function", "functional", signatures=(
     "celu_(Tensor input, Scalar alpha=1.0)",))
 def celu_(input, alpha=1.0):
     return _apply(_celu_result, input, True, alpha=alpha)
@@ -1219,17 +1234,28 @@ _threshold_inplace = defop(
                                                                     threshold=threshold)})
 
 
-@public("functional")
-def threshold(input, threshold, value, inplace=False):
+def _threshold_in_place(input, threshold, value):
+    return apply_inplace(_threshold_inplace, input, (input, input.detach().clone()),
+                         {"threshold": threshold, "value": value})
+
+
+@public("functional", name="threshold")
+def _functional_threshold(input, threshold, value, inplace=False):
     if inplace:
-        return apply_inplace(_threshold_inplace, input, (input, input.detach().clone()),
-                             {"threshold": threshold, "value": value})
+        return _threshold_in_place(input, threshold, value)
     return _threshold(input, threshold=threshold, value=value)
 
 
-@public("functional")
+@public("function", "functional", signatures=(
+    "threshold_(Tensor input, Scalar threshold, Scalar value)",))
 def threshold_(input, threshold, value):
-    return globals()["threshold"](input, threshold, value, inplace=True)
+    return _threshold_in_place(input, threshold, value)
+
+
+@public("function", signatures=(
+    "threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor out=None)",))
+def threshold(input, threshold, value):
+    return _threshold(input, threshold=threshold, value=value)
 
 
 _shrink_backward = {name: _step_backward(f"{name}BackwardBackward0",
@@ -1246,7 +1272,8 @@ _softshrink = defop("SoftshrinkBackward0", lambda xp, self, lambd: xp.where(
                                                                            bound=lambd)})
 
 
-@public("functional")
+@public("function", "method", "functional", signatures=(
+    "hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)",))
 def hardshrink(input, lambd=0.5):
     return _hardshrink(input, lambd=lambd)
 

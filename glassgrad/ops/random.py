@@ -3,6 +3,8 @@ ATen's, backend/kernels/random.py): after the same manual_seed, the same numbers
 Sampling is not differentiable: the nodes pass zero gradients back, as PyTorch's do.
 """
 
+import builtins
+
 from .. import _device, dtypes
 from .._creation import _check_from_to, _dtype, _new, _numel, _size, zeros, zeros_like
 from .._generator import engine
@@ -420,4 +422,98 @@ def poisson(input, generator=None):
 
 
 # @public objects name themselves (glassgrad.ops.publish)
+# -- rrelu: a leaky relu whose slopes, in training, are drawn for each non-positive element ----
+def _rrelu_noise(input, lower, upper, generator):
+    """ATen's _rrelu_with_noise_train: a uniform_real_distribution<double>(lower, upper) draw
+    (the bounds rounded to the computing type first: float for float and half) for each
+    element <= 0, in memory order, as the computing type; 1 for the others."""
+    a = input._data.ravel()
+    negative = a <= 0
+    work = xp.float64 if a.dtype == xp.float64 else xp.float32
+    noise = xp.ones(a.shape, work)
+    lo, hi = (builtins.float(work(b)) for b in (lower, upper))    # the bounds as opmath
+    drawn = sample.uniform_double(engine(generator), int(negative.sum()))
+    noise[negative] = (drawn * (hi - lo) + lo).astype(work)     # not fused here
+    return Tensor._make(noise.reshape(input.shape))
+
+
+def _scaled(a, slopes):
+    """a * slopes in the computing type (float for half; a Python slope as that type),
+    rounded back."""
+    work = a.astype(xp.float32) if a.dtype == xp.float16 else a
+    if isinstance(slopes, builtins.float):
+        slopes = work.dtype.type(slopes)
+    return (work * slopes).astype(a.dtype, copy=False)
+
+
+def _rrelu_forward(xp, self, noise, lower, upper, training):
+    if training:
+        return _scaled(self, noise)
+    return xp.where(self > 0, self, _scaled(self, (lower + upper) / 2))
+
+
+def _rrelu_backward_forward(xp, grad_output, self, noise, lower, upper, training):
+    """rrelu_with_noise_backward: the drawn slopes in training, else leaky relu's."""
+    if training and upper - lower > 1e-6:
+        return _scaled(grad_output, noise)
+    return xp.where(self > 0, grad_output, _scaled(grad_output, (lower + upper) / 2))
+
+
+# its derivative in self is zero, but self stays in the graph, as torch's
+_rrelu_backward = defop("RreluWithNoiseBackwardBackward0", _rrelu_backward_forward,
+                        ("grad_output", "self", "noise"), dtype="same", grads={
+    "grad_output": lambda grad, self, noise, lower, upper, training: _rrelu_backward(
+        grad, self, noise, lower=lower, upper=upper, training=training),
+    "self": _zero_grad})
+
+
+def _rrelu_grad(grad, x, noise, lower, upper, training):
+    return _rrelu_backward(grad, x, noise, lower=lower, upper=upper, training=training)
+
+
+_rrelu = defop("RreluWithNoiseBackward0", _rrelu_forward, ("self", "noise"), dtype="same",
+               grads={"self": lambda grad, self, noise, lower, upper, training: _rrelu_grad(
+                   grad, self, noise, lower, upper, training)})
+_rrelu_result = defop("RreluWithNoiseBackward1", _rrelu_forward, ("self", "noise"),
+                      dtype="same", grads={"self": lambda grad, result, noise, lower, upper,
+                                           training: _rrelu_grad(grad, result, noise, lower,
+                                                                 upper, training)})
+
+
+def _rrelu_apply(input, lower, upper, training, generator, inplace):
+    if not input.is_floating_point() and not training:      # eval is leaky_relu's kernel
+        raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for "
+                                  f"'{_name(input.dtype)}'")
+    if training and input.dtype not in (dtypes.float32, dtypes.float64):
+        raise NotImplementedError(f'"rrelu_with_noise_out_cpu" not implemented for '
+                                  f"'{_name(input.dtype)}'")
+    if training and upper < lower:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = _rrelu_noise(input.contiguous(), lower, upper, generator) if training else \
+        zeros_like(input)
+    attrs = {"lower": lower, "upper": upper, "training": training}
+    if inplace:
+        return apply_inplace(_rrelu_result, input, (input, noise), attrs)
+    return _rrelu(input, noise, **attrs)
+
+
+_RRELU_DEFAULTS = "Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, " \
+                  "Generator? generator=None"
+
+
+@public("function", signatures=(f"rrelu(Tensor input, {_RRELU_DEFAULTS})",))
+def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return _rrelu_apply(input, lower, upper, training, generator, False)
+
+
+@public("function", "functional", signatures=(f"rrelu_(Tensor input, {_RRELU_DEFAULTS})",))
+def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return _rrelu_apply(input, lower, upper, training, generator, True)
+
+
+@public("functional", name="rrelu")
+def _functional_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return _rrelu_apply(input, lower, upper, training, None, inplace)
+
+
 publish(globals())

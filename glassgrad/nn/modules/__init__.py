@@ -1,16 +1,21 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
-from . import (activation, attention, batchnorm, channelshuffle, container, conv, dropout,
-               flatten, fold, linear, loss, module, normalization, padding, pixelshuffle,
-               pooling, rnn, sparse, transformer, upsampling)
+from . import (activation, adaptive, attention, batchnorm, channelshuffle, container, conv,
+               distance, dropout, flatten, fold, instancenorm, lazy, linear, loss, module,
+               normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer,
+               upsampling)
 from .activation import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .channelshuffle import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
 from .fold import *  # noqa: F401,F403
+from .instancenorm import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
@@ -24,6 +29,6 @@ from .transformer import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
-                          dropout, batchnorm, normalization, sparse, loss, padding,
-                          pixelshuffle, channelshuffle, fold, upsampling, rnn, attention,
-                          transformer) for name in m.__all__]
+                          dropout, batchnorm, instancenorm, normalization, sparse, distance,
+                          loss, lazy, adaptive, padding, pixelshuffle, channelshuffle, fold,
+                          upsampling, rnn, attention, transformer) for name in m.__all__]

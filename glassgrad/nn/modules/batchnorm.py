@@ -2,10 +2,12 @@
 with momentum=None), track_running_stats, num_batches_tracked, eval mode."""
 from ... import _creation, dtypes
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+           "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -101,3 +103,43 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     _dims = (5,)
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A norm whose num_features is its first input's dim 1."""
+
+    def __init__(self, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None):
+        super().__init__(0, eps, momentum, False, False, device=device, dtype=dtype)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _creation.tensor(0, dtype=dtypes.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            names = (("weight", "bias") if self.affine else ()) + \
+                (("running_mean", "running_var") if self.track_running_stats else ())
+            for name in names:
+                getattr(self, name).materialize((self.num_features,))
+            self.reset_parameters()
+
+
+def _lazy_norm_class(norm):
+    return type("Lazy" + norm.__name__, (_LazyNormBase, norm.__bases__[0]), {
+        "cls_to_become": norm, "_dims": getattr(norm, "_dims", ()),
+        "_no_batch_dim": getattr(norm, "_no_batch_dim", 0), "__module__": norm.__module__})
+
+
+LazyBatchNorm1d = _lazy_norm_class(BatchNorm1d)
+LazyBatchNorm2d = _lazy_norm_class(BatchNorm2d)
+LazyBatchNorm3d = _lazy_norm_class(BatchNorm3d)

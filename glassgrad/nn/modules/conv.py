@@ -5,12 +5,13 @@ import math
 
 from ... import _creation
 from .. import functional as F, init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
 
 
 class _ConvNd(Module):
@@ -186,3 +187,52 @@ def _conv_transpose_class(name, conv, to_tuple):
 ConvTranspose1d = _conv_transpose_class("ConvTranspose1d", F.conv_transpose1d, _single)
 ConvTranspose2d = _conv_transpose_class("ConvTranspose2d", F.conv_transpose2d, _pair)
 ConvTranspose3d = _conv_transpose_class("ConvTranspose3d", F.conv_transpose3d, _triple)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """A convolution whose in_channels is its first input's channel count."""
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            self.weight.materialize((self.out_channels, self.in_channels // self.groups,
+                                     *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input):
+        unbatched = self._spatial_dims + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) "
+                               f"input to {self.__class__.__name__}, but got input of size: "
+                               f"{input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+    def _get_num_spatial_dims(self):
+        return self._spatial_dims
+
+
+def _lazy_conv_class(conv, k):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        _LazyConvXdMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
+                                  False, padding_mode, device=device, dtype=dtype)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+    return type("Lazy" + conv.__name__, (_LazyConvXdMixin, conv), {
+        "__init__": __init__, "cls_to_become": conv, "_spatial_dims": k,
+        "__module__": __name__})
+
+
+LazyConv1d = _lazy_conv_class(Conv1d, 1)
+LazyConv2d = _lazy_conv_class(Conv2d, 2)
+LazyConv3d = _lazy_conv_class(Conv3d, 3)

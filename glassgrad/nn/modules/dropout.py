@@ -1,8 +1,9 @@
-"""Dropout, Dropout1d, Dropout2d, Dropout3d."""
+"""Dropout, Dropout1d, Dropout2d, Dropout3d, AlphaDropout, FeatureAlphaDropout."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -36,3 +37,13 @@ class Dropout2d(_DropoutNd):
 
 class Dropout3d(_DropoutNd):
     _fn = F.dropout3d
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):       # as torch's: inplace is not passed on
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -30,7 +30,9 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
     module = getattr(obj, "__module__", "") or ""
-    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qualname is None:            # an instance: its class's names
+        module, qualname = type(obj).__module__ or "", type(obj).__qualname__
     if module in ("", "builtins"):
         return qualname
     if module.split(".")[0] == "glassgrad":     # glassgrad's classes stand for torch's
