@@ -17,6 +17,7 @@ Tensor? out=None)``; a Python function's from its ``signatures`` (PyTorch's over
 it declares them. ``publish(globals())`` at the bottom of each ops module names them all in
 that module's namespace, ``__all__``, ``METHODS``, ``LINALG`` and ``FUNCTIONAL``; the merges
 below check that no name is defined twice."""
+import inspect
 import sys
 
 from .._args import bind as _bind
@@ -123,9 +124,25 @@ def publish(namespace):
                 elif variant == "linalg":
                     linalg[alias] = obj
                 elif variant == "functional":
-                    functional[alias] = obj
+                    functional[alias] = _functional_form(obj, namespace.get(alias, obj), alias)
                 else:
                     raise ValueError(f"{name}: unknown variant {variant!r}")
+
+
+def _functional_form(obj, function, name):
+    """nn.functional's object for ``obj`` declared public as a function too: the function's
+    bound form where it takes the very parameters (F.conv2d is torch.conv2d), else ``obj``
+    itself (F.relu takes ``inplace``, torch.relu does not), which pickle then finds in
+    glassgrad.nn.functional."""
+    if function is obj:
+        return obj
+    params = [p for p in inspect.signature(obj).parameters]
+    parser = getattr(function, "parser", None)
+    if parser is not None and any([p.name for p in s.params if p.name != "out"] == params
+                                  for s in parser.signatures):
+        return function
+    obj.__module__, obj.__qualname__ = "glassgrad.nn.functional", name
+    return obj
 
 
 from . import (attention, conv, indexing, legacy, linalg, loss, nn, norm,  # noqa: E402

@@ -11,7 +11,8 @@ from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
-           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+           "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -201,8 +202,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
             self.in_channels = self._get_in_channels(input)
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups,
-                                     *self.kernel_size))
+            self.weight.materialize(
+                (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+                if self.transposed else
+                (self.out_channels, self.in_channels // self.groups, *self.kernel_size))
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
@@ -219,15 +222,32 @@ class _LazyConvXdMixin(LazyModuleMixin):
         return self._spatial_dims
 
 
+def _uninitialized(self, out_channels, bias, device, dtype):
+    self.weight = UninitializedParameter(device=device, dtype=dtype)
+    self.out_channels = out_channels
+    if bias:
+        self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
 def _lazy_conv_class(conv, k):
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
         _LazyConvXdMixin.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups,
                                   False, padding_mode, device=device, dtype=dtype)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        _uninitialized(self, out_channels, bias, device, dtype)
+    return type("Lazy" + conv.__name__, (_LazyConvXdMixin, conv), {
+        "__init__": __init__, "cls_to_become": conv, "_spatial_dims": k,
+        "__module__": __name__})
+
+
+def _lazy_conv_transpose_class(conv, k):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups=1, bias=True, dilation=1, padding_mode="zeros", device=None,
+                 dtype=None):
+        _LazyConvXdMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding,
+                                  groups, False, dilation, padding_mode, device=device,
+                                  dtype=dtype)
+        _uninitialized(self, out_channels, bias, device, dtype)
     return type("Lazy" + conv.__name__, (_LazyConvXdMixin, conv), {
         "__init__": __init__, "cls_to_become": conv, "_spatial_dims": k,
         "__module__": __name__})
@@ -236,3 +256,6 @@ def _lazy_conv_class(conv, k):
 LazyConv1d = _lazy_conv_class(Conv1d, 1)
 LazyConv2d = _lazy_conv_class(Conv2d, 2)
 LazyConv3d = _lazy_conv_class(Conv3d, 3)
+LazyConvTranspose1d = _lazy_conv_transpose_class(ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_conv_transpose_class(ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_conv_transpose_class(ConvTranspose3d, 3)
