@@ -6,6 +6,8 @@ in one vocabulary of *variants*:
 - "inplace" (rows only): ``Tensor.<name>_``; "inplace_function" (rows only): ``glassgrad.<name>_``
 - "linalg": ``glassgrad.linalg.<name>`` (the module's ``LINALG``)
 - "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
+- "special": ``torch.special.<name>`` (the module's ``SPECIAL``; its parser is named as
+  torch's, ``special_<name>``)
 - a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
@@ -74,7 +76,8 @@ def _row_forms(op):
 
 def _tables(namespace):
     return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
-            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}))
+            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}),
+            namespace.setdefault("SPECIAL", {}))
 
 
 def publish(namespace):
@@ -82,7 +85,7 @@ def publish(namespace):
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
     ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
     tensors (``self`` first) and no attrs."""
-    names, methods, linalg, functional = _tables(namespace)
+    names, methods, linalg, functional, special = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
@@ -124,14 +127,18 @@ def publish(namespace):
                     linalg[alias] = obj
                 elif variant == "functional":
                     functional[alias] = obj
+                elif variant == "special":
+                    special[alias] = (_bind(obj, ["special_" + alias + s[s.index("("):]
+                                                  for s in signatures]) if signatures else obj)
                 else:
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
 
 from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
-               reduce, shape)
+               reduce, shape, special, composite)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy,
+           special, composite)
 
 
 def _merged(attr):
@@ -152,6 +159,11 @@ def methods():
 def linalg_functions():
     """name -> function for the glassgrad.linalg namespace."""
     return _merged("LINALG")
+
+
+def special_functions():
+    """name -> function for the glassgrad.special namespace."""
+    return _merged("SPECIAL")
 
 
 def functional_functions():
