@@ -40,6 +40,8 @@ _digamma = _unary("digamma", "DigammaBackward0", _k.scipy_unary("psi"),
 _polygamma = defop("PolygammaBackward0", lambda xp, self, n: _k.polygamma(n, self),
                    grads={"self": lambda grad, self, n: grad * _polygamma.call(self, n=n + 1)},
                    dtype="float")
+_polygamma_inplace = defop("PolygammaBackward1", _polygamma.forward, grads={
+    "self": lambda grad, self, n: grad * _polygamma.call(self, n=n + 1)}, dtype="float")
 
 
 def _check_polygamma(n):
@@ -64,7 +66,7 @@ def _polygamma_method(self, n):
 @public("method", method_signatures=("polygamma_(Tensor self, int64_t n)",))
 def polygamma_(self, n):
     _check_polygamma(n)
-    return apply_inplace(_polygamma, self, (self,), {"n": n})
+    return apply_inplace(_polygamma_inplace, self, (self,), {"n": n})
 
 
 def _mvlgamma_forward(xp, self, p):
@@ -80,13 +82,7 @@ def _mvlgamma_grad(grad, self, p):
 
 
 _mvlgamma = defop("MvlgammaBackward0", _mvlgamma_forward, grads={"self": _mvlgamma_grad},
-                  dtype=lambda values, attrs: _float_only(values[0], "mvlgamma"))
-
-
-def _float_only(x, name):
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{name} is not implemented for {x.dtype}")
-    return x.dtype
+                  dtype="float")
 
 
 def _check_p(p):
@@ -115,10 +111,10 @@ def _igamma_grad(sign):
 
 
 _igamma = defop("igamma", lambda xp, self, other: _k.gammainc(self, other), ("self", "other"),
-                dtype=_pw._rule("igamma_cpu", "f", to_float=True), variants=_FMI,
+                dtype=_pw._rule("igamma_cpu", "f"), variants=_FMI,
                 grads={"self": _not_implemented("igamma: input"), "other": _igamma_grad(1)})
 _igammac = defop("igammac", lambda xp, self, other: _k.gammainc(self, other, upper=True),
-                 ("self", "other"), dtype=_pw._rule("igammac_cpu", "f", to_float=True),
+                 ("self", "other"), dtype=_pw._rule("igammac_cpu", "f"),
                  variants=_FMI, grads={"self": _not_implemented("igammac: input"),
                                        "other": _igamma_grad(-1)})
 

@@ -100,7 +100,7 @@ def polygamma(n, x):
 
 def airy_ai(x):
     with xp.errstate(all="ignore"):
-        return _like(xp.where(x > 103.892, 0.0, _sc().airy(x)[0]), x)
+        return _like(xp.where((x > 103.892) & (x < xp.inf), 0.0, _sc().airy(x)[0]), x)
 
 
 def spherical_bessel_j0(x):
