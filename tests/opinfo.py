@@ -1936,6 +1936,29 @@ SPECIAL = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
                                           for f in SPECIAL_POLYNOMIALS],
      [(3, 4)], {"lo": -1, "hi": 1, "grad": (False,)}),
 ]]
+SPECIAL += [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
+    # (composite.py's pointwise rows; tests/test_ops_breadth.py: values, dtypes, errors)
+    ("deg2rad", lambda t, x: t.deg2rad(x), [(3, 4)], {"inplace": ip("deg2rad_")}),
+    ("rad2deg", lambda t, x: x.rad2deg(), [(3, 4)], {"inplace": ip("rad2deg_")}),
+    ("logaddexp2", lambda t, x, y: t.logaddexp2(x, y), [(3, 4), (4,)], {}),
+    ("copysign", lambda t, x, y: t.copysign(x, y), [(3, 4), (4,)],
+     {"nz": True, "fd": False, "inplace": lambda t, x, y: (x * 1).copysign_(y)}),
+    ("copysign_scalar", lambda t, x: x.copysign(-1.0), [(3, 4)],
+     {"nz": True, "fd": False, "inplace": ip("copysign_", -1.0)}),
+    ("nextafter", lambda t, x, y: t.nextafter(x, y), [(3, 4), (4,)],
+     {"grad": (False, False), "inplace": lambda t, x, y: (x * 1).nextafter_(y)}),
+    ("heaviside", lambda t, x, y: t.heaviside(x, y), [(3, 4), (4,)],
+     {"grad": (False, False), "inplace": lambda t, x, y: (x * 1).heaviside_(y)}),
+    ("gcd_lcm_shifts", lambda t, x, y: [
+        f((x * 9).long(), (y * 5).long().abs()) for f in (
+            t.gcd, t.lcm, t.bitwise_left_shift, t.bitwise_right_shift)],
+     [(3, 4), (4,)], {"grad": (False, False)}),
+    # (other without grad: torch saves self when its float exponent takes the pow-and-mul path)
+    ("ldexp", lambda t, x, y: t.ldexp(x, y), [(3, 4), (4,)], {"grad": (True, False)}),
+    ("frexp", lambda t, x: t.frexp(x)[0], [(3, 4)], {"nz": True, "fd": False}),
+    ("float_tests", lambda t, x: [t.isposinf(x / 0), t.isneginf(x / 0), t.signbit(x)], [(3, 4)],
+     {"grad": (False,)}),
+]]
 SPECIAL_POLYNOMIALS = (
     "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
     "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",

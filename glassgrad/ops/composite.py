@@ -49,7 +49,7 @@ def _copysign_grad(grad, self, result):
     return grad * _pw.where(self == 0, 0.0, result / self)
 
 
-_copysign = defop("copysign", lambda xp, self, other: xp.copysign(self, other), ("self", "other"),
+_copysign = defop("CopysignBackward0", lambda xp, self, other: xp.copysign(self, other), ("self", "other"),
                   dtype="float", grads={"self": _copysign_grad,
                                         "other": lambda grad: _pw.zeros_like(grad)})
 _copysign_scalar = defop("CopysignBackward1", lambda xp, self, other: xp.copysign(self, other),
@@ -108,7 +108,7 @@ def heaviside_(self, values):
 
 def _integer_row(name, forward, kernel):
     return defop(name, lambda xp, self, other: forward(xp, self, other), ("self", "other"),
-                 dtype=_pw._rule(kernel, "iu"), variants=_FMI)
+                 dtype=_pw._rule(kernel, "iu"), variants=_FMI + ("inplace_function",))
 
 
 _integer_row("gcd", lambda xp, a, b: xp.gcd(a, b), "gcd_cpu")
@@ -150,7 +150,7 @@ def _frexp_forward(xp, self):
 
 _frexp = defop("FrexpBackward0", _frexp_forward, dtype=_pw._rule("frexp_cpu", "f"),
                outputs=("mantissa", "exponent"),
-               grads={"self": lambda grads, exponent: grads[0] / exponent.exp2()})
+               grads={"self": lambda grad, exponent: grad / exponent.exp2()})
 
 _FREXP = None
 
@@ -830,11 +830,8 @@ def _window(name, window_length, periodic, dtype, requires_grad, make):
 def _cosine_sum(*coefficients):
     def make(n, want):
         k = arange(n, dtype=want)
-        out = 0
-        for j, a in enumerate(coefficients):
-            term = (k * (2 * math.pi * j / (n - 1))).cos() if j else None
-            out = out + (a if j == 0 else (-a if j % 2 else a) * term)
-        return out
+        alpha, beta = coefficients
+        return (k * (math.pi * 2.0 / (n - 1))).cos() * -beta + alpha
     return make
 
 
@@ -849,12 +846,20 @@ def _window_public(name, make_for):
 hann_window = _window_public("hann_window", lambda: _cosine_sum(0.5, 0.5))
 hamming_window = _window_public("hamming_window",
                                 lambda alpha=0.54, beta=0.46: _cosine_sum(alpha, beta))
-blackman_window = _window_public("blackman_window", lambda: _cosine_sum(0.42, 0.5, 0.08))
+def _blackman(n, want):
+    """ATen's order: w = k * pi/(n-1); 0.08 cos(4w) - 0.5 cos(2w) + 0.42."""
+    w = arange(n, dtype=want) * (math.pi / (n - 1))
+    return (w * 4).cos() * 0.08 - (w * 2).cos() * 0.5 + 0.42
+
+
+blackman_window = _window_public("blackman_window", lambda: _blackman)
 
 
 def _bartlett(n, want):
+    """ATen's: k * 2/(n-1), the second half (from index (n-1)//2 + 1) as 2 - that."""
     k = arange(n, dtype=want) * (2.0 / (n - 1))
-    return _pw.where(k <= 1, k, 2 - k)
+    half = (n - 1) // 2 + 1
+    return _sh.cat([k[:half], 2 - k[half:]])
 
 
 bartlett_window = _window_public("bartlett_window", lambda: _bartlett)
@@ -866,11 +871,102 @@ def _kaiser(beta):
         alpha = (n - 1) / 2.0
         ratio = (k - alpha) / alpha
         from .special import _i0
-        return _i0(beta * (1 - ratio * ratio).clamp(min=0).sqrt()) / _i0(
-            tensor(beta, dtype=want))
+        return _i0(beta * (1 - ratio.pow(2)).sqrt()) / _i0(tensor(beta, dtype=want))
     return make
 
 
 kaiser_window = _window_public("kaiser_window", lambda beta=12.0: _kaiser(beta))
+
+# -- aliases of existing methods: Tensor.subtract_/multiply_/divide_/ndimension, and the torch.*_
+# functions of in-place methods (torch.clamp_, torch.fill_, ...)
+for _name, _target in (("subtract_", _pw.sub_), ("multiply_", _pw.mul_), ("divide_", _pw.div_)):
+    public("method", name=_name)(_target)
+public("method", name="ndimension")(lambda self: self.dim())
+for _name in ("fill_", "zero_", "clamp_", "clip_", "square_", "round_", "xlogy_", "logit_",
+              "nan_to_num_"):
+    public("function", name=_name)(
+        lambda input, *args, _name=_name, **kwargs: getattr(_tensor_arg(_name, input), _name)(
+            *args, **kwargs))
+del _name, _target
+
+
+def _tensor_arg(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input
+
+
+# -- scatters into a copy, splits, and the view-copy functions ------------------------------------
+def _scatter_into(input, src, view):
+    """A copy of input with ``view(copy)`` overwritten by src (gradients through the copy)."""
+    out = input.clone()
+    target = view(out)
+    if target.shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(target.shape)}")
+    target.copy_(src)
+    return out
+
+
+@public("function", "method", signatures=(
+    "select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)",))
+def select_scatter(input, src, dim, index):
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+@public("function", "method", signatures=(
+    "slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, "
+    "SymInt? end=None, SymInt step=1)",))
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    dim = _wrap_dim(dim, input.dim())
+    index = (slice(None),) * dim + (slice(start, end, step),)
+    return _scatter_into(input, src, lambda t: t[index])
+
+
+@public("function", "method", signatures=(
+    "diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, "
+    "int64_t dim2=1)",))
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@public("function", "method", signatures=(
+    "split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
+def split_with_sizes(input, split_sizes, dim=0):
+    return _sh.split(input, list(split_sizes), dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)",))
+def unsafe_split(input, split_size, dim=0):
+    return _sh.split(input, split_size, dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return _sh.split(input, list(split_sizes), dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_chunk(Tensor input, int64_t chunks, int64_t dim=0)",))
+def unsafe_chunk(input, chunks, dim=0):
+    return _sh.chunk(input, chunks, dim)
+
+
+def _view_copy(name):
+    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory)."""
+    def copy(input, *args, **kwargs):
+        out = getattr(_tensor_arg(name + "_copy", input), name)(*args, **kwargs)
+        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+    copy.__name__ = name + "_copy"
+    return public("function")(copy)
+
+
+for _name in ("expand", "permute", "select", "squeeze", "unsqueeze", "t", "transpose", "view",
+              "diagonal", "unbind", "split", "split_with_sizes", "detach", "narrow"):
+    globals()[_name + "_copy"] = _view_copy(_name)
+del _name
 
 publish(globals())
