@@ -308,7 +308,7 @@ CASES = [(group, p) for group, gen in GROUPS.items() for p in gen()]
 # and listed so that the rest stays exact, and strict (a fixed one must come off the list).
 # Most are outside the argument layer: factories not yet bound (rand, randn, arange, linspace,
 # eye, tensor: other work is rewriting them), kernels that compute where torch has none for the
-# dtype, error texts of indexing/0-d/empty corner cases, torch.unique (missing).
+# dtype, error texts of indexing/0-d/empty corner cases.
 KNOWN = {
     "f.bitwise_and('M', 'T')":
         'torch RuntimeError: The size of tensor a (3) must match the size of tensor b; glassgrad NotImplementedError: "bitwise_and_cpu" not implemented for \'Float\'',
@@ -460,14 +460,10 @@ KNOWN = {
         'torch RuntimeError: amin(): Expected reduction dim to be specified for input; glassgrad IndexError: amin(): Expected reduction dim 0 to have non-zero size.',
     "f.topk('E', 0)":
         'torch a value; glassgrad ValueError: cannot reshape array of size 0 into shape (0)',
-    "f.unique('E',)":
-        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
     "f.amax('E2',)":
         'torch RuntimeError: amax(): Expected reduction dim to be specified for input; glassgrad IndexError: amax(): Expected reduction dim 0 to have non-zero size.',
     "f.amin('E2',)":
         'torch RuntimeError: amin(): Expected reduction dim to be specified for input; glassgrad IndexError: amin(): Expected reduction dim 0 to have non-zero size.',
-    "f.unique('E2',)":
-        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
     "m.squeeze('S', 0)":
         'torch a value; glassgrad IndexError: tuple index out of range',
     "m.transpose('S', 0, 0)":

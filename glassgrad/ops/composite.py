@@ -127,10 +127,29 @@ def _shift(left):
     return forward
 
 
-_lshift = defop("bitwise_left_shift", _shift(True), ("self", "other"),
-                dtype=_pw._rule("lshift_cpu", "iu"), variants=_FMI)
-_rshift = defop("bitwise_right_shift", _shift(False), ("self", "other"),
-                dtype=_pw._rule("rshift_cpu", "iu"), variants=_FMI)
+_SHIFTS = {"bitwise_left_shift": defop("BitwiseLeftShiftBackward0", _shift(True),
+                                       ("self", "other"), dtype=_pw._rule("lshift_cpu", "iu")),
+           "bitwise_right_shift": defop("BitwiseRightShiftBackward0", _shift(False),
+                                        ("self", "other"), dtype=_pw._rule("rshift_cpu", "iu"))}
+
+
+def _shift_public(name, row):
+    public("function", name=name, signatures=(
+        f"{name}(Tensor input, Tensor other, *, Tensor out=None)",
+        f"{name}(Scalar self, Tensor other)",
+        f"{name}(Tensor input, Scalar other, *, Tensor out=None)"))(
+        lambda input, other: row(input, other))
+    public("method", name=name, method_signatures=(
+        f"{name}(Tensor self, Tensor other)", f"{name}(Tensor self, Scalar other)"))(
+        lambda self, other: row(self, other))
+    public("method", name=name + "_", method_signatures=(
+        f"{name}_(Tensor self, Tensor other)", f"{name}_(Tensor self, Scalar other)"))(
+        lambda self, other: apply_inplace(row, self, (self, other), {}))
+
+
+for _name, _row in _SHIFTS.items():
+    _shift_public(_name, _row)
+del _name, _row
 
 
 def _ldexp_grad_other(grad, self, result):
@@ -310,11 +329,22 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return _unique(input, return_inverse, return_counts, dim, consecutive=False)
 
 
-@public("function", "method", signatures=(
-    "unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, "
-    "int64_t? dim=None)",))
-def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+def _consecutive_return_inverse_and_counts(input, return_inverse=False, return_counts=False,
+                                           dim=None):
+    """torch.unique_consecutive (torch's Python function is named so in its errors)."""
     return _unique(input, return_inverse, return_counts, dim, consecutive=True)
+
+
+unique_consecutive = public("function", name="unique_consecutive")(
+    _consecutive_return_inverse_and_counts)
+
+
+@public("method", name="unique_consecutive")
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    return _unique(self, return_inverse, return_counts, dim, consecutive=True)
+
+
+_unique_consecutive_method.__qualname__ = "Tensor.unique_consecutive"
 
 
 def _array(v):
@@ -656,8 +686,8 @@ def _trapezoid(y, x, dx, dim):
     return (dxs * mid).sum(dim)
 
 
-@public("function", signatures=("trapz(Tensor y, Tensor x, *, int64_t dim=-1)",
-                                "trapz(Tensor y, *, double dx=1, int64_t dim=-1)"))
+@public("function", signatures=("trapz(Tensor y, *, double dx=1, int64_t dim=-1)",
+                                "trapz(Tensor y, Tensor x, *, int64_t dim=-1)"))
 def trapz(y, x=None, *, dx=None, dim=-1):
     return _trapezoid(y, x, dx, dim)
 
