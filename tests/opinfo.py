@@ -2105,6 +2105,76 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
 ]]
 
 
+# == special functions and torch.special (tests/test_special.py: edge values, errors) ==========
+def S(t):
+    return t.special
+
+
+_POS = {"lo": 0.3, "hi": 3}
+SPECIAL = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
+    ("lgamma", lambda t, x: t.lgamma(x), [(3, 4)], dict(_POS, inplace=ip("lgamma_"))),
+    ("lgamma_neg", lambda t, x: x.lgamma(), [(3, 4)], {"lo": -2.9, "hi": -2.1}),
+    ("digamma", lambda t, x: t.digamma(x), [(3, 4)], dict(_POS, inplace=ip("digamma_"))),
+    ("polygamma2", lambda t, x: t.polygamma(2, x), [(3, 4)],
+     dict(_POS, inplace=ip("polygamma_", 2))),
+    ("polygamma1_m", lambda t, x: x.polygamma(1), [(3, 4)], {"lo": -0.9, "hi": -0.1}),
+    ("mvlgamma", lambda t, x: t.mvlgamma(x + 2, 3), [(3, 4)],
+     dict(_POS, inplace=lambda t, x: (x + 2).mvlgamma_(3))),
+    ("igamma", lambda t, a, x: t.igamma(a, x), [(3, 4), (4,)],
+     dict(_POS, grad=(False, True), inplace=lambda t, a, x: (a * 1).igamma_(x))),
+    ("igammac", lambda t, a, x: a.igammac(x), [(3, 4), (4,)],
+     dict(_POS, grad=(False, True), inplace=lambda t, a, x: (a * 1).igammac_(x))),
+    ("i0", lambda t, x: t.i0(x), [(3, 4)], {"inplace": ip("i0_")}),
+    ("sinc", lambda t, x: t.sinc(x), [(3, 4)], {"inplace": ip("sinc_")}),
+    ("special.i0e", lambda t, x: S(t).i0e(x), [(3, 4)], {}),
+    ("special.i1", lambda t, x: S(t).i1(x), [(3, 4)], {}),
+    ("special.i1e", lambda t, x: S(t).i1e(x), [(3, 4)], {}),
+    ("special.ndtri", lambda t, x: S(t).ndtri(x), [(3, 4)], {"lo": 0.1, "hi": 0.9}),
+    ("special.log_ndtr", lambda t, x: S(t).log_ndtr(x), [(3, 4)], {}),
+    ("special.erfcx", lambda t, x: S(t).erfcx(x), [(3, 4)], {}),
+    ("special.entr", lambda t, x: S(t).entr(x), [(3, 4)], _POS),
+    ("special.xlog1py", lambda t, x, y: S(t).xlog1py(x, y), [(3, 4), (4,)], _POS),
+    ("special.zeta", lambda t, x, q: S(t).zeta(x + 1.5, q), [(3, 4), (4,)],
+     dict(_POS, grad=(False, True))),
+    ("special.bessel", lambda t, x: [getattr(S(t), f)(x) for f in (
+        "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+        "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+        "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai",
+        "spherical_bessel_j0")], [(3, 4)], dict(_POS, grad=(False,))),
+    ("special.polynomials", lambda t, x: [getattr(S(t), f)(x, n) for n in (0, 1, 3, 7)
+                                          for f in SPECIAL_POLYNOMIALS],
+     [(3, 4)], {"lo": -1, "hi": 1, "grad": (False,)}),
+]]
+SPECIAL += [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
+    # (composite.py's pointwise rows; tests/test_ops_breadth.py: values, dtypes, errors)
+    ("deg2rad", lambda t, x: t.deg2rad(x), [(3, 4)], {"inplace": ip("deg2rad_")}),
+    ("rad2deg", lambda t, x: x.rad2deg(), [(3, 4)], {"inplace": ip("rad2deg_")}),
+    ("logaddexp2", lambda t, x, y: t.logaddexp2(x, y), [(3, 4), (4,)], {}),
+    ("copysign", lambda t, x, y: t.copysign(x, y), [(3, 4), (4,)],
+     {"nz": True, "fd": False, "inplace": lambda t, x, y: (x * 1).copysign_(y)}),
+    ("copysign_scalar", lambda t, x: x.copysign(-1.0), [(3, 4)],
+     {"nz": True, "fd": False, "inplace": ip("copysign_", -1.0)}),
+    ("nextafter", lambda t, x, y: t.nextafter(x, y), [(3, 4), (4,)],
+     {"grad": (False, False), "inplace": lambda t, x, y: (x * 1).nextafter_(y)}),
+    ("heaviside", lambda t, x, y: t.heaviside(x, y), [(3, 4), (4,)],
+     {"grad": (False, False), "inplace": lambda t, x, y: (x * 1).heaviside_(y)}),
+    ("gcd_lcm_shifts", lambda t, x, y: [
+        f((x * 9).long(), (y * 5).long().abs()) for f in (
+            t.gcd, t.lcm, t.bitwise_left_shift, t.bitwise_right_shift)],
+     [(3, 4), (4,)], {"grad": (False, False)}),
+    # (other without grad: torch saves self when its float exponent takes the pow-and-mul path)
+    ("ldexp", lambda t, x, y: t.ldexp(x, y), [(3, 4), (4,)], {"grad": (True, False)}),
+    ("frexp", lambda t, x: t.frexp(x)[0], [(3, 4)], {"nz": True, "fd": False}),
+    ("float_tests", lambda t, x: [t.isposinf(x / 0), t.isneginf(x / 0), t.signbit(x)], [(3, 4)],
+     {"grad": (False,)}),
+]]
+SPECIAL_POLYNOMIALS = (
+    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+
+
 # == the database ===============================================================================
 def _section(group, entries, forward_ad=True, warns=False):
     for e in entries:
@@ -2131,6 +2201,7 @@ OPS = [
     *_section("loss", LOSS, forward_ad=False),
     *_section("distance", PDIST, forward_ad=False),
     *_section("random", RANDOM),
+    *_section("special", SPECIAL),
 ]
 
 

@@ -308,12 +308,8 @@ CASES = [(group, p) for group, gen in GROUPS.items() for p in gen()]
 # and listed so that the rest stays exact, and strict (a fixed one must come off the list).
 # Most are outside the argument layer: factories not yet bound (rand, randn, arange, linspace,
 # eye, tensor: other work is rewriting them), kernels that compute where torch has none for the
-# dtype, error texts of indexing/0-d/empty corner cases, torch.unique (missing).
+# dtype, error texts of indexing/0-d/empty corner cases.
 KNOWN = {
-    "f.unique('E',)":
-        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
-    "f.unique('E2',)":
-        "torch a value; glassgrad AttributeError: module 'glassgrad' has no attribute 'unique'",
 }
 
 

@@ -6,6 +6,8 @@ in one vocabulary of *variants*:
 - "inplace" (rows only): ``Tensor.<name>_``; "inplace_function" (rows only): ``glassgrad.<name>_``
 - "linalg": ``glassgrad.linalg.<name>`` (the module's ``LINALG``)
 - "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
+- "special": ``torch.special.<name>`` (the module's ``SPECIAL``; its parser is named as
+  torch's, ``special_<name>``)
 - a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
@@ -75,7 +77,8 @@ def _row_forms(op):
 
 def _tables(namespace):
     return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
-            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}))
+            namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}),
+            namespace.setdefault("SPECIAL", {}))
 
 
 def publish(namespace):
@@ -83,7 +86,7 @@ def publish(namespace):
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
     ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
     tensors (``self`` first) and no attrs."""
-    names, methods, linalg, functional = _tables(namespace)
+    names, methods, linalg, functional, special = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
@@ -125,6 +128,9 @@ def publish(namespace):
                     linalg[alias] = obj
                 elif variant == "functional":
                     functional[alias] = _functional_form(obj, namespace.get(alias, obj), alias)
+                elif variant == "special":
+                    special[alias] = (_bind(obj, ["special_" + alias + s[s.index("("):]
+                                                  for s in signatures]) if signatures else obj)
                 else:
                     raise ValueError(f"{name}: unknown variant {variant!r}")
 
@@ -145,11 +151,12 @@ def _functional_form(obj, function, name):
     return obj
 
 
-from . import (attention, conv, indexing, legacy, linalg, loss, nn, norm,  # noqa: E402
-               pointwise, pool, random, reduce, sampling, shape, spatial, upsample)
+from . import (attention, composite, conv, indexing, legacy, linalg, loss, nn,  # noqa: E402
+               norm, pointwise, pool, random, reduce, sampling, shape, spatial, special,
+               upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
-           sampling, norm, loss, random, legacy, attention)
+           sampling, norm, loss, random, legacy, attention, special, composite)
 
 
 def _merged(attr):
@@ -170,6 +177,11 @@ def methods():
 def linalg_functions():
     """name -> function for the glassgrad.linalg namespace."""
     return _merged("LINALG")
+
+
+def special_functions():
+    """name -> function for the glassgrad.special namespace."""
+    return _merged("SPECIAL")
 
 
 def functional_functions():

@@ -168,7 +168,7 @@ def add(input, other, *, alpha=1):
 @public("function", "method", signatures=(
     "sub(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated",
     "sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)"))
-@public("function", name="subtract", signatures=(
+@public("function", "method", name="subtract", signatures=(
     "subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)",
     "subtract(Tensor input, Scalar other, Scalar alpha=1)"))
 def sub(input, other, *, alpha=1):
@@ -190,7 +190,7 @@ def rsub(input, other, *, alpha=1):
 
 @public("function", "method", signatures=(
     "mul(Tensor input, Tensor other, *, Tensor out=None)",))
-@public("function", name="multiply", signatures=(
+@public("function", "method", name="multiply", signatures=(
     "multiply(Tensor input, Tensor other, *, Tensor out=None)",
     "multiply(Tensor input, Scalar other)"))
 def mul(input, other):
@@ -451,7 +451,7 @@ def _check_rounding_mode(rounding_mode):
     "div(Tensor input, Tensor other, *, Tensor out=None)",
     "div(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)",
     "div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)"))
-@public("function", name="divide", signatures=(
+@public("function", "method", name="divide", signatures=(
     "divide(Tensor input, Tensor other, *, Tensor out=None)",
     "divide(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)",
     "divide(Tensor input, Scalar other)",

@@ -1,0 +1,1002 @@
+"""The breadth of torch's API beyond the other ops modules: small pointwise rows (deg2rad,
+copysign, gcd, shifts, ...), comparisons of whole tensors (isclose, allclose, equal), set and
+counting functions (unique, isin, searchsorted, bincount, histc, histogram), NaN-ignoring
+reductions, statistics (cov, corrcoef), constructions (block_diag, cartesian_prod,
+combinations, vander, tril_indices, logspace, range) and the window functions; composites are
+written with the public ops, so their gradients are those ops'."""
+import builtins
+import itertools
+import math
+import warnings
+
+from .. import dtypes
+from .._creation import arange, empty, linspace, ones_like, tensor, zeros
+from .._tensor import Size, Tensor, _wrap_dim
+from ..backend import xp
+from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
+from . import public, publish
+from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
+
+_FMI = ("function", "method", "inplace")
+_LN2 = math.log(2.0)
+
+
+def _wrap(array):
+    return Tensor._make(xp.asarray(array))
+
+
+# -- pointwise rows ------------------------------------------------------------------------------
+_deg2rad = defop("deg2rad", lambda xp, self: self * (math.pi / 180),
+                 grads={"self": lambda grad: grad * (math.pi / 180)}, dtype="float",
+                 variants=_FMI + ("inplace_function",))
+_rad2deg = defop("rad2deg", lambda xp, self: self * (180 / math.pi),
+                 grads={"self": lambda grad: grad * (180 / math.pi)}, dtype="float",
+                 variants=_FMI + ("inplace_function",))
+
+
+def _logaddexp2_forward(xp, self, other):
+    with xp.errstate(all="ignore"):
+        return xp.logaddexp2(self, other)
+
+
+_logaddexp2 = defop("logaddexp2", _logaddexp2_forward, ("self", "other"),
+                    dtype=_pw._rule("logaddexp2_cpu", "f"), variants=("function", "method"),
+                    grads={"self": lambda grad, self, other: grad / (1 + (other - self).exp2()),
+                           "other": lambda grad, self, other: grad / (1 + (self - other).exp2())})
+
+
+def _copysign_grad(grad, self, result):
+    return grad * _pw.where(self == 0, 0.0, result / self)
+
+
+_copysign = defop("CopysignBackward0", lambda xp, self, other: xp.copysign(self, other), ("self", "other"),
+                  dtype="float", grads={"self": _copysign_grad,
+                                        "other": lambda grad: _pw.zeros_like(grad)})
+_copysign_scalar = defop("CopysignBackward1", lambda xp, self, other: xp.copysign(self, other),
+                         dtype=_pw._rule("copysign", "f", to_float=True, attrs=("other",)),
+                         grads={"self": _copysign_grad})
+
+
+@public("function", "method", signatures=(
+    "copysign(Tensor input, Tensor other, *, Tensor out=None)",
+    "copysign(Tensor input, Scalar other, *, Tensor out=None)"))
+def copysign(input, other):
+    if isinstance(other, Tensor):
+        return _copysign(input, other)
+    return _copysign_scalar(input, other=other)
+
+
+@public("method", method_signatures=("copysign_(Tensor self, Tensor other)",
+                                     "copysign_(Tensor self, Scalar other)"))
+def copysign_(self, other):
+    if isinstance(other, Tensor):
+        return apply_inplace(_copysign, self, (self, other), {})
+    return apply_inplace(_copysign_scalar, self, (self,), {"other": other})
+
+
+defop("nextafter", lambda xp, self, other: xp.nextafter(self, other), ("self", "other"),
+      dtype=_pw._rule("nextafter_cpu", "f"), variants=_FMI,
+      grads={"self": _pw._not_implemented(NotImplementedError,
+                                          "the derivative for 'nextafter' is not implemented."),
+             "other": _pw._not_implemented(NotImplementedError,
+                                           "the derivative for 'nextafter' is not implemented.")})
+_heaviside = defop(
+    "NotImplemented", lambda xp, self, values: xp.where(
+        self == 0, values, (self > 0).astype(self.dtype)).astype(self.dtype),
+    ("self", "values"), dtype="same",
+    grads=dict.fromkeys(("self", "values"), _pw._not_implemented(
+        RuntimeError, "derivative for aten::heaviside is not implemented")))
+
+
+def _check_heaviside(input, values):
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+@public("function", "method", signatures=(
+    "heaviside(Tensor input, Tensor values, *, Tensor out=None)",))
+def heaviside(input, values):
+    _check_heaviside(input, values)
+    return _heaviside(input, values)
+
+
+@public("method", method_signatures=("heaviside_(Tensor self, Tensor values)",))
+def heaviside_(self, values):
+    _check_heaviside(self, values)
+    return apply_inplace(_heaviside, self, (self, values), {})
+
+
+def _integer_row(name, forward, kernel):
+    return defop(name, lambda xp, self, other: forward(xp, self, other), ("self", "other"),
+                 dtype=_pw._rule(kernel, "iu"), variants=_FMI + ("inplace_function",))
+
+
+_integer_row("gcd", lambda xp, a, b: xp.gcd(a, b), "gcd_cpu")
+_integer_row("lcm", lambda xp, a, b: xp.lcm(a, b), "lcm_cpu")
+
+
+def _shift(left):
+    def forward(xp, self, other):
+        bits = self.dtype.itemsize * 8
+        big = (other < 0) | (other >= bits)
+        safe = xp.where(big, 0, other).astype(self.dtype)
+        if left:
+            return xp.where(big, 0, xp.left_shift(self, safe)).astype(self.dtype)
+        fill = xp.where(self < 0, -1, 0) if self.dtype.kind == "i" else 0
+        return xp.where(big, fill, xp.right_shift(self, safe)).astype(self.dtype)
+    return forward
+
+
+_SHIFTS = {"bitwise_left_shift": defop("BitwiseLeftShiftBackward0", _shift(True),
+                                       ("self", "other"), dtype=_pw._rule("lshift_cpu", "iu")),
+           "bitwise_right_shift": defop("BitwiseRightShiftBackward0", _shift(False),
+                                        ("self", "other"), dtype=_pw._rule("rshift_cpu", "iu"))}
+
+
+def _shift_public(name, row):
+    public("function", name=name, signatures=(
+        f"{name}(Tensor input, Tensor other, *, Tensor out=None)",
+        f"{name}(Scalar self, Tensor other)",
+        f"{name}(Tensor input, Scalar other, *, Tensor out=None)"))(
+        lambda input, other: row(input, other))
+    public("method", name=name, method_signatures=(
+        f"{name}(Tensor self, Tensor other)", f"{name}(Tensor self, Scalar other)"))(
+        lambda self, other: row(self, other))
+    public("method", name=name + "_", method_signatures=(
+        f"{name}_(Tensor self, Tensor other)", f"{name}_(Tensor self, Scalar other)"))(
+        lambda self, other: apply_inplace(row, self, (self, other), {}))
+
+
+for _name, _row in _SHIFTS.items():
+    _shift_public(_name, _row)
+del _name, _row
+
+
+def _ldexp_grad_other(grad, self, result):
+    return grad * result * _LN2
+
+
+_ldexp = defop("ldexp", lambda xp, self, other: self * xp.exp2(other), ("self", "other"),
+               dtype="float", variants=_FMI + ("inplace_function",),
+               grads={"self": lambda grad, other: grad * other.exp2(),
+                      "other": _ldexp_grad_other})
+
+
+def _frexp_forward(xp, self):
+    mantissa, exponent = xp.frexp(self)
+    return mantissa, exponent.astype(xp.int32)
+
+
+_frexp = defop("FrexpBackward0", _frexp_forward, dtype=_pw._rule("frexp_cpu", "f"),
+               outputs=("mantissa", "exponent"),
+               grads={"self": lambda grad, exponent: grad / exponent.exp2()})
+
+_FREXP = None
+
+
+@public("function", "method", signatures=("frexp(Tensor input, *, TensorList[2] out=None)",))
+def frexp(input):
+    global _FREXP
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    if _FREXP is None:
+        _FREXP = _red._return_type("frexp")
+        _FREXP.mantissa = property(lambda self: self[0])
+        _FREXP.exponent = property(lambda self: self[1])
+    return _FREXP(*_frexp(input))
+
+
+def _float_test(name, f):
+    op = defop(name, lambda xp, a: f(xp, a), dtype="bool")
+    return lambda input: op(input)
+
+
+isposinf = public("function", "method", name="isposinf", signatures=(
+    "isposinf(Tensor input, *, Tensor out=None)",))(_float_test(
+        "isposinf", lambda xp, a: a == xp.inf if a.dtype.kind == "f" else xp.zeros(a.shape, bool)))
+isneginf = public("function", "method", name="isneginf", signatures=(
+    "isneginf(Tensor input, *, Tensor out=None)",))(_float_test(
+        "isneginf", lambda xp, a: a == -xp.inf if a.dtype.kind == "f" else
+        xp.zeros(a.shape, bool)))
+signbit = public("function", "method", name="signbit", signatures=(
+    "signbit(Tensor input, *, Tensor out=None)",))(_float_test(
+        "signbit", lambda xp, a: xp.signbit(a) if a.dtype.kind in "fi" else
+        xp.zeros(a.shape, bool)))
+
+
+@public("function", "method", signatures=("isreal(Tensor input)",))
+def isreal(input):
+    return ones_like(input, dtype=dtypes.bool)
+
+
+@public("function", "method", signatures=("positive(Tensor input)",))
+def positive(input):
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+@public("function", "method", signatures=("is_nonzero(Tensor input)",))
+def is_nonzero(input):
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.item())
+
+
+@public("function", "method", signatures=("is_same_size(Tensor input, Tensor other)",))
+def is_same_size(input, other):
+    return input.shape == other.shape
+
+
+@public("function", "method", signatures=("is_signed(Tensor input)",))
+def is_signed(input):
+    return input.dtype.is_signed
+
+
+# -- comparisons of whole tensors -------------------------------------------------------------
+def _isclose_arrays(input, other, rtol, atol, equal_nan):
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{dtypes.SCALAR_NAMES[input.dtype.name]} did not match "
+                           f"{dtypes.SCALAR_NAMES[other.dtype.name]}")
+    if equal_nan and input.dtype.is_complex:
+        raise RuntimeError("isclose with equal_nan=True is not supported for complex inputs.")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    a, b = input._data, other._data
+    if a.dtype == xp.bool_:
+        a, b = a.astype(xp.int8), b.astype(xp.int8)
+    close = a == b
+    if equal_nan:
+        close = close | (xp.isnan(a) & xp.isnan(b)) if a.dtype.kind == "f" else close
+    if a.dtype.kind in "f":
+        with xp.errstate(all="ignore"):
+            finite = xp.isfinite(a) & xp.isfinite(b)
+            close = close | (finite & (xp.abs(a - b) <= atol + rtol * xp.abs(b)))
+    else:
+        diff = xp.abs(a.astype(xp.float64) - b.astype(xp.float64))
+        close = close | (diff <= atol + rtol * xp.abs(b.astype(xp.float64)))
+    return close
+
+
+@public("function", "method", signatures=(
+    "isclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, "
+    "bool equal_nan=False)",))
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _wrap(_isclose_arrays(input, other, rtol, atol, equal_nan))
+
+
+@public("function", "method", signatures=(
+    "allclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, "
+    "bool equal_nan=False)",))
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _broadcast_shapes(input.shape, other.shape)
+    return builtins.bool(_isclose_arrays(input, other, rtol, atol, equal_nan).all())
+
+
+@public("function", "method", signatures=("equal(Tensor input, Tensor other)",))
+def equal(input, other):
+    if input.shape != other.shape:
+        return False
+    want = dtypes.promote_types(input.dtype, other.dtype).np
+    return builtins.bool(xp.array_equal(input._data.astype(want), other._data.astype(want)))
+
+
+# -- sets, counts, searches ------------------------------------------------------------------
+def _unique(input, return_inverse, return_counts, dim, consecutive):
+    a = input._data
+    if dim is None:
+        flat = a.reshape(-1)
+        if consecutive:
+            keep = xp.ones(flat.shape, bool)
+            keep[1:] = flat[1:] != flat[:-1]
+            values = flat[keep]
+            inverse = (xp.cumsum(keep) - 1).reshape(a.shape)
+            counts = xp.diff(xp.append(xp.flatnonzero(keep), flat.size))
+        else:
+            values, inverse, counts = xp.unique(flat, return_inverse=True, return_counts=True)
+            inverse = inverse.reshape(a.shape)
+    else:
+        dim = _wrap_dim(dim, a.ndim)
+        moved = xp.moveaxis(a, dim, 0).reshape(a.shape[dim], -1)
+        if consecutive:
+            keep = xp.ones(moved.shape[0], bool)
+            keep[1:] = (moved[1:] != moved[:-1]).any(1)
+            rows = moved[keep]
+            inverse = xp.cumsum(keep) - 1
+            counts = xp.diff(xp.append(xp.flatnonzero(keep), moved.shape[0]))
+        else:
+            rows, inverse, counts = xp.unique(moved, axis=0, return_inverse=True,
+                                              return_counts=True)
+            inverse = inverse.reshape(-1)
+        rest = xp.moveaxis(a, dim, 0).shape[1:]
+        values = xp.moveaxis(rows.reshape((rows.shape[0],) + rest), 0, dim)
+    out = [_wrap(xp.ascontiguousarray(values).astype(a.dtype))]
+    if return_inverse:
+        out.append(_wrap(inverse.astype(xp.int64)))
+    if return_counts:
+        out.append(_wrap(counts.astype(xp.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@public("function", "method")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Sorted whatever ``sorted`` says (torch's CPU kernel sorts too)."""
+    return _unique(input, return_inverse, return_counts, dim, consecutive=False)
+
+
+def _consecutive_return_inverse_and_counts(input, return_inverse=False, return_counts=False,
+                                           dim=None):
+    """torch.unique_consecutive (torch's Python function is named so in its errors)."""
+    return _unique(input, return_inverse, return_counts, dim, consecutive=True)
+
+
+unique_consecutive = public("function", name="unique_consecutive")(
+    _consecutive_return_inverse_and_counts)
+
+
+@public("method", name="unique_consecutive")
+def _unique_consecutive_method(self, return_inverse=False, return_counts=False, dim=None):
+    return _unique(self, return_inverse, return_counts, dim, consecutive=True)
+
+
+_unique_consecutive_method.__qualname__ = "Tensor.unique_consecutive"
+
+
+def _array(v):
+    return v._data if isinstance(v, Tensor) else xp.asarray(v)
+
+
+@public("function", signatures=(
+    "isin(Tensor elements, Tensor test_elements, *, bool assume_unique=False, "
+    "bool invert=False, Tensor out=None)",
+    "isin(Scalar element, Tensor test_elements, *, bool assume_unique=False, "
+    "bool invert=False, Tensor out=None)",
+    "isin(Tensor elements, Scalar test_element, *, bool assume_unique=False, "
+    "bool invert=False, Tensor out=None)"))
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    return _wrap(xp.isin(_array(elements), _array(test_elements), invert=invert))
+
+
+def _search(seq, values, right, out_int32, sorter=None):
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter, -1)
+    if seq.ndim <= 1:
+        out = xp.searchsorted(seq, values, side="right" if right else "left")
+    else:   # count per row the boundaries below each value (vectorised over rows)
+        below = seq[..., None, :] <= values[..., :, None] if right else \
+            seq[..., None, :] < values[..., :, None]
+        out = below.sum(-1)
+    return _wrap(xp.asarray(out, dtype=xp.int32 if out_int32 else xp.int64))
+
+
+@public("function", signatures=(
+    "searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, "
+    "bool right=False, c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)",
+    "searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, "
+    "bool right=False, c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)"))
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
+                               f"got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+        right = side == "right"
+    seq = sorted_sequence._data
+    scalar = not isinstance(input, Tensor)
+    values = _array(input)
+    if seq.ndim > 1 and not scalar and seq.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            "dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(seq.shape)} and input value tensor "
+            f"{list(values.shape)}")
+    return _search(seq, values, right, out_int32,
+                   None if sorter is None else sorter._data)
+
+
+@public("function", signatures=(
+    "bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, "
+    "Tensor out=None)",
+    "bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)"))
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{boundaries.dim()})")
+    return _search(boundaries._data, _array(input), right, out_int32)
+
+
+@public("function", "method", signatures=(
+    "bincount(Tensor input, Tensor? weights=None, SymInt minlength=0)",))
+def bincount(input, weights=None, minlength=0):
+    a = input._data
+    if a.ndim != 1 or a.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is None:
+        return _wrap(xp.bincount(a, minlength=minlength).astype(xp.int64))
+    if weights.shape != input.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    w = weights._data
+    out = xp.bincount(a, weights=w.astype(xp.float64), minlength=minlength)
+    return _wrap(out.astype(xp.float32 if w.dtype == xp.float32 else xp.float64))
+
+
+@public("function", "method", signatures=(
+    "histc(Tensor input, int64_t bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)",))
+def histc(input, bins=100, min=0, max=0):
+    a = input._data
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+                                  f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = a.dtype.type(min), a.dtype.type(max)
+    if lo == hi and a.size:
+        lo, hi = a.min(), a.max()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc(): max must be larger than min, but got min {min} "
+                           f"max {max}")
+    inside = a[(a >= lo) & (a <= hi)]
+    pos = ((inside - lo) * a.dtype.type(bins) / (hi - lo)).astype(xp.int64)
+    pos = xp.minimum(pos, bins - 1)
+    return _wrap(xp.bincount(pos, minlength=bins).astype(a.dtype))
+
+
+@public("function", "method")
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    a = input._data
+    edges = bins._data if isinstance(bins, Tensor) else bins
+    hist, edges = xp.histogram(a, edges, range=range,
+                               weights=None if weight is None else weight._data,
+                               density=density)
+    cls = _red._return_type("histogram")
+    cls.hist = property(lambda self: self[0])
+    cls.bin_edges = property(lambda self: self[1])
+    return cls(_wrap(hist.astype(a.dtype)), _wrap(xp.asarray(edges, dtype=a.dtype)))
+
+
+# -- NaN-ignoring reductions ---------------------------------------------------------------------
+def _no_nan(input):
+    return _pw.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
+
+
+@public("function", "method", signatures=(
+    "nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None, Tensor out=None)",))
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    return _red.sum(_no_nan(input), dim if dim not in (None, [], ()) else None, keepdim,
+                    dtype=dtype) if dim not in (None, [], ()) else \
+        _red.sum(_no_nan(input), dtype=dtype)
+
+
+@public("function", "method", signatures=(
+    "nanmean(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
+    "ScalarType? dtype=None, Tensor out=None)",))
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if not input.dtype.is_floating_point and dtype is None:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
+                           f"dtype but got {dtypes.SCALAR_NAMES[input.dtype.name]}")
+    count = (~input.isnan()).sum(dim, keepdim) if dim not in (None, [], ()) else \
+        (~input.isnan()).sum()
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+@public("function", "method")
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the values that are not NaN (NaN where all are)."""
+    if dim is None:
+        flat = input.reshape(-1)
+        if flat.numel() == 0:
+            return _red.median(input)
+        values, indices = _red.sort(flat)
+        k = builtins.max(builtins.int((~flat.isnan()).sum().item()) - 1, 0) // 2
+        return values[k]
+    dim_ = _wrap_dim(dim, input.dim())
+    values, indices = _red.sort(input, dim_)
+    k = ((~input.isnan()).sum(dim_, keepdim=True) - 1).clamp(min=0) // 2
+    out = values.gather(dim_, k), indices.gather(dim_, k)
+    if not keepdim:
+        out = tuple(o.squeeze(dim_) for o in out)
+    return _red._named("nanmedian", out)
+
+
+@public("function", "method", signatures=(
+    "logcumsumexp(Tensor input, int64_t dim, *, Tensor out=None)",))
+def logcumsumexp(input, dim):
+    if input.numel() == 0 or input.dim() == 0:
+        return input.clone() if input.dim() == 0 else input * 1
+    shift = input.detach().amax(dim, keepdim=True)
+    shift = _pw.where(shift.isinf(), 0.0, shift)
+    return (input - shift).exp().cumsum(dim).log() + shift
+
+
+@public("function", "method", signatures=(
+    "aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)",))
+def aminmax(input, *, dim=None, keepdim=False):
+    cls = _red._return_type("aminmax")
+    cls.min = property(lambda self: self[0])
+    cls.max = property(lambda self: self[1])
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        lo, hi = input.amin(), input.amax()
+        if keepdim:
+            lo, hi = lo.reshape((1,) * input.dim()), hi.reshape((1,) * input.dim())
+        return cls(lo, hi)
+    return cls(input.amin(dim, keepdim), input.amax(dim, keepdim))
+
+
+@public("function", "method", signatures=("dist(Tensor input, Tensor other, Scalar p=2)",))
+def dist(input, other, p=2):
+    return _red.norm(input - other, p)
+
+
+@public("function", "method", signatures=(
+    "renorm(Tensor input, Scalar p, int64_t dim, Scalar maxnorm, *, Tensor out=None)",))
+def renorm(input, p, dim, maxnorm):
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    dim = _wrap_dim(dim, input.dim())
+    others = [d for d in builtins.range(input.dim()) if d != dim]
+    norms = _red.vector_norm(input, p, others, keepdim=True) if others else input.abs()
+    factor = _pw.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * factor
+
+
+# -- statistics --------------------------------------------------------------------------------
+@public("function", "method", signatures=(
+    "cov(Tensor input, *, int64_t correction=1, Tensor? fweights=None, Tensor? aweights=None)",))
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {input.dim()} dimensions")
+    x = input if input.dim() == 2 else input.reshape(1, -1)
+    if not x.dtype.is_floating_point:
+        x = x.to(dtypes.get_default_dtype())
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    n = x.shape[1]
+    if w is None:
+        avg = x.mean(1)
+        norm = n - correction
+        wsum = None
+    else:
+        wsum = w.sum()
+        avg = (x * w).sum(1) / wsum
+        norm = (wsum - correction * (w * aweights).sum() / wsum if aweights is not None
+                else wsum - correction)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    c = xw.matmul(xm.t()) / _pw.clamp(tensor(norm, dtype=x.dtype) if not isinstance(
+        norm, Tensor) else norm, min=0)
+    return c.squeeze() if input.dim() < 2 else c
+
+
+@public("function", "method", signatures=("corrcoef(Tensor input)",))
+def corrcoef(input):
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)
+
+
+# -- constructions -------------------------------------------------------------------------------
+@public("function")
+def cartesian_prod(*tensors):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _sh.meshgrid(*tensors, indexing="ij")
+    return _sh.stack([g.reshape(-1) for g in grids], 1)
+
+
+@public("function", signatures=(
+    "combinations(Tensor input, int64_t r=2, bool with_replacement=False)",))
+def combinations(input, r=2, with_replacement=False):
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty(0, dtype=input.dtype)
+    pick = (itertools.combinations_with_replacement if with_replacement
+            else itertools.combinations)
+    index = list(pick(builtins.range(input.shape[0]), r))
+    if not index:
+        return empty(0, r, dtype=input.dtype) if r > 1 else empty(0, dtype=input.dtype)
+    return input[tensor(index, dtype=dtypes.int64)]
+
+
+@public("function")
+def block_diag(*tensors):
+    mats = []
+    for t in tensors:
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {len(mats)} has {t.dim()} dimensions")
+        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
+    if not mats:
+        return empty(1, 0)
+    dtype = mats[0].dtype
+    for m in mats[1:]:
+        dtype = dtypes.promote_types(dtype, m.dtype)
+    width = builtins.sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        h, w = m.shape
+        rows.append(_sh.cat([zeros(h, left, dtype=dtype), m.to(dtype),
+                             zeros(h, width - left - w, dtype=dtype)], 1))
+        left += w
+    return _sh.cat(rows, 0)
+
+
+@public("function", "method", signatures=("diagflat(Tensor input, int64_t offset=0)",))
+def diagflat(input, offset=0):
+    return _la.diag(input.reshape(-1), offset)
+
+
+def _trapezoid_dx(y, dx, dim):
+    n = y.shape[dim]
+    if n == 0:
+        return y.sum(dim) * 0
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, n - 1)) * 0.5) * dx
+
+
+@public("function", signatures=("trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)",
+                                "trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)"))
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    return _trapezoid(y, x, dx, dim)
+
+
+def _trapezoid(y, x, dx, dim):
+    dim = _wrap_dim(dim, y.dim())
+    if x is None:
+        return _trapezoid_dx(y, 1 if dx is None else dx, dim)
+    n = y.shape[dim]
+    if n == 0:
+        return y.sum(dim) * 0
+    dxs = x.diff(dim=dim if x.dim() == y.dim() else -1)
+    if x.dim() == 1 and y.dim() > 1:
+        dxs = dxs.reshape([-1 if d == dim else 1 for d in builtins.range(y.dim())])
+    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * 0.5
+    return (dxs * mid).sum(dim)
+
+
+@public("function", signatures=("trapz(Tensor y, *, double dx=1, int64_t dim=-1)",
+                                "trapz(Tensor y, Tensor x, *, int64_t dim=-1)"))
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return _trapezoid(y, x, dx, dim)
+
+
+@public("function", signatures=(
+    "cumulative_trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)",
+    "cumulative_trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)"))
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    dim = _wrap_dim(dim, y.dim())
+    n = y.shape[dim]
+    if n == 0:
+        return y * 0
+    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * 0.5
+    if x is None:
+        return (mid * (1 if dx is None else dx)).cumsum(dim)
+    dxs = x.diff(dim=dim if x.dim() == y.dim() else -1)
+    if x.dim() == 1 and y.dim() > 1:
+        dxs = dxs.reshape([-1 if d == dim else 1 for d in builtins.range(y.dim())])
+    return (dxs * mid).cumsum(dim)
+
+
+@public("function", signatures=("vander(Tensor x, int64_t? N=None, bool increasing=False)",))
+def vander(x, N=None, increasing=False):
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if n == 0:
+        return empty(x.shape[0], 0, dtype=dtypes.promote_types(x.dtype, dtypes.int64))
+    ones = ones_like(x, dtype=dtypes.promote_types(x.dtype, dtypes.int64)).unsqueeze(1)
+    cols = [ones]
+    if n > 1:
+        cols.append(x.unsqueeze(1).expand(-1, n - 1).cumprod(1).to(ones.dtype))
+    out = _sh.cat(cols, 1)
+    return out if increasing else out.flip(1)
+
+
+def _tri_indices(lower, row, col, offset, dtype):
+    rows, cols = (xp.tril_indices if lower else xp.triu_indices)(row, offset, col)
+    return _wrap(xp.stack([rows, cols]).astype((dtype or dtypes.int64).np).reshape(2, -1))
+
+
+@public("function")
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
+                 pin_memory=False, requires_grad=False):
+    return _tri_indices(True, row, col, offset, dtype)
+
+
+@public("function")
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
+                 pin_memory=False, requires_grad=False):
+    return _tri_indices(False, row, col, offset, dtype)
+
+
+@public("function")
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
+             pin_memory=False, requires_grad=False):
+    want = dtype or dtypes.get_default_dtype()
+    exps = linspace(float(start), float(end), steps, dtype=dtypes.float64)._data
+    out = _wrap(xp.power(float(base), exps).astype(want.np))
+    return out.requires_grad_() if requires_grad else out
+
+
+@public("function", name="range", signatures=(
+    "range(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, "
+    "Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+    "bool? requires_grad=False)",))
+def range_(start, end, step=1, *, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    want = dtype or dtypes.get_default_dtype()
+    n = builtins.int(math.floor((end - start) / step)) + 1
+    out = _wrap((start + xp.arange(builtins.max(n, 0), dtype=xp.float64) * step).astype(want.np))
+    return out.requires_grad_() if requires_grad else out
+
+
+@public("function")
+def broadcast_shapes(*shapes):
+    """torch's Python loop: each shape checked against the result so far, from the right."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    result = [1] * builtins.max((len(s) for s in shapes), default=0)
+    for k, shape in enumerate(shapes):
+        for i in builtins.range(-1, -1 - len(shape), -1):
+            if shape[i] < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension "
+                                   f"({shape[i]}): ({shape[i]})")
+            if shape[i] == 1 or shape[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
+                    f"Mismatching argument at index {k} had {shape}; but expected shape "
+                    f"should be broadcastable to {result}")
+            result[i] = shape[i]
+    return Size(result)
+
+
+@public("function", signatures=("column_stack(TensorList tensors, *, Tensor out=None)",))
+def column_stack(tensors):
+    return _sh.hstack([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors])
+
+
+@public("function", signatures=("row_stack(TensorList tensors, *, Tensor out=None)",))
+def row_stack(tensors):
+    return _sh.vstack(tensors)
+
+
+def _directional_split(name, dim, min_dims):
+    def split(input, indices_or_sections):
+        if input.dim() < min_dims:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} "
+                               f"dimension, but got a tensor with {input.dim()} dimensions!")
+        d = 0 if name == "hsplit" and input.dim() == 1 else dim
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the "
+                               f"size of the dimension {input.shape[d]} is not divisible by "
+                               f"the split_size {indices_or_sections}!")
+        return _sh.tensor_split(input, indices_or_sections, d)
+    split.__name__ = name
+    return public("function", "method", signatures=(f"{name}(Tensor input, int64_t sections)",
+                                                    f"{name}(Tensor input, IntArrayRef indices)"))(
+        split)
+
+
+hsplit = _directional_split("hsplit", 1, 1)
+vsplit = _directional_split("vsplit", 0, 2)
+dsplit = _directional_split("dsplit", 2, 3)
+
+
+@public("function", "method", signatures=("msort(Tensor input, *, Tensor out=None)",))
+def msort(input):
+    return _red.sort(input, 0)[0]
+
+
+@public("function", signatures=(
+    "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool? requires_grad=False)",))
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    return tensor(s, dtype=dtype or dtypes.get_default_dtype(), requires_grad=requires_grad)
+
+
+# -- window functions ----------------------------------------------------------------------------
+def _window(name, window_length, periodic, dtype, requires_grad, make):
+    want = dtype or dtypes.get_default_dtype()
+    if not want.is_floating_point:
+        raise RuntimeError(
+            f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+            f"{_C10_NAMES[want.name]}, device=cpu, layout=Strided (default), requires_grad="
+            f"false (default), pinned_memory=false, memory_format=(nullopt))")
+    if window_length < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={window_length}")
+    if window_length == 0:
+        out = empty(0, dtype=want)
+    elif window_length == 1:
+        out = tensor([1.0], dtype=want)
+    else:
+        n = window_length + 1 if periodic else window_length
+        out = make(n, want)
+        if periodic:
+            out = out[:-1].clone()
+    return out.requires_grad_() if requires_grad else out
+
+
+def _cosine_sum(*coefficients):
+    def make(n, want):
+        k = arange(n, dtype=want)
+        alpha, beta = coefficients
+        return (k * (math.pi * 2.0 / (n - 1))).cos() * -beta + alpha
+    return make
+
+
+def _window_public(name, make_for):
+    def fn(window_length, periodic=True, *args, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+        return _window(name, window_length, periodic, dtype, requires_grad, make_for(*args))
+    fn.__name__ = name
+    return public("function")(fn)
+
+
+hann_window = _window_public("hann_window", lambda: _cosine_sum(0.5, 0.5))
+hamming_window = _window_public("hamming_window",
+                                lambda alpha=0.54, beta=0.46: _cosine_sum(alpha, beta))
+def _blackman(n, want):
+    """ATen's order: w = k * pi/(n-1); 0.08 cos(4w) - 0.5 cos(2w) + 0.42."""
+    w = arange(n, dtype=want) * (math.pi / (n - 1))
+    return (w * 4).cos() * 0.08 - (w * 2).cos() * 0.5 + 0.42
+
+
+blackman_window = _window_public("blackman_window", lambda: _blackman)
+
+
+def _bartlett(n, want):
+    """ATen's: k * 2/(n-1), the second half (from index (n-1)//2 + 1) as 2 - that."""
+    k = arange(n, dtype=want) * (2.0 / (n - 1))
+    half = (n - 1) // 2 + 1
+    return _sh.cat([k[:half], 2 - k[half:]])
+
+
+bartlett_window = _window_public("bartlett_window", lambda: _bartlett)
+
+
+def _kaiser(beta):
+    def make(n, want):
+        k = arange(n, dtype=want)
+        alpha = (n - 1) / 2.0
+        ratio = (k - alpha) / alpha
+        from .special import _i0
+        return _i0(beta * (1 - ratio.pow(2)).sqrt()) / _i0(tensor(beta, dtype=want))
+    return make
+
+
+kaiser_window = _window_public("kaiser_window", lambda beta=12.0: _kaiser(beta))
+
+# -- aliases of existing methods: Tensor.subtract_/multiply_/divide_/ndimension, and the torch.*_
+# functions of in-place methods (torch.clamp_, torch.fill_, ...)
+for _name, _target in (("subtract_", _pw.sub_), ("multiply_", _pw.mul_), ("divide_", _pw.div_)):
+    public("method", name=_name)(_target)
+public("method", name="ndimension")(lambda self: self.dim())
+for _name in ("fill_", "zero_", "clamp_", "clip_", "square_", "round_", "xlogy_", "logit_",
+              "nan_to_num_"):
+    public("function", name=_name)(
+        lambda input, *args, _name=_name, **kwargs: getattr(_tensor_arg(_name, input), _name)(
+            *args, **kwargs))
+del _name, _target
+
+
+def _tensor_arg(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input
+
+
+# -- scatters into a copy, splits, and the view-copy functions ------------------------------------
+def _scatter_into(input, src, view):
+    """A copy of input with ``view(copy)`` overwritten by src (gradients through the copy)."""
+    out = input.clone()
+    target = view(out)
+    if target.shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(target.shape)}")
+    target.copy_(src)
+    return out
+
+
+@public("function", "method", signatures=(
+    "select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)",))
+def select_scatter(input, src, dim, index):
+    return _scatter_into(input, src, lambda t: t.select(dim, index))
+
+
+@public("function", "method", signatures=(
+    "slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, "
+    "SymInt? end=None, SymInt step=1)",))
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    dim = _wrap_dim(dim, input.dim())
+    index = (slice(None),) * dim + (slice(start, end, step),)
+    return _scatter_into(input, src, lambda t: t[index])
+
+
+@public("function", "method", signatures=(
+    "diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, "
+    "int64_t dim2=1)",))
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@public("function", "method", signatures=(
+    "split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
+def split_with_sizes(input, split_sizes, dim=0):
+    return _sh.split(input, list(split_sizes), dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)",))
+def unsafe_split(input, split_size, dim=0):
+    return _sh.split(input, split_size, dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    return _sh.split(input, list(split_sizes), dim)
+
+
+@public("function", "method", signatures=(
+    "unsafe_chunk(Tensor input, int64_t chunks, int64_t dim=0)",))
+def unsafe_chunk(input, chunks, dim=0):
+    return _sh.chunk(input, chunks, dim)
+
+
+def _view_copy(name):
+    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory)."""
+    def copy(input, *args, **kwargs):
+        out = getattr(_tensor_arg(name + "_copy", input), name)(*args, **kwargs)
+        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+    copy.__name__ = name + "_copy"
+    return public("function")(copy)
+
+
+for _name in ("expand", "permute", "select", "squeeze", "unsqueeze", "t", "transpose", "view",
+              "diagonal", "unbind", "split", "split_with_sizes", "detach", "narrow"):
+    globals()[_name + "_copy"] = _view_copy(_name)
+del _name
+
+publish(globals())
