@@ -26,7 +26,8 @@ _PUBLISHED = set()      # the rows publish() has named
 _DECLARED = []          # (module name, object, name, variants, aliases) from @public
 
 
-def public(*variants, name=None, aliases=(), signatures=(), method_signatures=None):
+def public(*variants, name=None, aliases=(), signatures=(), method_signatures=None,
+           linalg_signatures=()):
     """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
     given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
     or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
@@ -39,7 +40,7 @@ def public(*variants, name=None, aliases=(), signatures=(), method_signatures=No
         methods = (method_signatures if method_signatures is not None else
                    [s for s in signatures if s[s.index("(") + 1:].startswith("Tensor ")])
         _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures,
-                          methods))
+                          methods, linalg_signatures))
         return obj
     return declare
 
@@ -106,7 +107,7 @@ def publish(namespace):
     module = namespace["__name__"]
     for entry in [e for e in _DECLARED if e[0] == module]:
         _DECLARED.remove(entry)
-        _, obj, name, variants, aliases, signatures, method_signatures = entry
+        _, obj, name, variants, aliases, signatures, method_signatures, linalg_sigs = entry
         for variant in variants:
             if variant.startswith("__"):
                 methods[variant] = obj
@@ -121,7 +122,8 @@ def publish(namespace):
                                                   for s in method_signatures], method=True)
                                       if method_signatures else obj)
                 elif variant == "linalg":
-                    linalg[alias] = obj
+                    linalg[alias] = (_bind(obj, [alias + s[s.index("("):] for s in linalg_sigs])
+                                     if linalg_sigs else obj)
                 elif variant == "functional":
                     functional[alias] = obj
                 else:
@@ -129,9 +131,10 @@ def publish(namespace):
 
 
 from . import (conv, indexing, legacy, linalg, loss, nn, norm, pointwise, random,  # noqa: E402
-               reduce, shape)
+               reduce, shape, solvers)
 
-MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy)
+MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, norm, loss, random, legacy,
+           solvers)
 
 
 def _merged(attr):
