@@ -802,6 +802,91 @@ def tensorsolve(A, B, dims=None):
     return linalg_solve(A.reshape(B.numel(), n), B.reshape(B.numel())).reshape(result_shape)
 
 
+# -- least squares ------------------------------------------------------------------------------
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _lstsq_forward(xp, self, b, rcond, driver):
+    """The minimum-norm solution from the SVD (what gelsd and gelss compute; gelsy's and gels's
+    solution where A has full rank), with the outputs torch's CPU drivers fill: the residuals
+    for gels/gelsd/gelss when m > n and A has full rank, the rank for all but gels, the
+    singular values for gelsd/gelss. The solution is laid out as LAPACK leaves it: the first n
+    rows of a column-major max(m, n) x k buffer."""
+    m, n = self.shape[-2:]
+    vector = b.ndim == self.ndim - 1
+    b = b[..., None] if vector else b
+    U, S, Vh = xp.linalg.svd(self, full_matrices=False)
+    smax = S.max(-1, keepdims=True, initial=0)
+    cut = (xp.finfo(self.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * smax
+    with xp.errstate(divide="ignore"):
+        Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
+    pinv = xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+    X = xp.matmul(pinv, b)
+    rank = (S > cut).sum(-1).astype(xp.int64)
+    buf = _colmajor(xp.zeros(X.shape[:-2] + (max(m, n), X.shape[-1]), self.dtype))
+    buf[..., :n, :] = X
+    full = m > n and driver != "gelsy" and bool((rank == n).all())
+    resid = (((xp.matmul(self, X) - b) ** 2).sum(-2) if full else xp.zeros((0,), self.dtype))
+    rank = rank if driver != "gels" else xp.zeros((0,), xp.int64)
+    sv = S if driver in ("gelsd", "gelss") else xp.zeros((0,), self.dtype)
+    return (buf[..., :n, 0] if vector else buf[..., :n, :]), resid, rank, sv
+
+
+def _lstsq_grads(grads, self, b, solution):
+    """torch's linalg_lstsq_backward: through pinv(A) for the solution, and for the residuals
+    ||A X - B||^2 (stationary in X) 2 (A X - B) X^T g and -2 (A X - B) g."""
+    from .linalg import _pinv_backward, pinv
+    gX, gR = grads
+    gA = gB = None
+    vector = b.dim() == self.dim() - 1
+    if vector:
+        b, solution = b.unsqueeze(-1), solution.unsqueeze(-1)
+        gX = None if gX is None else gX.unsqueeze(-1)
+    if gX is not None:
+        P = pinv(self)
+        gA = _pinv_backward(matmul(gX, b.mT), self, P)
+        gB = matmul(P.mT, gX)
+    if gR is not None and gR.numel():
+        r = matmul(self, solution) - b
+        g = gR.unsqueeze(-2)
+        gA2, gB2 = 2 * matmul(r * g, solution.mT), -2 * (r * g)
+        gA = gA2 if gA is None else gA + gA2
+        gB = gB2 if gB is None else gB + gB2
+    return gA, (gB.squeeze(-1) if vector and gB is not None else gB)
+
+
+_lstsq = defop(
+    "LinalgLstsqBackward0", _lstsq_forward, ("self", "b"), dtype="same",
+    outputs=("solution", "residuals", "rank", "singular_values"), diff_outputs=2,
+    undefined_grads=True,
+    grads={"self": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[0],
+           "b": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[1]})
+
+
+@public("linalg", linalg_signatures=(
+    "lstsq(Tensor input, Tensor b, double? rcond=None, *, c10::string_view? driver=None, "
+    "TensorList[4] out=None)",))
+def lstsq(input, b, rcond=None, *, driver=None):
+    fn = "torch.linalg.lstsq"
+    _float_check("linalg.lstsq", input, "A")
+    if b.dim() < 1:
+        raise RuntimeError(f"{fn}: input.dim() must be greater or equal to other.dim() and "
+                           f"(input.dim() - other.dim()) <= 1")
+    _same_dtype("linalg.lstsq", input, b, "A", "B")
+    vector = b.dim() == input.dim() - 1
+    if not vector and b.dim() != input.dim():
+        raise RuntimeError(f"{fn}: input.dim() must be greater or equal to other.dim() and "
+                           f"(input.dim() - other.dim()) <= 1")
+    B = b.unsqueeze(-1) if vector else b
+    if input.shape[-2] != B.shape[-2]:
+        where = "other.size(-1)" if vector else "other.size(-2)"
+        raise RuntimeError(f"{fn}: input.size(-2) should match {where}")
+    if driver is not None and driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError(f"{fn}: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                           f"gelss)")
+    return _LSTSQ(*_lstsq(input, b, rcond=rcond, driver=driver or "gelsy"))
+
+
 # -- products: addr, addbmm, ger ------------------------------------------------------------
 _addr = defop(
     "AddrBackward0", lambda xp, self, vec1, vec2, beta, alpha:
