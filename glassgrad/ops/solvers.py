@@ -802,6 +802,175 @@ def tensorsolve(A, B, dims=None):
     return linalg_solve(A.reshape(B.numel(), n), B.reshape(B.numel())).reshape(result_shape)
 
 
+# -- Householder: geqrf, householder_product (orgqr), ormqr ------------------------------------
+def _geqrf_forward(xp, self):
+    a, tau = _geqrf(self)
+    return _colmajor(a), tau
+
+
+def _geqrf_backward(grads, self):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+_geqrf_row = defop("GeqrfBackward0", _geqrf_forward, dtype="same", outputs=("a", "tau"),
+                   diff_outputs=2, undefined_grads=True, grads={"self": _geqrf_backward})
+
+
+@public("function", "method", signatures=("geqrf(Tensor input, *, TensorList[2] out=None)",))
+def geqrf(input):
+    if input.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_name(input)}\'')
+    return _GEQRF(*_geqrf_row(input))
+
+
+def _reflect(xp, V, tau, E, transpose=False):
+    """H_1 ... H_k E (transpose: H_k ... H_1 E), H_i = I - tau_i v_i v_i^T, applied one
+    reflector at a time from the right end, vectorised over the batch."""
+    order = range(V.shape[-1]) if transpose else reversed(range(V.shape[-1]))
+    for i in order:
+        v = V[..., :, i:i + 1]
+        E = E - tau[..., i, None, None] * v * xp.matmul(xp.swapaxes(v, -1, -2), E)
+    return E
+
+
+def _vectors(xp, A, k):
+    """The Householder vectors geqrf packs below A's diagonal, with their unit heads."""
+    m = A.shape[-2]
+    return xp.tril(A[..., :, :k], -1) + xp.eye(m, k, dtype=A.dtype)
+
+
+def _householder_forward(xp, input, tau):
+    m, n = input.shape[-2:]
+    batch = broadcast_shapes(input.shape[:-2], tau.shape[:-1])
+    E = xp.broadcast_to(xp.eye(m, n, dtype=input.dtype), batch + (m, n))
+    return _colmajor(_reflect(xp, _vectors(xp, input, tau.shape[-1]), tau, E))
+
+
+def _householder_vjp(G, input, tau, E):
+    """The gradients of R = H_1 ... H_k E for its vectors and scalars, given G = dL/dR: with
+    R_i = H_i R_{i+1}, dL/dtau_i = -<v_i^T G_i, v_i^T R_{i+1}>, dL/dv_i = -tau_i (G_i R_{i+1}^T
+    + R_{i+1} G_i^T) v_i, and G_{i+1} = H_i G_i (glassgrad ops: they differentiate again)."""
+    m, n = input.shape[-2:]
+    k = tau.shape[-1]
+    V = tril(input[..., :, :k], -1) + eye(m, k, dtype=input.dtype)
+    states = [E]
+    for i in reversed(range(k)):
+        v = V[..., :, i:i + 1]
+        states.append(states[-1] - tau[..., i, None, None] * v * matmul(v.mT, states[-1]))
+    states = states[::-1]       # states[i] = R_{i+1}: what H_i is applied to is states[i + 1]
+    gv, gt = [], []
+    for i in range(k):
+        v, t, R = V[..., :, i:i + 1], tau[..., i, None, None], states[i + 1]
+        vG, vR = matmul(v.mT, G), matmul(v.mT, R)
+        gt.append(-(vG * vR).sum((-2, -1)))
+        gv.append(-t * (matmul(G, vR.mT) + matmul(R, vG.mT)))
+        G = G - t * v * vG
+    gV = tril(cat(gv, -1), -1)
+    if n > k:
+        gV = cat([gV, zeros(*gV.shape[:-1], n - k, dtype=gV.dtype)], -1)
+    return gV, _stack_last(gt)
+
+
+def _stack_last(ts):
+    return cat([t.unsqueeze(-1) for t in ts], -1)
+
+
+def _householder_grads(grad, input, tau):
+    m, n = input.shape[-2:]
+    E = eye(m, n, dtype=input.dtype).expand(*grad.shape[:-2], m, n)
+    return _householder_vjp(grad, input, tau, E)
+
+
+_householder = defop(
+    "LinalgHouseholderProductBackward0", _householder_forward, ("input", "tau"), dtype="same",
+    grads={"input": lambda grad, input, tau, result: _householder_grads(grad, input, tau)[0],
+           "tau": lambda grad, input, tau, result: _householder_grads(grad, input, tau)[1]})
+
+
+def _householder_checks(fn, input, tau):
+    if input.dim() < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{fn}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{fn}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if tau.dim() != input.dim() - 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got "
+                           f"tau.ndim equal to {tau.dim()} and input.ndim is equal to "
+                           f"{input.dim()}")
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(f"{fn}: tau dtype {_name(tau)} does not match input dtype "
+                           f"{_name(input)}")
+    if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
+        raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{_name(input)}\'')
+
+
+@public("linalg", linalg_signatures=(
+    "householder_product(Tensor input, Tensor tau, *, Tensor out=None)",))
+@public("function", "method", name="orgqr", signatures=(
+    "orgqr(Tensor input, Tensor input2, *, Tensor out=None)",))
+def householder_product(input, tau):
+    _householder_checks("torch.linalg.householder_product", input, tau)
+    return _householder(input, tau)
+
+
+def _ormqr_forward(xp, self, input2, input3, left, transpose):
+    m = self.shape[-2]
+    V = _vectors(xp, self, input2.shape[-1])
+    if left:        # op(Q) C: Q C applies H_k first; Q^T C applies H_1 first
+        return _colmajor(_reflect(xp, V, input2, input3, transpose))
+    out = _reflect(xp, V, input2, xp.swapaxes(input3, -1, -2), not transpose)   # (C op(Q))^T
+    return _colmajor(xp.swapaxes(out, -1, -2)) if m else out
+
+
+def _ormqr_grads(grad, self, input2, input3, result, left, transpose):
+    """gC = ormqr(grad) with op transposed; for the reflectors, the gradient of the full Q
+    (dL/dQ from the product) pulled through the Householder product of Q = H_1...H_k I."""
+    gC = ormqr(self, input2, grad, left, not transpose)
+    if left:
+        gQ = matmul(grad, input3.mT) if not transpose else matmul(input3, grad.mT)
+    else:
+        gQ = matmul(input3.mT, grad) if not transpose else matmul(grad.mT, input3)
+    m = self.shape[-2]
+    E = eye(m, dtype=self.dtype).expand(*gQ.shape[:-2], m, m)
+    gA, gtau = _householder_vjp(gQ, self, input2, E)
+    return gA[..., :, :self.shape[-1]], gtau, gC
+
+
+_ormqr = defop(
+    "OrmqrBackward0", _ormqr_forward, ("self", "input2", "input3"), dtype="same",
+    grads={n: (lambda i: lambda grad, self, input2, input3, result, left, transpose:
+               _ormqr_grads(grad, self, input2, input3, result, left, transpose)[i])(i)
+           for i, n in enumerate(("self", "input2", "input3"))})
+
+
+@public("function", "method", signatures=(
+    "ormqr(Tensor input, Tensor input2, Tensor input3, bool left=True, bool transpose=False, *, "
+    "Tensor out=None)",))
+def ormqr(input, input2, input3, left=True, transpose=False):
+    fn = "torch.ormqr"
+    for t, name in ((input, "input"), (input3, "other")):
+        if t.dim() < 2:
+            raise RuntimeError(f"{fn}: {name} must have at least 2 dimensions.")
+    dim = -2 if left else -1
+    if input3.shape[dim] != input.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{dim}] must be equal to input.shape[-2]")
+    k = min(input3.shape[dim], input.shape[-1])
+    if input2.shape[-1] != k:
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{dim}], "
+                           "input.shape[-1])")
+    for t, name in ((input2, "tau"), (input3, "other")):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but "
+                               f"input has dtype {_name(input)} and {name} has dtype "
+                               f"{_name(t)}")
+    return _ormqr(input, input2, input3, left=left, transpose=transpose)
+
+
 # -- least squares ------------------------------------------------------------------------------
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
