@@ -25,6 +25,15 @@ UNSAVED = ("_sym_strides",)
 GAUGE = ("_saved_U", "_saved_Vh", "_saved_eigenvectors")
 
 
+# glassgrad's sum, cat, cumprod and squeeze save a negative dim wrapped, torch as given (-1):
+# the composites built on them (vecdot, vander, cond) show it
+DIM_WRAPPED = {"linalg.vecdot_last", "linalg.linalg_vander", "linalg.linalg_vander_N",
+               "linalg.cond", "linalg.cond_-2_wide"}
+ROWS = [pytest.param(*p.values, id=p.id, marks=[pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="saved dims wrapped")] if p.id in DIM_WRAPPED
+    else []) for p in ROWS]
+
+
 @pytest.mark.parametrize("fn,shapes,kw", ROWS)
 def test_saved(fn, shapes, kw):
     rng = np.random.default_rng(1)

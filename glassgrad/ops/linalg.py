@@ -26,8 +26,8 @@ from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 _mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
             dtype="same", arrays=True,
-            grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
-                   "mat2": lambda grad, self: _mm.call(_t.call(self), grad)},
+            grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),
+                   "mat2": lambda grad, self, mat2_sym_sizes: _mm.call(_t.call(self), grad)},
             explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
 _mv = defop("MvBackward0", "matmul", ("self", "vec"),
             dtype="same", arrays=True,

@@ -106,8 +106,11 @@ def _triangular_solve_backward(grads, self, A, solution, upper, transpose, unitr
         gB = triangular_solve(gX, A, upper, not transpose, unitriangular)[0]
         gA = -matmul(solution, gB.mT) if transpose else -matmul(gB, solution.mT)
         gA = triu(gA, int(unitriangular)) if upper else tril(gA, -int(unitriangular))
+    if gX is None:      # torch's zeros where the solution has no gradient
+        gB = zeros(1, dtype=self.dtype).expand(self.shape)
+        gA = zeros(1, dtype=A.dtype).expand(A.shape)
     if gM is not None:
-        gA = gM if gA is None else gA + gM
+        gA = gA + gM
     return gB, gA
 
 

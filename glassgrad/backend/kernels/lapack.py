@@ -11,8 +11,18 @@ import numpy as xp
 
 
 def _colmajor(a):
-    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides)."""
-    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides, kept for
+    size-1 dims too, where NumPy would normalise them)."""
+    out = xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+    if out.ndim < 2 or 1 not in out.shape[-2:] or out.size == 0:
+        return out
+    m, n = out.shape[-2:]
+    step, strides = m * n * out.itemsize, []
+    for size in reversed(out.shape[:-2]):
+        strides.append(step)
+        step *= size
+    strides = tuple(reversed(strides)) + (out.itemsize, m * out.itemsize)
+    return xp.lib.stride_tricks.as_strided(out, out.shape, strides)
 
 
 def _lu_factor(a):
