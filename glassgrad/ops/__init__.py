@@ -122,8 +122,7 @@ def publish(namespace):
                                                   for s in method_signatures], method=True)
                                       if method_signatures else obj)
                 elif variant == "linalg":
-                    linalg[alias] = (_bind(obj, [alias + s[s.index("("):] for s in linalg_sigs])
-                                     if linalg_sigs else obj)
+                    linalg[alias] = _bind(obj, linalg_sigs) if linalg_sigs else obj
                 elif variant == "functional":
                     functional[alias] = obj
                 else:

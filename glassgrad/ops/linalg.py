@@ -782,9 +782,9 @@ def _check_singular(fn, A, message):
             _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
 
 
-def _inv_forward(xp, A, check_errors=True):
+def _inv_forward(xp, A, check_errors=True, fn="linalg.inv"):
     if check_errors:
-        _check_singular("linalg.inv", A, "The diagonal element {} is zero, the inversion could "
+        _check_singular(fn, A, "The diagonal element {} is zero, the inversion could "
                         "not be completed because the input matrix is singular.")
     lu, piv = _lu_factor(A)
     info = _lu_info(lu)
@@ -928,11 +928,11 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solve_forward(xp, A, B, left, check_errors=True):
+def _solve_forward(xp, A, B, left, check_errors=True, fn="torch.linalg.solve"):
     vector = _vector_rhs(A, B)
     Bm = B[..., None] if vector else B
     if check_errors:
-        _check_singular("torch.linalg.solve", A, "The solver failed because the input matrix is "
+        _check_singular(fn, A, "The solver failed because the input matrix is "
                         "singular.")
     lu, piv = _lu_factor(A)
     info = _lu_info(lu)
@@ -995,7 +995,7 @@ def solve(A, B, *, left=True):
     return _solve(A, B, left=left)[0]
 
 
-def _cholesky_forward(xp, A, upper, check_errors=True):
+def _cholesky_forward(xp, A, upper, check_errors=True, fn="linalg.cholesky"):
     try:
         L = xp.linalg.cholesky(A)
         info = xp.zeros(A.shape[:-2], xp.int32)
@@ -1004,7 +1004,7 @@ def _cholesky_forward(xp, A, upper, check_errors=True):
         if check_errors:
             flat = info.reshape(-1)
             b = int(xp.argmax(flat > 0))
-            _batch_error("linalg.cholesky", A.ndim > 2, b,
+            _batch_error(fn, A.ndim > 2, b,
                          "The factorization could not be completed because the input is not "
                          f"positive-definite (the leading minor of order {flat[b]} is not "
                          "positive-definite).")

@@ -47,6 +47,12 @@ def _float_check(fn, A, name="A"):
                            f"{_name(A)}")
 
 
+def _not_implemented(kernel, A):
+    """torch's dispatch refusal of a dtype its LAPACK kernel has no version for."""
+    if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_name(A)}\'')
+
+
 def _same_dtype(fn, A, B, a="A", b="B"):
     if A.dtype is not B.dtype:
         raise RuntimeError(f"{fn}: Expected {a} and {b} to have the same dtype, but found {a} of "
@@ -73,13 +79,12 @@ _solve_triangular = defop(
 
 
 @public("linalg", linalg_signatures=(
-    "solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor out=None)",))
+    "linalg_solve_triangular(Tensor input, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor out=None)",))
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     fn = "linalg.solve_triangular"
-    _float_check(fn, A)
-    if B.dim() < 2:
-        raise RuntimeError(f"{fn}: The input tensor B must have at least 2 dimensions.")
-    _same_dtype(fn, A, B)
+    for t, name in ((A, "A"), (B, "B")):
+        if t.dim() < 2:
+            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -88,7 +93,9 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {p}x{q})")
-    broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    broadcast_shapes(tuple(B.shape[:-2]), tuple(A.shape[:-2]))
+    _not_implemented("triangular_solve_cpu", A)
+    B = B if B.dtype is A.dtype else B.to(A.dtype)      # (torch computes in A's dtype)
     return _solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
@@ -138,25 +145,28 @@ def _warn_once(key, text):
     "triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, "
     "bool unitriangular=False, *, TensorList[2] out=None)",))
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    for t, name in ((input, "b"), (A, "A")):
+        if t.dim() < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 "
+                               f"dimensions, but it has {t.dim()} dimensions instead")
+    if input.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_name(input)} and A of type {_name(A)} instead.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {A.shape[-2]} "
+                           f"by {A.shape[-1]} matrices")
+    if A.shape[-1] != input.shape[-2]:
+        n = A.shape[-1]
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{n} by {n} but each b matrix is {input.shape[-2]} by "
+                           f"{input.shape[-1]}")
+    _not_implemented("triangular_solve_cpu", A)
     _warn_once("triangular_solve", "torch.triangular_solve is deprecated in favor of "
                "torch.linalg.solve_triangularand will be removed in a future PyTorch release.\n"
                "torch.linalg.solve_triangular has its arguments reversed and does not return a "
                "copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be "
                "replaced with\nX = torch.linalg.solve_triangular(A, B). (Triggered internally at "
                "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.)")
-    for t, name in ((input, "b"), (A, "A")):
-        if t.dim() < 2:
-            raise RuntimeError(f"torch.triangular_solve: The input tensor {name} must have at "
-                               "least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but "
-                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.shape[-1] != input.shape[-2]:
-        n = A.shape[-1]
-        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
-                           f"{n} by {n} but each b matrix is {input.shape[-2]} by "
-                           f"{input.shape[-1]}")
-    _same_dtype("triangular_solve", input, A, "self", "A")
     return _TRIANGULAR_SOLVE(*_triangular_solve(input, A, upper=upper, transpose=transpose,
                                                 unitriangular=unitriangular))
 
@@ -242,34 +252,25 @@ def _check_pivot(fn, pivot):
 
 
 @public("linalg", linalg_signatures=(
-    "lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, TensorList[3] out=None)",))
+    "linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False, TensorList[3] out=None)",))
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
-    fn = "torch.linalg.lu_factor_ex"
-    _float_check(fn, A)
-    _check_pivot("linalg.lu_factor", pivot)
-    LU, pivots, info = _lu_factor_ex(A, pivot=pivot)
+    LU, pivots, info = _lu_factor_checked(A, pivot)
     if check_errors:
-        _raise_info("torch.linalg.lu_factor_ex", info, lambda i: (
-            f"The factorization could not be completed because the input is not invertible "
-            f"(the diagonal element {i} is zero)."))
+        _raise_zero_pivot("torch.linalg.lu_factor_ex", info)
     return _LU_FACTOR_EX(LU, pivots, info)
 
 
-def _raise_info(fn, info, message):
-    """torch's check of an _ex function's info: the first failing matrix's error."""
-    flat = info._data.reshape(-1)
-    for b, i in enumerate(flat):
-        if i > 0:
-            _batch_error(fn, info.dim() > 0, b, message(int(i)))
-
-
-@public("linalg", linalg_signatures=(
-    "lu_factor(Tensor A, *, bool pivot=True, TensorList[2] out=None)",))
-def lu_factor(A, *, pivot=True):
-    fn = "torch.linalg.lu_factor"
-    _float_check(fn, A)
+def _lu_factor_checked(A, pivot):
+    if A.dim() < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {list(A.shape)} instead")
     _check_pivot("linalg.lu_factor", pivot)
-    LU, pivots, info = _lu_factor_ex(A, pivot=pivot)
+    _not_implemented("lu_cpu", A)
+    return _lu_factor_ex(A, pivot=pivot)
+
+
+def _raise_zero_pivot(fn, info):
+    """lu_factor's error for the first matrix with a zero on U's diagonal."""
     flat = info._data.reshape(-1)
     for b, i in enumerate(flat):
         if i > 0:
@@ -278,6 +279,13 @@ def lu_factor(A, *, pivot=True):
                                "result in a division by zero. If you still want to perform the "
                                "factorization, consider calling linalg.lu(A, pivot) or "
                                "linalg.lu_factor_ex(A, pivot)")
+
+
+@public("linalg", linalg_signatures=(
+    "linalg_lu_factor(Tensor A, *, bool pivot=True, TensorList[2] out=None)",))
+def lu_factor(A, *, pivot=True):
+    LU, pivots, info = _lu_factor_checked(A, pivot)
+    _raise_zero_pivot("torch.linalg.lu_factor", info)
     return _LU_FACTOR(LU, pivots)
 
 
@@ -292,10 +300,13 @@ _lu = defop("LinalgLuBackward0", _lu_forward, ("A",), dtype="same", outputs=("L"
 
 
 @public("linalg", linalg_signatures=(
-    "lu(Tensor A, *, bool pivot=True, TensorList[3] out=None)",))
+    "linalg_lu(Tensor A, *, bool pivot=True, TensorList[3] out=None)",))
 def lu(A, *, pivot=True):
-    _float_check("linalg.lu", A)
-    _check_pivot("linalg.lu", pivot)
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: "
+                           f"{list(A.shape)} instead")
+    _check_pivot("linalg.lu_factor", pivot)
+    _not_implemented("lu_cpu", A)
     L, U, P = _lu(A, pivot=pivot)
     return _LU(P, L, U)
 
@@ -378,27 +389,27 @@ _lu_solve_row = defop(
 
 
 @public("linalg", name="lu_solve", linalg_signatures=(
-    "lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor out=None)",))
+    "linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor out=None)",))
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     fn = "linalg.lu_solve"
-    _float_check("torch.linalg.lu_solve", LU, "LU")
-    if B.dim() < 2:
-        raise RuntimeError(f"torch.linalg.lu_solve: The input tensor B must have at least 2 "
-                           "dimensions.")
+    for t, name in ((LU, "LU"), (B, "B")):
+        if t.dim() < 2:
+            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
     n = LU.shape[-1]
     if LU.shape[-2] != n:
-        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
+        raise RuntimeError(f"torch.{fn}: A must be batches of square matrices, but they are "
                            f"{LU.shape[-2]} by {n} matrices")
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation "
                            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x"
                            f"{B.shape[-1]})")
+    if pivots.shape[-1] != n:
+        raise RuntimeError(f"{fn}: Number of pivots per batch should be same as the dimension "
+                           "of the matrix")
     if pivots.dtype is not dtypes.int32:
-        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_name(pivots)}")
+        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     _same_dtype(fn, LU, B, "LU", "B")
-    if tuple(pivots.shape[:-1]) != tuple(LU.shape[:-2]) or pivots.shape[-1] != n:
-        raise RuntimeError(f"{fn}: Incompatible shapes of LU and pivots. LU.shape[:-1] = "
-                           f"{list(LU.shape[:-1])} and pivots.shape = {list(pivots.shape)}")
+    _float_check(fn, LU, "LU")
     return _lu_solve_row(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 
 
@@ -409,36 +420,38 @@ def _lu_solve_old(input, LU_data, LU_pivots):
                "will be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve "
                "has its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be "
                "replaced with\nX = torch.linalg.lu_solve(LU, pivots, B) (Triggered internally at "
-               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2160.)")
+               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2230.)")
     return linalg_lu_solve(LU_data, LU_pivots, input)
 
 
 # -- the _ex variants of ops/linalg.py's rows --------------------------------------------------
 @public("linalg", linalg_signatures=(
-    "cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, TensorList[2] out=None)",))
+    "linalg_cholesky_ex(Tensor input, *, bool upper=False, bool check_errors=False, TensorList[2] out=None)",))
 def cholesky_ex(A, *, upper=False, check_errors=False):
     _check("linalg.cholesky", A)
-    return _CHOLESKY_EX(*_cholesky(A, upper=upper, check_errors=check_errors))
+    return _CHOLESKY_EX(*_cholesky(A, upper=upper, check_errors=check_errors,
+                                   fn="linalg.cholesky_ex"))
 
 
 @public("linalg", linalg_signatures=(
-    "inv_ex(Tensor A, *, bool check_errors=False, TensorList[2] out=None)",))
+    "linalg_inv_ex(Tensor A, *, bool check_errors=False, TensorList[2] out=None)",))
 def inv_ex(A, *, check_errors=False):
     _check("linalg.inv", A)
-    return _INV_EX(*_inv(A, check_errors=check_errors))
+    return _INV_EX(*_inv(A, check_errors=check_errors, fn="linalg.inv_ex"))
 
 
 @public("linalg", linalg_signatures=(
-    "solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, TensorList[2] out=None)",))
+    "linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, TensorList[2] out=None)",))
 def solve_ex(A, B, *, left=True, check_errors=False):
     _solve_checks(A, B, left)
-    result, _, _, info = _solve(A, B, left=left, check_errors=check_errors)
+    result, _, _, info = _solve(A, B, left=left, check_errors=check_errors,
+                                fn="torch.linalg.solve_ex")
     return _SOLVE_EX(result, info)
 
 
 # -- Cholesky: torch.cholesky, cholesky_solve, cholesky_inverse ---------------------------------
 _cholesky_old = defop("CholeskyBackward0", lambda xp, self, upper: _cholesky.forward(
-    xp, self, upper, True)[0], dtype="same",
+    xp, self, upper, True, "cholesky")[0], dtype="same",
     grads={"self": lambda grad, result, upper: _cholesky_backward(grad, result, upper)})
 
 
@@ -452,6 +465,8 @@ def cholesky(input, upper=False):
                "transform will produce equivalent results for all valid (symmetric positive "
                "definite) inputs. (Triggered internally at "
                "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1778.)")
+    _check("cholesky", input, square=False) if input.dim() < 2 else None
+    _not_implemented("cholesky_cpu", input)
     _check("cholesky", input)
     return _cholesky_old(input, upper=upper)
 
@@ -489,6 +504,11 @@ def cholesky_solve(input, input2, upper=False):
     if input.dtype is not input2.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(input)} and A of type {_name(input2)} instead.")
+    n = input2.shape[-1]
+    if input2.shape[-2] != n or input.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is "
+                           f"{input2.shape[-2]} by {n} but each b matrix is {input.shape[-2]} by "
+                           f"{input.shape[-1]}")
     return _cholesky_solve(input, input2, upper=upper)
 
 
@@ -512,8 +532,9 @@ _cholesky_inverse = defop("CholeskyInverseBackward0", _cholesky_inverse_forward,
     "cholesky_inverse(Tensor input, bool upper=False, *, Tensor out=None)",))
 def cholesky_inverse(input, upper=False):
     if input.dim() < 2:
-        raise RuntimeError(f"cholesky_inverse: The input tensor input must have at least 2 "
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 "
                            "dimensions.")
+    _not_implemented("cholesky_inverse_out_cpu", input)
     _check("cholesky_inverse", input)
     return _cholesky_inverse(input, upper=upper)
 
@@ -541,7 +562,7 @@ def matrix_exp(A):
 @public("function", "method", signatures=(
     "matrix_power(Tensor input, int64_t n, *, Tensor out=None)",))
 @public("linalg", linalg_signatures=(
-    "matrix_power(Tensor input, int64_t n, *, Tensor out=None)",))
+    "linalg_matrix_power(Tensor input, int64_t n, *, Tensor out=None)",))
 def matrix_power(A, n):
     """ATen's: the identity for n = 0, the inverse's power for n < 0, then products by the
     binary digits of n (squarings of A, multiplied in from the lowest set bit)."""
@@ -574,6 +595,12 @@ def matrix_power(A, n):
 
 
 # -- composites --------------------------------------------------------------------------------
+# the element type names torch's messages print (caffe2's TypeMeta)
+_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+               "uint8": "unsigned char", "bool": "bool"}
+
+
 def _chain_order(shapes):
     """The matrix chain order (CLRS): split[i][j] for the cheapest product of i..j."""
     p = [shapes[0][0]] + [s[1] for s in shapes]
@@ -599,7 +626,7 @@ def _chain(mats, split, i, j):
 
 
 @public("linalg", linalg_signatures=(
-    "multi_dot(TensorList tensors, *, Tensor out=None)",))
+    "linalg_multi_dot(TensorList tensors, *, Tensor out=None)",))
 def multi_dot(tensors):
     tensors = list(tensors)
     n = len(tensors)
@@ -616,8 +643,8 @@ def multi_dot(tensors):
     for i, t in enumerate(tensors[1:], 1):
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but "
-                               f"tensor 0 is {_name(tensors[0])} and tensor {i} "
-                               f"{_name(t)}")
+                               f"tensor 0 is {_META_NAMES[tensors[0].dtype.name]} and tensor "
+                               f"{i} {_META_NAMES[t.dtype.name]}")
     mats = list(tensors)
     if first == 1:
         mats[0] = mats[0].unsqueeze(0)
@@ -652,7 +679,7 @@ def chain_matmul(*matrices, out=None):
     _warn_once("chain_matmul", "torch.chain_matmul is deprecated and will be removed in a future "
                "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                "or more tensors rather than multiple parameters. (Triggered internally at "
-               "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1391.)")
+               "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1102.)")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if len(matrices) == 1:
@@ -661,31 +688,30 @@ def chain_matmul(*matrices, out=None):
 
 
 @public("linalg", linalg_signatures=(
-    "vecdot(Tensor x, Tensor y, *, int64_t dim=-1, Tensor out=None)",))
+    "linalg_vecdot(Tensor x, Tensor y, *, int64_t dim=-1, Tensor out=None)",))
 def vecdot(x, y, *, dim=-1):
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            f"of type {_name(x)} and y of type {_name(y)} instead")
+    if x.dim() == 1 and y.dim() == 1:
+        from .linalg import vdot
+        return vdot(x, y)
     return (x * y).sum(dim)
 
 
 @public("linalg", linalg_signatures=(
-    "diagonal(Tensor A, *, int64_t offset=0, int64_t dim1=-2, int64_t dim2=-1)",),
+    "linalg_diagonal(Tensor A, *, int64_t offset=0, int64_t dim1=-2, int64_t dim2=-1)",),
     name="diagonal")
 def _linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
 @public("linalg", name="vander", linalg_signatures=(
-    "vander(Tensor x, *, SymInt? N=None)",))
+    "linalg_vander(Tensor x, *, SymInt? N=None)",))
 def linalg_vander(x, *, N=None):
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension")
-    n = x.shape[-1] if N is None else N
+    n = (x.shape[-1] if x.dim() else 0) if N is None else N
     if n <= 1:
-        if n < 1:
-            raise RuntimeError("N must be greater than 1.")
-        return ones(*x.shape, 1, dtype=x.dtype)
+        raise RuntimeError("N must be greater than 1.")
     powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
     return cat([ones(*x.shape, 1, dtype=powers.dtype), powers], -1)
 
@@ -709,14 +735,16 @@ def _vander_old(x, N=None, increasing=False):
 
 
 @public("linalg", linalg_signatures=(
-    "matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, "
+    "linalg_matrix_rank(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, "
     "Tensor out=None)",
-    "matrix_rank(Tensor input, *, double? atol=None, double? rtol=None, bool hermitian=False, "
+    "linalg_matrix_rank(Tensor input, *, double? atol=None, double? rtol=None, bool hermitian=False, "
     "Tensor out=None)",
-    "matrix_rank(Tensor input, double tol, bool hermitian=False, *, Tensor out=None)",
-    "matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor out=None)"))
+    "linalg_matrix_rank(Tensor input, double tol, bool hermitian=False, *, Tensor out=None)",
+    "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor out=None)"))
 def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
-    _float_check("torch.linalg.matrix_rank", input, "input")
+    _float_check("torch.linalg.matrix_rank", input, "input") if input.dim() < 2 else None
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
     S = eigvalsh(input.detach()).abs() if hermitian else svdvals(input.detach())
@@ -726,8 +754,7 @@ def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
         rtol = (eps * max(input.shape[-2:])) if atol is None or _is_zero(atol) else 0.0
     tol_t = _as_tensor(rtol, S) * smax
     if atol is not None:
-        tol_t = _maximum(_as_tensor(atol, S).unsqueeze(-1) if isinstance(atol, Tensor) else
-                         _as_tensor(atol, S), tol_t)
+        tol_t = _maximum(_as_tensor(atol, S), tol_t)
     return (S > tol_t).sum(-1)
 
 
@@ -746,12 +773,16 @@ def _maximum(a, b):
 
 
 @public("linalg", linalg_signatures=(
-    "cond(Tensor input, Scalar? p=None, *, Tensor out=None)",
-    "cond(Tensor input, c10::string_view p, *, Tensor out=None)",))
+    "linalg_cond(Tensor input, Scalar? p=None, *, Tensor out=None)",
+    "linalg_cond(Tensor input, c10::string_view p, *, Tensor out=None)",))
 def cond(input, p=None):
     from .reduce import matrix_norm
-    _float_check("linalg.cond", input, "A")
+    if input.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in (None, 2, -2, 1, -1, float("inf"), -float("inf"), "fro", "nuc"):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p in (None, 2, -2):      # the ratio of the extreme singular values
+        _check("linalg.svd", input, square=False)
         S = svdvals(input)
         first, last = S.narrow(-1, 0, 1), S.narrow(-1, S.shape[-1] - 1, 1)
         return (first / last if p != -2 else last / first).squeeze(-1)
@@ -770,7 +801,7 @@ def cond(input, p=None):
 
 
 @public("linalg", linalg_signatures=(
-    "tensorinv(Tensor input, int64_t ind=2, *, Tensor out=None)",))
+    "linalg_tensorinv(Tensor input, int64_t ind=2, *, Tensor out=None)",))
 def tensorinv(input, ind=2):
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -791,7 +822,7 @@ def _prod(sizes):
 
 
 @public("linalg", linalg_signatures=(
-    "tensorsolve(Tensor input, Tensor other, IntArrayRef? dims=None, *, Tensor out=None)",))
+    "linalg_tensorsolve(Tensor input, Tensor other, IntArrayRef? dims=None, *, Tensor out=None)",))
 def tensorsolve(A, B, dims=None):
     if dims is not None:
         nd = A.dim()
@@ -913,7 +944,7 @@ def _householder_checks(fn, input, tau):
 
 
 @public("linalg", linalg_signatures=(
-    "householder_product(Tensor input, Tensor tau, *, Tensor out=None)",))
+    "linalg_householder_product(Tensor input, Tensor tau, *, Tensor out=None)",))
 @public("function", "method", name="orgqr", signatures=(
     "orgqr(Tensor input, Tensor input2, *, Tensor out=None)",))
 def householder_product(input, tau):
@@ -1036,15 +1067,17 @@ _lstsq = defop(
 
 
 @public("linalg", linalg_signatures=(
-    "lstsq(Tensor input, Tensor b, double? rcond=None, *, c10::string_view? driver=None, "
+    "linalg_lstsq(Tensor input, Tensor b, double? rcond=None, *, c10::string_view? driver=None, "
     "TensorList[4] out=None)",))
 def lstsq(input, b, rcond=None, *, driver=None):
     fn = "torch.linalg.lstsq"
-    _float_check("linalg.lstsq", input, "A")
-    if b.dim() < 1:
-        raise RuntimeError(f"{fn}: input.dim() must be greater or equal to other.dim() and "
-                           f"(input.dim() - other.dim()) <= 1")
-    _same_dtype("linalg.lstsq", input, b, "A", "B")
+    if input.dim() < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if input.dtype is not b.dtype:
+        raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {_name(input)} and other's dtype {_name(b)}")
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
     vector = b.dim() == input.dim() - 1
     if not vector and b.dim() != input.dim():
         raise RuntimeError(f"{fn}: input.dim() must be greater or equal to other.dim() and "
@@ -1106,6 +1139,8 @@ _addbmm = defop(
     "addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
     "Tensor out=None)",))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.dim() >= 2 and batch2.dim() >= 3:      # torch sizes the result first
+        expand(input, (batch1.shape[1], batch2.shape[2]))
     for name, b in (("batch1", batch1), ("batch2", batch2)):
         if b.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
@@ -1115,7 +1150,12 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.shape[2] != batch2.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
                            f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
-    expand(input, (batch1.shape[1], batch2.shape[2]))
+    if input.dtype is not batch2.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_name(input)} and "
+                           f"{_name(batch2)}")
+    if batch1.dtype is not batch2.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(batch1)} and "
+                           f"{_name(batch2)}")
     return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha,
                    batch1_sym_argsize_0=batch1.shape[0], batch1_sym_argsize_1=batch1.shape[1],
                    batch2_sym_argsize_2=batch2.shape[2])

@@ -51,6 +51,8 @@ def _lu_factor(a):
 def _lu_info(lu):
     """getrf's info: the 1-based index of the first zero on U's diagonal, 0 if none."""
     zero = xp.diagonal(lu, 0, -2, -1) == 0
+    if zero.shape[-1] == 0:
+        return xp.zeros(zero.shape[:-1], xp.int32)
     return xp.where(zero.any(-1), xp.argmax(zero, -1) + 1, 0).astype(xp.int32)
 
 
