@@ -120,6 +120,8 @@ ERRORS = {
     "addbmm_dtypes": lambda t: t.addbmm(t.ones(3, 4), t.ones(2, 3, 5),
                                         t.ones(2, 5, 4).double()),
     "ger_2d": lambda t: t.ger(t.ones(3, 1), t.ones(3)),
+    "frobenius_norm_dims": lambda t: t.frobenius_norm(t.ones(3, 4), (0, 1, 1)),
+    "nuclear_norm_dims": lambda t: t.nuclear_norm(t.ones(3, 4), (0,)),
     "lstsq_driver": lambda t: t.linalg.lstsq(t.ones(3, 3), t.ones(3, 2), driver="foo"),
     "lstsq_rows": lambda t: t.linalg.lstsq(t.ones(3, 3), t.ones(4, 2)),
     "lstsq_rows_vector": lambda t: t.linalg.lstsq(t.ones(3, 3), t.ones(4)),
@@ -221,6 +223,8 @@ VALUES = {
                                                                      t.ones(3, 1), upper=True),
     "solve_triangular_promotes": lambda t: t.linalg.solve_triangular(
         t.eye(3), t.ones(3, 2).double(), upper=True),
+    "lu_old_singular": lambda t: t.lu(t.zeros(2, 2)),
+    "nuclear_norm_batched": lambda t: t.nuclear_norm(_t(t, 2, 3, 4)),
     "ger": lambda t: t.ger(t.tensor([1, 2]), t.tensor([3, 4, 5])),
     "addr_ints": lambda t: t.addr(t.ones(2, 3, dtype=t.int64), t.tensor([1, 2]),
                                   t.tensor([3, 4, 5]), beta=2, alpha=3),
@@ -284,6 +288,9 @@ DEPRECATED = {
     "triangular_solve": lambda t: t.triangular_solve(t.ones(2, 1), t.eye(2)),
     "lu_solve": lambda t: t.lu_solve(t.ones(2, 1), *t.linalg.lu_factor(t.eye(2))),
     "chain_matmul": lambda t: t.chain_matmul(t.eye(2), t.eye(2)),
+    "lu": lambda t: t.lu(t.eye(2)),
+    "frobenius_norm": lambda t: t.frobenius_norm(t.eye(2), (0,)),
+    "nuclear_norm": lambda t: t.nuclear_norm(t.eye(2)),
 }
 
 

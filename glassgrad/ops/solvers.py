@@ -1166,6 +1166,72 @@ def _ger(input, vec2):
     return outer(input, vec2)
 
 
+# -- deprecated norms and torch.lu ---------------------------------------------------------------
+def _frobenius_forward(xp, self, p, dim, keepdim):
+    axes = tuple(d % self.ndim for d in dim) if self.ndim else ()
+    return xp.sqrt(xp.sum(self * self, axis=axes, keepdims=keepdim))
+
+
+def _frobenius_backward(grad, self, p, dim, keepdim, result):
+    """torch's norm_backward for p = 2: grad * self / norm, 0 where the norm is 0."""
+    if not keepdim:
+        for d in sorted(_wrap_dim(d, self.dim()) for d in dim):
+            grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    return grad * (self / result).masked_fill(result == 0, 0)
+
+
+_frobenius = defop("NormBackward1", _frobenius_forward, dtype="same", row_major=True,
+                   grads={"self": _frobenius_backward})
+
+
+@public("function", signatures=(
+    "frobenius_norm(Tensor input, IntArrayRef[1] dim, bool keepdim=False, *, Tensor out=None)",))
+def frobenius_norm(input, dim, keepdim=False):
+    _warn_once("frobenius_norm", "at::frobenius_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.vector_norm(A, 2., dim, keepdim)` instead (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:3175.)")
+    if len(dim) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dim)} dimensions "
+                           "instead.")
+    for d in dim:
+        _wrap_dim(d, input.dim())
+    return _frobenius(input, p=2.0, dim=tuple(dim), keepdim=keepdim)     # (saved as given)
+
+
+@public("function", signatures=(
+    "nuclear_norm(Tensor input, IntArrayRef[2] dim, bool keepdim=False, *, Tensor out=None)",
+    "nuclear_norm(Tensor input, bool keepdim=False, *, Tensor out=None)"))
+def nuclear_norm(input, dim=(-2, -1), keepdim=False):
+    from .reduce import matrix_norm
+    _warn_once("nuclear_norm", "at::nuclear_norm is deprecated and it is just left for JIT "
+               "compatibility. It will be removed in a future PyTorch release. Please use "
+               "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:3229.)")
+    return matrix_norm(input, "nuc", tuple(dim), keepdim)
+
+
+_LU_WITH_INFO = _return_type("_lu_with_info", ("LU", "pivots", "info"))
+
+
+@public("function", "method")
+def lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu (torch/functional.py): lu_factor_ex, checked unless get_infos."""
+    _warn_once("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+               "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.\nLU, "
+               "pivots = torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = "
+               "torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+               "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+               "torch.linalg.lu_factor_ex(A, compute_pivots) (Triggered internally at "
+               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2073.)")
+    if out is not None:
+        raise NotImplementedError("glassgrad: torch.lu(..., out=) is not supported")
+    LU, pivots, info = _lu_factor_checked(A, pivot)
+    if not get_infos:       # (a singular A is no error: only LAPACK's argument errors are)
+        return LU, pivots
+    return _LU_WITH_INFO(LU, pivots, info)
+
+
 # -- removed in torch 1.9: their RuntimeErrors ---------------------------------------------------
 _REMOVED = {
     "solve": "This function was deprecated since version 1.9 and is now removed. `torch.solve` is "
