@@ -1659,6 +1659,10 @@ SOLVERS = [
     row("nuclear_norm_dims", lambda t, a: t.nuclear_norm(a, (0, 2), True), (3, 2, 4)),
     row("lu_old", lambda t, a: t.lu(a), SQ),
     row("lu_old_infos", lambda t, a: tuple(a.lu(get_infos=True)), (2, 3, 4)),
+    # (not differentiable in torch: their backward errors are in test_ops_linalg2.py)
+    row("ldl_factor", lambda t, a: tuple(t.linalg.ldl_factor(a + a.mT)), SQ, grad=(False,)),
+    row("ldl_solve", lambda t, a, b: t.linalg.ldl_solve(*t.linalg.ldl_factor(a + a.mT), b), SQ,
+        (3, 2), grad=(False, False)),
     row("lstsq", lambda t, a, b: tuple(t.linalg.lstsq(a, b)), (5, 3), (5, 2)),
     row("lstsq_gelsd", lambda t, a, b: tuple(t.linalg.lstsq(a, b, driver="gelsd")), (5, 3),
         (5, 2)),

@@ -146,6 +146,18 @@ ERRORS = {
     "geqrf_1d": lambda t: t.geqrf(t.ones(3)),
     "geqrf_long": lambda t: t.geqrf(t.ones(3, 3).long()),
     "geqrf_backward": lambda t: t.geqrf(_t(t, 3, 3, requires_grad=True))[0].sum().backward(),
+    "ldl_factor_1d": lambda t: t.linalg.ldl_factor(t.ones(3)),
+    "ldl_factor_nonsquare": lambda t: t.linalg.ldl_factor_ex(t.ones(2, 3)),
+    "ldl_factor_long": lambda t: t.linalg.ldl_factor(t.ones(3, 3).long()),
+    "ldl_factor_singular": lambda t: t.linalg.ldl_factor(t.zeros(3, 3)),
+    "ldl_factor_ex_check": lambda t: t.linalg.ldl_factor_ex(t.zeros(3, 3), check_errors=True),
+    "ldl_factor_backward": lambda t: t.linalg.ldl_factor(2 * t.eye(3, requires_grad=True))
+    .LD.sum().backward(),
+    "ldl_solve_backward": lambda t: t.linalg.ldl_solve(*t.linalg.ldl_factor(2 * t.eye(3)),
+                                                       t.ones(3, 2, requires_grad=True))
+    .sum().backward(),
+    "ldl_solve_dtypes": lambda t: t.linalg.ldl_solve(*t.linalg.ldl_factor(2 * t.eye(3)),
+                                                     t.ones(3, 2).double()),
     "removed_solve": lambda t: t.solve(t.eye(2), t.eye(2)),
     "removed_lstsq": lambda t: t.lstsq(t.eye(2), t.eye(2)),
     "removed_symeig": lambda t: t.symeig(t.eye(2)),
@@ -224,6 +236,13 @@ VALUES = {
     "solve_triangular_promotes": lambda t: t.linalg.solve_triangular(
         t.eye(3), t.ones(3, 2).double(), upper=True),
     "lu_old_singular": lambda t: t.lu(t.zeros(2, 2)),
+    "ldl_factor_ex": lambda t: tuple(t.linalg.ldl_factor_ex(_t(t, 2, 3, 3) + _t(t, 2, 3, 3).mT)),
+    "ldl_factor_hermitian": lambda t: tuple(t.linalg.ldl_factor(_t(t, 4, 4) + _t(t, 4, 4).mT,
+                                                                hermitian=True)),
+    "ldl_factor_ex_singular": lambda t: tuple(t.linalg.ldl_factor_ex(t.zeros(3, 3))),
+    "ldl_solve": lambda t: t.linalg.ldl_solve(*t.linalg.ldl_factor(_t(t, 2, 3, 3) +
+                                                                   _t(t, 2, 3, 3).mT),
+                                              _t(t, 3, 2)),
     "nuclear_norm_batched": lambda t: t.nuclear_norm(_t(t, 2, 3, 4)),
     "ger": lambda t: t.ger(t.tensor([1, 2]), t.tensor([3, 4, 5])),
     "addr_ints": lambda t: t.addr(t.ones(2, 3, dtype=t.int64), t.tensor([1, 2]),
@@ -248,7 +267,8 @@ def test_named_tuples():
              lambda t, x: t.linalg.cholesky_ex(x @ x.mT), lambda t, x: t.linalg.inv_ex(x),
              lambda t, x: t.linalg.solve_ex(x, x[0]),
              lambda t, x: t.linalg.lstsq(2 * t.eye(3, dtype=x.dtype), x),
-             lambda t, x: t.geqrf(x)]
+             lambda t, x: t.geqrf(x), lambda t, x: t.linalg.ldl_factor(x + x.mT),
+             lambda t, x: t.linalg.ldl_factor_ex(x + x.mT), lambda t, x: t.lu(x, get_infos=True)]
     for f in progs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

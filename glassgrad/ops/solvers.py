@@ -1005,6 +1005,92 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     return _ormqr(input, input2, input3, left=left, transpose=transpose)
 
 
+# -- LDL (Bunch-Kaufman): not differentiable in torch ------------------------------------------
+def _not_differentiable(op):
+    def backward(grad):
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+    return backward
+
+
+def _ldl_forward(xp, A, hermitian):
+    ld, piv, info = _ldl(A, hermitian)
+    return _colmajor(xp.tril(ld)), piv, info
+
+
+_ldl_factor_ex = defop("NotImplemented", _ldl_forward, ("A",), dtype="same",
+                       outputs=("LD", "pivots", "info"),
+                       grads={"A": _not_differentiable("linalg_ldl_factor_ex")})
+_ldl_factor_ex.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+
+
+def _ldl_checks(fn, A):
+    if A.dim() < 2:
+        raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
+                           f"{_name(A)}")
+
+
+@public("linalg", linalg_signatures=(
+    "linalg_ldl_factor_ex(Tensor input, *, bool hermitian=False, bool check_errors=False, "
+    "TensorList[3] out=None)",))
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False):
+    fn = "torch.linalg.ldl_factor_ex"
+    _ldl_checks(fn, input)
+    LD, pivots, info = _ldl_factor_ex(input, hermitian=hermitian)
+    if check_errors and bool((info._data > 0).any()):
+        raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/"
+                           f"ATen/native/BatchLinearAlgebra.cpp\":1642, please report a bug to "
+                           f"PyTorch. {fn}: Unknown error code: {int(info._data.max())}.")
+    return _LDL_FACTOR_EX(LD, pivots, info)
+
+
+@public("linalg", linalg_signatures=(
+    "linalg_ldl_factor(Tensor input, *, bool hermitian=False, TensorList[2] out=None)",))
+def ldl_factor(input, *, hermitian=False):
+    fn = "torch.linalg.ldl_factor"
+    _ldl_checks("torch.linalg.ldl_factor_ex", input)
+    LD, pivots, info = _ldl_factor_ex(input, hermitian=hermitian)
+    if bool((info._data > 0).any()):
+        raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/"
+                           f"ATen/native/BatchLinearAlgebra.cpp\":1642, please report a bug to "
+                           f"PyTorch. {fn}: Unknown error code: {int(info._data.max())}.")
+    return _LDL_FACTOR(LD, pivots)
+
+
+def _ldl_solve_forward(xp, LD, B, pivots, hermitian):
+    batch = broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+    n = LD.shape[-1]
+    ld = xp.broadcast_to(LD, batch + (n, n))
+    piv = xp.broadcast_to(pivots, batch + (n,))
+    return _colmajor(_ldl_solve(ld, piv, xp.broadcast_to(B, batch + B.shape[-2:])))
+
+
+_ldl_solve_row = defop("NotImplemented", _ldl_solve_forward, ("LD", "B"), dtype="same",
+                       grads={"LD": _not_differentiable("linalg_ldl_solve"),
+                              "B": _not_differentiable("linalg_ldl_solve")})
+_ldl_solve_row.node_cls.name = lambda self: "torch::autograd::NotImplemented"
+
+
+@public("linalg", linalg_signatures=(
+    "linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, "
+    "Tensor out=None)",))
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    fn = "torch.linalg.ldl_solve"
+    for t, name in ((LD, "LD"), (B, "B")):
+        if t.dim() < 2:
+            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{_name(B)} and A of type {_name(LD)} instead.")
+    if pivots.dtype is not dtypes.int32:
+        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_name(pivots)}")
+    return _ldl_solve_row(LD, B, pivots=pivots, hermitian=hermitian)
+
+
 # -- least squares ------------------------------------------------------------------------------
 _LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
