@@ -166,6 +166,7 @@ ERRORS = {
     "removed_lstsq_method": lambda t: t.eye(2).lstsq(t.eye(2)),
     "removed_solve_method": lambda t: t.eye(2).solve(t.eye(2)),
     "removed_eig_method": lambda t: t.eye(2).eig(),
+    "removed_matrix_rank": lambda t: t.matrix_rank(t.eye(2)),
     "cond_1_backward": lambda t: t.linalg.cond(_t(t, 3, 3, requires_grad=True) + 3 * t.eye(3),
                                                1).backward(),
 }

@@ -465,7 +465,8 @@ def cholesky(input, upper=False):
                "transform will produce equivalent results for all valid (symmetric positive "
                "definite) inputs. (Triggered internally at "
                "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1778.)")
-    _check("cholesky", input, square=False) if input.dim() < 2 else None
+    if input.dim() < 2:
+        _check("cholesky", input, square=False)
     _not_implemented("cholesky_cpu", input)
     _check("cholesky", input)
     return _cholesky_old(input, upper=upper)
@@ -680,6 +681,8 @@ def chain_matmul(*matrices, out=None):
                "PyTorch release. Use torch.linalg.multi_dot instead, which accepts a list of two "
                "or more tensors rather than multiple parameters. (Triggered internally at "
                "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1102.)")
+    if out is not None:
+        raise NotImplementedError("glassgrad: chain_matmul(..., out=) is not supported")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     if len(matrices) == 1:
@@ -742,7 +745,8 @@ def _vander_old(x, N=None, increasing=False):
     "linalg_matrix_rank(Tensor input, double tol, bool hermitian=False, *, Tensor out=None)",
     "linalg_matrix_rank(Tensor input, Tensor tol, bool hermitian=False, *, Tensor out=None)"))
 def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
-    _float_check("torch.linalg.matrix_rank", input, "input") if input.dim() < 2 else None
+    if input.dim() < 2:
+        _float_check("torch.linalg.matrix_rank", input, "input")
     if input.dtype not in (dtypes.float32, dtypes.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
@@ -751,15 +755,13 @@ def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
     smax = S.amax(-1, keepdim=True) if S.shape[-1] else zeros(*S.shape[:-1], 1, dtype=S.dtype)
     if rtol is None:
         eps = xp.finfo(input._data.dtype).eps
-        rtol = (eps * max(input.shape[-2:])) if atol is None or _is_zero(atol) else 0.0
+        # (rtol's default: eps * max(m, n) unless a positive atol is given)
+        given = atol is not None and (isinstance(atol, Tensor) or atol > 0)
+        rtol = 0.0 if given else eps * max(input.shape[-2:])
     tol_t = _as_tensor(rtol, S) * smax
     if atol is not None:
         tol_t = _maximum(_as_tensor(atol, S), tol_t)
     return (S > tol_t).sum(-1)
-
-
-def _is_zero(v):
-    return (v == 0) if not isinstance(v, Tensor) else False
 
 
 def _as_tensor(v, like):
@@ -1189,8 +1191,12 @@ _addr = defop(
 
 
 @public("function", "method", signatures=(
-    "addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, "
-    "Tensor out=None)",))
+    "addr(Scalar beta, Tensor input, Scalar alpha, Tensor vec1, Tensor vec2, *, Tensor out=None)|deprecated",
+    "addr(Scalar beta, Tensor input, Tensor vec1, Tensor vec2, *, Tensor out=None)|deprecated",
+    "addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)"), method_signatures=(
+    "addr(Tensor self, Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated",
+    "addr(Tensor self, Scalar beta, Tensor vec1, Tensor vec2)|deprecated",
+    "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)"))
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
@@ -1222,8 +1228,12 @@ _addbmm = defop(
 
 
 @public("function", "method", signatures=(
-    "addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
-    "Tensor out=None)",))
+    "addbmm(Scalar beta, Tensor input, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor out=None)|deprecated",
+    "addbmm(Scalar beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out=None)|deprecated",
+    "addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)"), method_signatures=(
+    "addbmm(Tensor self, Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated",
+    "addbmm(Tensor self, Scalar beta, Tensor batch1, Tensor batch2)|deprecated",
+    "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"))
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.dim() >= 2 and batch2.dim() >= 3:      # torch sizes the result first
         expand(input, (batch1.shape[1], batch2.shape[2]))
@@ -1349,15 +1359,24 @@ _REMOVED = {
 }
 
 
+_REMOVED_FUNCTIONS = {      # (torch.matrix_rank has no Tensor method)
+    "matrix_rank": "This function was deprecated since version 1.9 and is now removed.\nPlease "
+                   "use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
 def _removed(name):
     def removed(*args, **kwargs):
-        raise RuntimeError(_REMOVED[name])
+        raise RuntimeError(_REMOVED.get(name) or _REMOVED_FUNCTIONS[name])
     removed.__name__ = name
     return removed
 
 
 for _n in _REMOVED:
     public("function", "method", name=_n)(_removed(_n))
+for _n in _REMOVED_FUNCTIONS:
+    public("function", name=_n)(_removed(_n))
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
 publish(globals())
