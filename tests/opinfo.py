@@ -1660,7 +1660,7 @@ SOLVERS = [
     row("addbmm", lambda t, a, b, c: t.addbmm(a, b, c, alpha=2), (3, 4), (2, 3, 5), (2, 5, 4)),
     row("addbmm_method", lambda t, a, b, c: a.addbmm(b, c, beta=0.5), (1, 4), (2, 3, 5),
         (2, 5, 4)),
-    row("ger", lambda t, a, b: t.ger(a, b), (3,), (4,)),
+    row("ger_function", lambda t, a, b: t.ger(a, b), (3,), (4,)),
     row("frobenius_norm", lambda t, a: t.frobenius_norm(a, (0, 2)), (2, 3, 4)),
     row("frobenius_norm_keepdim", lambda t, a: t.frobenius_norm(a, (-1,), True), (2, 3, 4)),
     row("nuclear_norm", lambda t, a: t.nuclear_norm(spread(t, a)), (4, 3)),
