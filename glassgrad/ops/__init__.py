@@ -29,7 +29,8 @@ _PUBLISHED = set()      # the rows publish() has named
 _DECLARED = []          # (module name, object, name, variants, aliases) from @public
 
 
-def public(*variants, name=None, aliases=(), signatures=(), method_signatures=None):
+def public(*variants, name=None, aliases=(), signatures=(), method_signatures=None,
+           linalg_signatures=()):
     """Declare a Python object public under its ``__name__`` (or ``name``) in the variants
     given (see the module docstring): ``@public("function", "method", aliases=("clip",))``,
     or ``public("__add__")(obj)`` for an object made by a factory. Returns the object as it is:
@@ -42,7 +43,7 @@ def public(*variants, name=None, aliases=(), signatures=(), method_signatures=No
         methods = (method_signatures if method_signatures is not None else
                    [s for s in signatures if s[s.index("(") + 1:].startswith("Tensor ")])
         _DECLARED.append((module, obj, name or obj.__name__, variants, aliases, signatures,
-                          methods))
+                          methods, linalg_signatures))
         return obj
     return declare
 
@@ -110,7 +111,7 @@ def publish(namespace):
     module = namespace["__name__"]
     for entry in [e for e in _DECLARED if e[0] == module]:
         _DECLARED.remove(entry)
-        _, obj, name, variants, aliases, signatures, method_signatures = entry
+        _, obj, name, variants, aliases, signatures, method_signatures, linalg_sigs = entry
         for variant in variants:
             if variant.startswith("__"):
                 methods[variant] = obj
@@ -125,7 +126,7 @@ def publish(namespace):
                                                   for s in method_signatures], method=True)
                                       if method_signatures else obj)
                 elif variant == "linalg":
-                    linalg[alias] = obj
+                    linalg[alias] = _bind(obj, linalg_sigs) if linalg_sigs else obj
                 elif variant == "functional":
                     functional[alias] = _functional_form(obj, namespace.get(alias, obj), alias)
                 elif variant == "special":
@@ -152,11 +153,11 @@ def _functional_form(obj, function, name):
 
 
 from . import (attention, composite, conv, indexing, legacy, linalg, loss, nn,  # noqa: E402
-               norm, pointwise, pool, random, reduce, sampling, shape, spatial, special,
-               upsample)
+               norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
+               special, upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
-           sampling, norm, loss, random, legacy, attention, special, composite)
+           sampling, norm, loss, random, legacy, attention, special, composite, solvers)
 
 
 def _merged(attr):

@@ -15,7 +15,8 @@ from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap_dim
 from .._creation import ones, zeros
 from ..backend import backend_of, xp
-from ..backend.kernels.lapack import _colmajor, _lapack_view, _lu_factor, _lu_solve, _perm_sign
+from ..backend.kernels.lapack import (_colmajor, _lapack_view, _lu_factor, _lu_info, _lu_solve,
+                                      _perm_sign)
 from . import _formula, public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
     broadcast_shapes, defop
@@ -25,8 +26,8 @@ from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 _mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
             dtype="same", arrays=True,
-            grads={"self": lambda grad, mat2: _mm.call(grad, _t.call(mat2)),
-                   "mat2": lambda grad, self: _mm.call(_t.call(self), grad)},
+            grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),
+                   "mat2": lambda grad, self, mat2_sym_sizes: _mm.call(_t.call(self), grad)},
             explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
 _mv = defop("MvBackward0", "matmul", ("self", "vec"),
             dtype="same", arrays=True,
@@ -797,10 +798,16 @@ def _check_singular(fn, A, message):
             _batch_error(fn, A.ndim > 2, b, message.format(int(xp.argmax(row)) + 1))
 
 
-def _inv_forward(xp, A):
-    _check_singular("linalg.inv", A, "The diagonal element {} is zero, the inversion could not "
-                    "be completed because the input matrix is singular.")
-    return _colmajor(xp.linalg.inv(A)), xp.zeros(A.shape[:-2], xp.int32)
+def _inv_forward(xp, A, check_errors=True, fn="linalg.inv"):
+    if check_errors:
+        _check_singular(fn, A, "The diagonal element {} is zero, the inversion could "
+                        "not be completed because the input matrix is singular.")
+    lu, piv = _lu_factor(A)
+    info = _lu_info(lu)
+    if info.any():      # (inv_ex of a singular A: getrs's infinities, as LAPACK's)
+        eye = xp.broadcast_to(xp.eye(A.shape[-1], dtype=A.dtype), A.shape)
+        return _colmajor(_lu_solve(lu, piv, eye)), info
+    return _colmajor(xp.linalg.inv(A)), info
 
 
 _inv = defop("LinalgInvExBackward0", _inv_forward, ("A",), dtype="same",
@@ -937,21 +944,29 @@ def _vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _solve_forward(xp, A, B, left):
+def _solve_forward(xp, A, B, left, check_errors=True, fn="torch.linalg.solve"):
     vector = _vector_rhs(A, B)
     Bm = B[..., None] if vector else B
-    _check_singular("torch.linalg.solve", A, "The solver failed because the input matrix is "
-                    "singular.")
+    if check_errors:
+        _check_singular(fn, A, "The solver failed because the input matrix is "
+                        "singular.")
     lu, piv = _lu_factor(A)
+    info = _lu_info(lu)
     if not left:
         A, Bm = xp.swapaxes(A, -1, -2), xp.swapaxes(Bm, -1, -2)
-    X = xp.linalg.solve(A, Bm)
+    if info.any():      # (solve_ex of a singular A: getrs's infinities, as LAPACK's)
+        batch = xp.broadcast_shapes(lu.shape[:-2], Bm.shape[:-2])
+        X = _lu_solve(xp.broadcast_to(lu, batch + lu.shape[-2:]),
+                      xp.broadcast_to(piv, batch + piv.shape[-1:]),
+                      xp.broadcast_to(Bm, batch + Bm.shape[-2:]), adjoint=not left)
+    else:
+        X = xp.linalg.solve(A, Bm)
     if vector:
         X = xp.asfortranarray(X[..., 0])
     else:
         X = xp.swapaxes(X, -1, -2) if not left else X
         X = X.copy() if not left else _colmajor(X)
-    return X, _colmajor(lu), piv, xp.zeros(A.shape[:-2], xp.int32)
+    return X, _colmajor(lu), piv, info
 
 
 def _solve_grads(grad, A, LU, pivots, left, result):
@@ -973,8 +988,7 @@ _solve = defop(
            _solve_grads(grad, A, LU, pivots, left, result)[1]})
 
 
-@public("linalg")
-def solve(A, B, *, left=True):
+def _solve_checks(A, B, left):
     _check("linalg.solve", A)
     if not B.dtype.is_floating_point:
         _check("linalg.solve", B, square=False)
@@ -989,26 +1003,51 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {Bm[-2]}x{Bm[-1]})")
     broadcast_shapes(tuple(A.shape[:-2]), tuple(Bm[:-2]))
+
+
+@public("linalg")
+def solve(A, B, *, left=True):
+    _solve_checks(A, B, left)
     return _solve(A, B, left=left)[0]
 
 
-def _cholesky_forward(xp, A, upper):
+def _cholesky_forward(xp, A, upper, check_errors=True, fn="linalg.cholesky"):
     try:
         L = xp.linalg.cholesky(A)
+        info = xp.zeros(A.shape[:-2], xp.int32)
     except xp.linalg.LinAlgError:
-        flat = A.reshape(-1, *A.shape[-2:])
-        for b, M in enumerate(flat):
-            for k in range(1, M.shape[-1] + 1):
-                try:
-                    xp.linalg.cholesky(M[:k, :k])
-                except xp.linalg.LinAlgError:
-                    _batch_error("linalg.cholesky", A.ndim > 2, b,
-                                 "The factorization could not be completed because the input is "
-                                 f"not positive-definite (the leading minor of order {k} is not "
-                                 "positive-definite).")
-        raise
+        L, info = _potf2(A)
+        if check_errors:
+            flat = info.reshape(-1)
+            b = int(xp.argmax(flat > 0))
+            _batch_error(fn, A.ndim > 2, b,
+                         "The factorization could not be completed because the input is not "
+                         f"positive-definite (the leading minor of order {flat[b]} is not "
+                         "positive-definite).")
     L = xp.swapaxes(L, -1, -2) if upper else L
-    return _colmajor(L), xp.zeros(A.shape[:-2], xp.int32)
+    return _colmajor(L), info
+
+
+def _potf2(A):
+    """LAPACK's unblocked Cholesky (potf2, lower) with its state where it stops: the columns
+    before the failing one factored, its diagonal the non-positive Schur value, the rest of
+    the lower triangle A's; info the order of the first leading minor that is not positive
+    definite (0 where none)."""
+    L = xp.tril(A).astype(A.dtype, copy=True)
+    info = xp.zeros(A.shape[:-2], xp.int32)
+    with xp.errstate(invalid="ignore", divide="ignore"):
+        for j in range(A.shape[-1]):
+            live = info == 0
+            d = L[..., j, j] - xp.sum(L[..., j, :j] ** 2, -1)
+            bad = live & ~(d > 0)
+            info[bad] = j + 1
+            L[..., j, j] = xp.where(live, xp.where(bad, d, xp.sqrt(xp.where(bad, 1, d))),
+                                    L[..., j, j])
+            ok = (live & ~bad)[..., None]
+            col = (L[..., j + 1:, j] - xp.matmul(L[..., j + 1:, :j], L[..., j, :j, None])[..., 0]
+                   ) / L[..., j, j, None]
+            L[..., j + 1:, j] = xp.where(ok, col, L[..., j + 1:, j])
+    return L, info
 
 
 def _cholesky_backward(grad, L, upper):

@@ -11,21 +11,32 @@ import numpy as xp
 
 
 def _colmajor(a):
-    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides)."""
-    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+    """LAPACK's layout: each matrix column-major, batches row-major (torch's strides, kept for
+    size-1 dims too, where NumPy would normalise them)."""
+    out = xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)
+    if out.ndim < 2 or 1 not in out.shape[-2:] or out.size == 0:
+        return out
+    m, n = out.shape[-2:]
+    step, strides = m * n * out.itemsize, []
+    for size in reversed(out.shape[:-2]):
+        strides.append(step)
+        step *= size
+    strides = tuple(reversed(strides)) + (out.itemsize, m * out.itemsize)
+    return xp.lib.stride_tricks.as_strided(out, out.shape, strides)
 
 
 def _lu_factor(a):
-    """Partially pivoted LU as LAPACK's getrf: packed LU and 1-based int32 pivots (the first
-    largest magnitude in the column is the pivot, as getrf's idamax picks)."""
-    n = a.shape[-1]
+    """Partially pivoted LU as LAPACK's getrf, of an m x n matrix (or a batch): packed LU and
+    min(m, n) 1-based int32 pivots (the first largest magnitude in the column is the pivot, as
+    getrf's idamax picks); a zero pivot leaves its column unscaled, as getrf."""
+    m, n = a.shape[-2:]
     lu = xp.array(a, copy=True)
-    piv = xp.zeros(a.shape[:-1], xp.int32)
+    piv = xp.zeros(a.shape[:-2] + (min(m, n),), xp.int32)
     batch = math.prod(a.shape[:-2])    # (not -1: an empty matrix has no size to divide)
-    flat, pflat = lu.reshape(batch, n, n), piv.reshape(batch, n)
+    flat, pflat = lu.reshape(batch, m, n), piv.reshape(batch, min(m, n))
     rows = xp.arange(flat.shape[0])
     with xp.errstate(divide="ignore", invalid="ignore"):
-        for k in range(n):
+        for k in range(min(m, n)):
             p = k + xp.argmax(abs(flat[:, k:, k]), axis=1)
             pflat[:, k] = p + 1
             top = flat[rows, k].copy()
@@ -35,6 +46,84 @@ def _lu_factor(a):
             flat[:, k + 1:, k] /= xp.where(pivot == 0, 1, pivot)[:, None]
             flat[:, k + 1:, k + 1:] -= flat[:, k + 1:, k, None] * flat[:, k, None, k + 1:]
     return lu, piv
+
+
+def _lu_info(lu):
+    """getrf's info: the 1-based index of the first zero on U's diagonal, 0 if none."""
+    zero = xp.diagonal(lu, 0, -2, -1) == 0
+    if zero.shape[-1] == 0:
+        return xp.zeros(zero.shape[:-1], xp.int32)
+    return xp.where(zero.any(-1), xp.argmax(zero, -1) + 1, 0).astype(xp.int32)
+
+
+def _pivots_to_perm(piv, m):
+    """The row order getrf's pivots apply: row j of P^T A is A's row perm[j]."""
+    perm = xp.broadcast_to(xp.arange(m), piv.shape[:-1] + (m,)).copy()
+    flat, pflat = perm.reshape(-1, m), piv.reshape(-1, piv.shape[-1]) - 1
+    rows = xp.arange(flat.shape[0])
+    for i in range(pflat.shape[-1]):
+        p = pflat[:, i]
+        top = flat[rows, i].copy()
+        flat[rows, i] = flat[rows, p]
+        flat[rows, p] = top
+    return perm
+
+
+def _trsm(a, b, upper, left=True, unit=False):
+    """trsm: X with op(A) X = B (left) or X A = B, A triangular (only that triangle read),
+    batches broadcast; substitution row by row, vectorised over the batch and B's columns; a
+    zero on the diagonal divides (inf, nan) as LAPACK's does."""
+    if not left:
+        return xp.swapaxes(_trsm(xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), not upper,
+                                 True, unit), -1, -2)
+    batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), dtype=xp.result_type(a, b))
+    n = a.shape[-1]
+    with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in (reversed(range(n)) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            x[..., i, :] -= xp.matmul(a[..., i, None, done], x[..., done, :])[..., 0, :]
+            if not unit:
+                x[..., i, :] /= a[..., i, i, None]
+    return x
+
+
+def _expm(a):
+    """The matrix exponential (SciPy's Pade approximant with scaling and squaring, batched)."""
+    from scipy.linalg import expm
+    return expm(a) if a.size else xp.array(a, copy=True)
+
+
+def _geqrf(a):
+    """geqrf's packed QR: the Householder vectors below R and their scalars tau."""
+    h, tau = xp.linalg.qr(a, mode="raw")      # (h is LAPACK's column-major array)
+    return xp.swapaxes(h, -1, -2), tau
+
+
+def _ldl(a, hermitian):
+    """sytrf's Bunch-Kaufman LDL^T (lower): packed factors, 1-based int32 pivots, info."""
+    from scipy.linalg import lapack
+    flat = a.reshape(-1, *a.shape[-2:])
+    fn = lapack.get_lapack_funcs("sytrf", (flat,))
+    out = xp.empty_like(flat)
+    piv = xp.empty(flat.shape[:-1], xp.int32)
+    info = xp.empty(flat.shape[0], xp.int32)
+    for i, mat in enumerate(flat):
+        out[i], piv[i], info[i] = fn(mat, lower=1)[:3] if mat.size else (mat, piv[i], 0)
+    return out.reshape(a.shape), piv.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
+
+
+def _ldl_solve(ld, piv, b):
+    """sytrs: X with A X = B from sytrf's lower factors (batches of the same shape)."""
+    from scipy.linalg import lapack
+    fl, pf = ld.reshape(-1, *ld.shape[-2:]), piv.reshape(-1, piv.shape[-1])
+    bf = b.reshape(-1, *b.shape[-2:])
+    fn = lapack.get_lapack_funcs("sytrs", (fl,))
+    out = xp.empty_like(bf)
+    for i in range(bf.shape[0]):
+        out[i] = fn(fl[i], pf[i], bf[i], lower=1)[0]
+    return out.reshape(b.shape)
 
 
 def _perm_sign(piv, dtype):
