@@ -143,13 +143,21 @@ def _functional_form(obj, function, name):
     glassgrad.nn.functional."""
     if function is obj:
         return obj
-    params = [p for p in inspect.signature(obj).parameters]
+    params = inspect.signature(obj).parameters
     parser = getattr(function, "parser", None)
-    if parser is not None and any([p.name for p in s.params if p.name != "out"] == params
-                                  for s in parser.signatures):
+    if parser is not None and any(_same_parameters(s, params) for s in parser.signatures):
         return function
     obj.__module__, obj.__qualname__ = "glassgrad.nn.functional", name
     return obj
+
+
+def _same_parameters(signature, params):
+    """The signature's parameters are the function's, names and defaults (F.ctc_loss's
+    reduction='mean' is not torch.ctc_loss's int)."""
+    mine = [p for p in signature.params if p.name != "out"]
+    return [p.name for p in mine] == list(params) and all(
+        params[p.name].default in (inspect.Parameter.empty, None, p.default, p.default_text)
+        for p in mine if p.optional)
 
 
 from . import (attention, composite, conv, indexing, legacy, linalg, loss, nn,  # noqa: E402
