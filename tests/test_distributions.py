@@ -1,0 +1,500 @@
+"""torch.distributions, differential against torch: samples after manual_seed (exactly),
+log_prob / cdf / icdf / entropy / moments and their gradients, shapes, expand, reprs,
+constraints, transforms, kl_divergence and the errors of argument validation."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import assert_same, norm, run
+
+EXACT = {}                          # tol={} compares every float exactly
+CLOSE = None                        # differential.FLOAT_TOL
+
+
+def same(program, tol=CLOSE):
+    assert_same(run(program, torch), run(program, gg), tol=tol)
+
+
+def error(fn):
+    """(type, full message) of what fn() raises; None when it returns."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the error is the behaviour compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def same_error(program):
+    expected, got = program(torch), program(gg)
+    assert expected is not None
+    assert got == expected
+
+
+def _p(lib, values, dtype="float64", grad=True):
+    return lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=grad)
+
+
+# name -> (make(lib, dtype) -> (distribution, [parameters]), values(lib, dtype) -> points inside
+# the support (for log_prob / cdf), whether icdf exists)
+def _two(cls, a, b):
+    def make(lib, dt):
+        x, y = _p(lib, a, dt), _p(lib, b, dt)
+        return getattr(lib.distributions, cls)(x, y), [x, y]
+    return make
+
+
+def _one(cls, a, **kw):
+    def make(lib, dt):
+        x = _p(lib, a, dt)
+        return getattr(lib.distributions, cls)(x, **kw), [x]
+    return make
+
+
+def _kw(cls, key, a):
+    def make(lib, dt):
+        x = _p(lib, a, dt)
+        return getattr(lib.distributions, cls)(**{key: x}), [x]
+    return make
+
+
+def _pos(lib, dt):
+    return lib.tensor([[0.3, 1.2, 2.5], [0.1, 0.7, 4.0]], dtype=getattr(lib, dt))
+
+
+def _real(lib, dt):
+    return lib.tensor([[-1.3, 0.2, 2.5], [0.1, -0.7, 4.0]], dtype=getattr(lib, dt))
+
+
+def _unit(lib, dt):
+    return lib.tensor([[0.05, 0.5, 0.9], [0.3, 0.2, 0.7]], dtype=getattr(lib, dt))
+
+
+def _bits(lib, dt):
+    return lib.tensor([[0., 1., 1.], [1., 0., 0.]], dtype=getattr(lib, dt))
+
+
+def _counts(lib, dt):
+    return lib.tensor([[0., 3., 1.], [2., 0., 5.]], dtype=getattr(lib, dt))
+
+
+def _index(lib, dt):
+    return lib.tensor([[0, 3, 1], [2, 0, 3]])
+
+
+def _onehot(lib, dt):
+    return lib.eye(4, dtype=getattr(lib, dt))[[[0, 3, 1], [2, 0, 3]]]
+
+
+LOC, SCALE = [0.5, -1.0, 2.0], [1.5, 0.3, 2.0]
+PROBS4 = [[0.1, 0.2, 0.3, 0.4], [0.5, 0.25, 0.125, 0.125], [0.7, 0.1, 0.1, 0.1]]
+LOGITS4 = [[0.1, -2.0, 0.3, 1.4], [0.5, 0.25, -1.0, 0.0], [2.0, 0.1, 0.1, -0.1]]
+
+DISTS = {
+    "Normal": (_two("Normal", LOC, SCALE), _real, True),
+    "Bernoulli_probs": (_kw("Bernoulli", "probs", [0.2, 0.5, 0.9]), _bits, False),
+    "Bernoulli_logits": (_kw("Bernoulli", "logits", [-1.2, 0.0, 2.0]), _bits, False),
+    "Categorical_probs": (_kw("Categorical", "probs", PROBS4), _index, False),
+    "Categorical_logits": (_kw("Categorical", "logits", LOGITS4), _index, False),
+    "OneHotCategorical": (_kw("OneHotCategorical", "probs", PROBS4), _onehot, False),
+    "Uniform": (_two("Uniform", [-1.0, 0.0, 0.05], [1.0, 3.0, 4.5]), _unit, True),
+    "Exponential": (_one("Exponential", [0.5, 1.0, 3.0]), _pos, True),
+    "Laplace": (_two("Laplace", LOC, SCALE), _real, True),
+    "Cauchy": (_two("Cauchy", LOC, SCALE), _real, True),
+    "Gumbel": (_two("Gumbel", LOC, SCALE), _real, False),
+    "LogNormal": (_two("LogNormal", LOC, SCALE), _pos, True),
+    "HalfNormal": (_one("HalfNormal", SCALE), _pos, True),
+    "HalfCauchy": (_one("HalfCauchy", SCALE), _pos, True),
+    "Geometric_probs": (_kw("Geometric", "probs", [0.2, 0.5, 0.9]), _counts, False),
+    "Geometric_logits": (_kw("Geometric", "logits", [-1.2, 0.0, 2.0]), _counts, False),
+}
+CONTINUOUS_CDF = {"Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
+                  "HalfNormal", "HalfCauchy", "Gumbel"}
+DTYPES = ["float32", "float64"]
+
+
+def _grads(out, params, lib):
+    if not out.requires_grad:
+        return None
+    return lib.autograd.grad(out.sum(), params, allow_unused=True)
+
+
+# samples that pass the stream's draws through log/exp/log1p: glassgrad's elementwise math
+# (NumPy's) may differ from torch's vectorised kernels in the last bit, the draws do not
+THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal"}
+ULP = {"float32": (3e-7, 0), "float64": (5e-16, 0)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(DISTS))
+def test_samples_are_torchs(name, dtype):
+    make = DISTS[name][0]
+
+    def program(lib):
+        d, _ = make(lib, dtype)
+        lib.manual_seed(7)
+        out = [d.sample(), d.sample((4,)), d.sample((2, 3))]
+        if d.has_rsample:
+            out += [d.rsample((5,)).detach()]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            out.append(d.sample_n(2))
+        return out
+    same(program, ULP if name in THROUGH_LIBM else EXACT)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(DISTS))
+def test_log_prob_entropy_and_gradients(name, dtype):
+    make, values, _ = DISTS[name]
+
+    def program(lib):
+        d, params = make(lib, dtype)
+        v = values(lib, dtype)[..., :d.batch_shape[-1] if d.batch_shape else None]
+        if name.startswith("Categorical") or name == "OneHotCategorical":
+            v = values(lib, dtype)
+        out = {"log_prob": d.log_prob(v), "entropy": d.entropy()}
+        out["grad_log_prob"] = _grads(out["log_prob"], params, lib)
+        out["grad_entropy"] = _grads(out["entropy"], params, lib)
+        out["perplexity"] = d.perplexity()
+        return out
+    same(program, {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-13)})
+
+
+@pytest.mark.parametrize("name", sorted(CONTINUOUS_CDF))
+def test_cdf_icdf_and_gradients(name):
+    make, values, has_icdf = DISTS[name]
+
+    def program(lib):
+        d, params = make(lib, "float64")
+        out = {}
+        x = values(lib, "float64")
+        if name != "Gumbel":
+            out["cdf"] = d.cdf(x)
+            out["grad_cdf"] = _grads(out["cdf"], params, lib)
+        if has_icdf:
+            q = _unit(lib, "float64")
+            out["icdf"] = d.icdf(q)
+            out["grad_icdf"] = _grads(out["icdf"], params, lib)
+        return out
+    same(program, {"float64": (1e-12, 1e-13)})
+
+
+@pytest.mark.parametrize("name", sorted(DISTS))
+def test_moments_shapes_and_repr(name):
+    make = DISTS[name][0]
+
+    def attr(d, key):
+        try:
+            return getattr(d, key)
+        except NotImplementedError as e:
+            return ("NotImplementedError", str(e).replace("glassgrad", "torch"))
+
+    def program(lib):
+        d, _ = make(lib, "float64")
+        e = d.expand((2,) + tuple(d.batch_shape))
+        return {"mean": attr(d, "mean"), "mode": attr(d, "mode"),
+                "variance": attr(d, "variance"), "stddev": attr(d, "stddev"),
+                "batch": d.batch_shape, "event": d.event_shape, "has_rsample": d.has_rsample,
+                "enum": d.has_enumerate_support, "repr": repr(d), "support": repr(d.support),
+                "expanded": [e.batch_shape, e.event_shape, repr(e), type(e).__name__,
+                             e.log_prob(d.sample()).shape, e.entropy()],
+                "args": sorted(d.arg_constraints), "arg_reprs":
+                [repr(c) for c in d.arg_constraints.values()]}
+    same(program)
+
+
+@pytest.mark.parametrize("name", ["Bernoulli_probs", "Categorical_logits", "OneHotCategorical"])
+def test_enumerate_support(name):
+    make = DISTS[name][0]
+    same(lambda lib: [make(lib, "float32")[0].enumerate_support(),
+                      make(lib, "float32")[0].enumerate_support(expand=False)])
+
+
+def test_rsample_gradients_are_reparameterised():
+    def program(lib):
+        out = []
+        for name in ("Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
+                     "HalfNormal", "HalfCauchy"):
+            d, params = DISTS[name][0](lib, "float64")
+            lib.manual_seed(3)
+            out.append(lib.autograd.grad(d.rsample((4,)).pow(2).sum(), params))
+        return out
+    same(program, {"float64": (1e-12, 1e-13)})
+
+
+def test_scalar_parameters():
+    def program(lib):
+        D = lib.distributions
+        lib.manual_seed(1)
+        ds = [D.Normal(0., 1.), D.Uniform(0., 2.), D.Exponential(2.), D.Laplace(1., 2.),
+              D.Cauchy(0., 1.), D.Bernoulli(0.3), D.Geometric(0.4), D.Gumbel(1., 2.),
+              D.LogNormal(0., 1.), D.HalfNormal(1.), D.HalfCauchy(1.)]
+        return [[repr(d), d.batch_shape, d.sample(), d.sample((3,)), d.entropy()] for d in ds]
+    same(program, EXACT)
+
+
+# -- validation --------------------------------------------------------------------------------
+BAD = [
+    lambda D, lib: D.Normal(lib.tensor([0., 1.]), lib.tensor([1., -1.])),
+    lambda D, lib: D.Normal(0., -1.),
+    lambda D, lib: D.Bernoulli(probs=lib.tensor([0.5, 1.5])),
+    lambda D, lib: D.Bernoulli(probs=0.5, logits=0.0),
+    lambda D, lib: D.Bernoulli(),
+    lambda D, lib: D.Categorical(probs=lib.tensor([0.5, -0.5])),
+    lambda D, lib: D.Categorical(probs=lib.tensor(0.5)),
+    lambda D, lib: D.Categorical(logits=lib.tensor(0.5)),
+    lambda D, lib: D.Uniform(lib.tensor([0., 2.]), lib.tensor([1., 1.])),
+    lambda D, lib: D.Exponential(lib.tensor([0., 1.])),
+    lambda D, lib: D.Geometric(probs=lib.tensor([0.0, 0.5])),
+    lambda D, lib: D.Normal(0., 1.).log_prob(1.0),
+    lambda D, lib: D.Normal(lib.zeros(3), 1.).log_prob(lib.zeros(2)),
+    lambda D, lib: D.Exponential(1.).log_prob(lib.tensor([-1.0, 2.0])),
+    lambda D, lib: D.Bernoulli(0.3).log_prob(lib.tensor([0.5])),
+    lambda D, lib: D.OneHotCategorical(lib.ones(3)).log_prob(lib.ones(3)),
+    lambda D, lib: D.Categorical(lib.ones(3)).log_prob(lib.tensor([3])),
+    lambda D, lib: D.Independent(D.Normal(lib.zeros(3), 1.), 2),
+    lambda D, lib: D.Independent(D.Normal(lib.zeros(3, 2), 1.), 2).enumerate_support(),
+    lambda D, lib: D.Normal(0., 1.).mode if False else D.Distribution().mean,
+    lambda D, lib: D.TransformedDistribution(D.Normal(0., 1.), 3),
+    lambda D, lib: D.TransformedDistribution(D.Normal(0., 1.), [3]),
+    lambda D, lib: D.kl_divergence(D.Normal(0., 1.), D.Bernoulli(0.5)),
+    lambda D, lib: D.transform_to(D.constraints.boolean),
+    lambda D, lib: D.transforms.Transform(cache_size=2),
+    lambda D, lib: D.transforms.ReshapeTransform((2, 3), (4,)),
+    lambda D, lib: D.Distribution.set_default_validate_args(3),
+]
+
+
+@pytest.mark.parametrize("i", range(len(BAD)))
+def test_errors_as_torchs(i):
+    same_error(lambda lib: error(lambda: BAD[i](lib.distributions, lib)))
+
+
+def test_validate_args_switches():
+    def program(lib):
+        D = lib.distributions
+        out = [error(lambda: D.Normal(0., -1., validate_args=False)) is None,
+               D.Normal(0., 1., validate_args=False).log_prob(lib.tensor(float("nan")))]
+        D.Distribution.set_default_validate_args(False)
+        try:
+            out.append(error(lambda: D.Normal(0., -1.)) is None)
+        finally:
+            D.Distribution.set_default_validate_args(True)
+        out.append(error(lambda: D.Normal(0., -1.)))
+        return out
+    same(program)
+
+
+def test_sample_n_warns():
+    for lib in (torch, gg):
+        with pytest.warns(FutureWarning, match=r"`sample_n\(n\)` will be deprecated"):
+            lib.distributions.Normal(0., 1.).sample_n(2)
+
+
+# -- constraints, transforms, biject_to ----------------------------------------------------------
+def test_constraints_check_and_repr():
+    def program(lib):
+        C = lib.distributions.constraints
+        x = lib.tensor([[-1.0, 0.0, 0.5, 1.0, 2.0, float("nan")]])
+        simplex = lib.tensor([[0.2, 0.8], [0.5, 0.6], [-0.1, 1.1]])
+        m = lib.tensor([[[2.0, 0.0], [1.0, 3.0]], [[1.0, 2.0], [0.0, 1.0]],
+                        [[1.0, 0.5], [0.5, 2.0]]])
+        cs = [C.real, C.positive, C.nonnegative, C.unit_interval, C.boolean,
+              C.nonnegative_integer, C.positive_integer, C.interval(-1, 1),
+              C.half_open_interval(0, 1), C.greater_than(0.5), C.greater_than_eq(0.5),
+              C.less_than(1.0), C.integer_interval(0, 1), C.real_vector,
+              C.independent(C.positive, 1)]
+        out = [[repr(c), c.check(x), c.event_dim, c.is_discrete] for c in cs]
+        out += [[repr(c), c.check(simplex)] for c in (C.simplex, C.multinomial(1))]
+        out += [[repr(c), c.check(m)] for c in (C.lower_triangular, C.lower_cholesky,
+                                                C.symmetric, C.positive_definite, C.square,
+                                                C.positive_semidefinite)]
+        out.append([repr(C.one_hot), C.one_hot.check(lib.tensor([[0., 1.], [1., 1.]]))])
+        out.append([repr(C.cat([C.positive, C.real], lengths=[1, 2])),
+                    C.cat([C.positive, C.real], lengths=[1, 2]).check(
+                        lib.tensor([-1.0, 2.0, 3.0]))])
+        out.append(C.stack([C.positive, C.real], dim=-1).check(lib.tensor([[1.0, -2.0]])))
+        out.append([C.is_dependent(C.dependent), repr(C.dependent),
+                    error(lambda: C.dependent.check(x)), error(lambda: C.dependent.event_dim)])
+        return out
+    same(program, EXACT)
+
+
+TRANSFORMS = [
+    lambda T, lib: T.ExpTransform(),
+    lambda T, lib: T.AffineTransform(0.5, -2.0),
+    lambda T, lib: T.AffineTransform(lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64),
+                                     lib.tensor([1.5, -0.5, 2.0], dtype=lib.float64)),
+    lambda T, lib: T.SigmoidTransform(),
+    lambda T, lib: T.TanhTransform(),
+    lambda T, lib: T.SoftplusTransform(),
+    lambda T, lib: T.PowerTransform(lib.tensor(2.5, dtype=lib.float64)),
+    lambda T, lib: T.ComposeTransform([T.ExpTransform(), T.AffineTransform(1.0, 3.0)]),
+    lambda T, lib: T.ExpTransform().inv,
+    lambda T, lib: T.SoftmaxTransform(),
+    lambda T, lib: T.StickBreakingTransform(),
+    lambda T, lib: T.IndependentTransform(T.ExpTransform(), 1),
+    lambda T, lib: T.ReshapeTransform((3,), (3, 1)),
+    lambda T, lib: T.AffineTransform(1.0, 2.0, event_dim=1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(TRANSFORMS)))
+def test_transforms(i):
+    def program(lib):
+        t = TRANSFORMS[i](lib.distributions.transforms, lib)
+        x = lib.tensor([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]], dtype=lib.float64,
+                       requires_grad=True)
+        if isinstance(t, (lib.distributions.transforms.PowerTransform,)):
+            x = x.detach().abs().requires_grad_()
+        y = t(x)
+        out = {"y": y, "x_back": t.inv(y), "repr": repr(t), "domain": repr(t.domain),
+               "codomain": repr(t.codomain), "bijective": t.bijective,
+               "fshape": t.forward_shape(lib.Size([2, 3]))}
+        if not isinstance(t, lib.distributions.transforms.SoftmaxTransform):
+            ladj = t.log_abs_det_jacobian(x, y)
+            out["ladj"] = ladj
+            out["grad"] = lib.autograd.grad(ladj.sum() + y.sum(), x)
+        return out
+    same(program, {"float64": (1e-12, 1e-12)})
+
+
+def test_transform_cache_and_equality():
+    def program(lib):
+        T = lib.distributions.transforms
+        t = T.ExpTransform(cache_size=1)
+        x = lib.tensor([1.0, 2.0])
+        y = t(x)
+        return [t.inv(y) is x, T.ExpTransform() == T.ExpTransform(),
+                T.AffineTransform(1., 2.) == T.AffineTransform(1., 2.),
+                T.AffineTransform(1., 2.) == T.AffineTransform(1., 3.),
+                T.ExpTransform().inv == T.ExpTransform().inv, T.identity_transform(x),
+                T.AffineTransform(1.0, -2.0).sign, T.ExpTransform().with_cache(1)._cache_size,
+                error(lambda: T.AffineTransform(1., 2.).event_dim and T.Transform().sign)]
+    same(program)
+
+
+@pytest.mark.parametrize("which", ["biject_to", "transform_to"])
+def test_biject_to_and_transform_to(which):
+    def program(lib):
+        D = lib.distributions
+        C = D.constraints
+        reg = getattr(D, which)
+        x = lib.tensor([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]], dtype=lib.float64)
+        cs = [C.real, C.positive, C.nonnegative, C.unit_interval, C.interval(-2.0, 3.0),
+              C.greater_than(1.0), C.less_than(-1.0), C.simplex, C.real_vector,
+              C.independent(C.positive, 1), C.half_open_interval(0., 2.)]
+        out = []
+        for c in cs:
+            t = reg(c)
+            y = t(x)
+            out.append([repr(t), y, c.check(y)])
+        return out
+    same(program, {"float64": (1e-12, 1e-12)})
+
+
+# -- composite distributions -------------------------------------------------------------------
+def test_independent():
+    def program(lib):
+        D = lib.distributions
+        loc = lib.tensor([[0.0, 1.0, 2.0], [1.0, -1.0, 0.5]], requires_grad=True)
+        d = D.Independent(D.Normal(loc, 1.5), 1)
+        lib.manual_seed(0)
+        s = d.sample((2,))
+        lp = d.log_prob(s)
+        e = d.expand((4, 2))
+        return [repr(d), d.batch_shape, d.event_shape, s, lp, lib.autograd.grad(lp.sum(), loc),
+                d.entropy(), d.mean, d.variance, repr(d.support), e.batch_shape,
+                e.log_prob(s).shape, d.has_rsample, d.has_enumerate_support]
+    same(program, {"float32": (1e-6, 1e-6)})
+
+
+def test_transformed_distribution():
+    def program(lib):
+        D = lib.distributions
+        T = D.transforms
+        loc = lib.tensor([0.0, 1.0, -0.5], requires_grad=True)
+        base = D.Normal(loc, lib.tensor([1.0, 0.5, 2.0]))
+        ts = [T.AffineTransform(1.0, 2.0), T.SigmoidTransform()]
+        d = D.TransformedDistribution(base, ts)
+        lib.manual_seed(2)
+        s = d.rsample((3,))
+        lp = d.log_prob(s)
+        sb = D.TransformedDistribution(D.Normal(lib.zeros(2, 3), 1.), T.StickBreakingTransform())
+        lib.manual_seed(2)
+        v = sb.sample()
+        return [d.batch_shape, d.event_shape, s, lp, lib.autograd.grad(lp.sum(), loc),
+                d.cdf(lib.tensor([0.6, 0.7, 0.9])), d.icdf(lib.tensor([0.1, 0.5, 0.8])),
+                repr(d.support), sb.batch_shape, sb.event_shape, v, sb.log_prob(v),
+                d.expand((2, 3)).batch_shape, repr(sb.support)]
+    same(program, {"float32": (2e-6, 1e-6)})
+
+
+# -- kl_divergence ----------------------------------------------------------------------------
+KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
+            ("Categorical_probs", "Categorical_logits"), ("OneHotCategorical", "OneHotCategorical"),
+            ("Uniform", "Uniform"), ("Exponential", "Exponential"), ("Laplace", "Laplace"),
+            ("Cauchy", "Cauchy"), ("Geometric_probs", "Geometric_logits"),
+            ("HalfNormal", "HalfNormal"), ("LogNormal", "LogNormal"),
+            ("Normal", "Laplace"), ("Normal", "Gumbel"), ("Laplace", "Normal"),
+            ("Exponential", "Normal"), ("Exponential", "Gumbel"), ("Gumbel", "Normal"),
+            ("Uniform", "Normal"), ("Uniform", "Gumbel"), ("Uniform", "Exponential"),
+            ("Normal", "Uniform"), ("Gumbel", "Uniform"), ("Laplace", "Exponential"),
+            ("Normal", "Exponential"), ("Exponential", "Uniform")]
+
+
+@pytest.mark.parametrize("pair", KL_PAIRS, ids="-".join)
+def test_kl_divergence(pair):
+    def program(lib):
+        p, pp = DISTS[pair[0]][0](lib, "float64")
+        q, qp = DISTS[pair[1]][0](lib, "float64")
+        if pair[1] == "Uniform" and pair[0] == "Uniform":
+            q = lib.distributions.Uniform(q.low - 1, q.high + 1)
+        kl = lib.distributions.kl_divergence(p, q)
+        return [kl, lib.autograd.grad(kl.sum(), pp + qp, allow_unused=True)
+                if kl.requires_grad else None]
+    same(program, {"float64": (1e-12, 1e-13)})
+
+
+def test_register_kl_and_dispatch():
+    def program(lib):
+        D = lib.distributions
+
+        class MyNormal(D.Normal):
+            pass
+
+        @D.register_kl(MyNormal, D.Normal)
+        def _kl(p, q):
+            return lib.tensor(42.0)
+
+        return [D.kl_divergence(MyNormal(0., 1.), D.Normal(0., 2.)),
+                D.kl_divergence(D.Normal(0., 1.), MyNormal(0., 2.)),
+                D.kl_divergence(D.Independent(D.Normal(lib.zeros(3), 1.), 1),
+                                D.Independent(D.Normal(lib.ones(3), 2.), 1))]
+    same(program)
+
+
+def test_expfamily_entropy_by_bregman():
+    def program(lib):
+        D = lib.distributions
+        out = []
+        for d in (D.Normal(lib.tensor([0.5, 1.0]), lib.tensor([1.5, 0.2])),
+                  D.Exponential(lib.tensor([0.5, 3.0])), D.Bernoulli(lib.tensor([0.3, 0.8]))):
+            out.append(D.ExponentialFamily.entropy(d))
+        return out
+    same(program, {"float32": (1e-5, 1e-6)})
+
+
+def test_namespace():
+    import torch.distributions as td
+    names = {n for n in dir(gg.distributions) if not n.startswith("_")}
+    for n in ("Normal", "Bernoulli", "kl_divergence", "register_kl", "biject_to",
+              "transform_to", "constraints", "transforms", "Distribution",
+              "TransformedDistribution", "ExpTransform", "AffineTransform"):
+        assert n in names and hasattr(td, n)
+    assert gg.distributions.Normal.__name__ == td.Normal.__name__
+    assert norm(gg.distributions.utils.probs_to_logits(gg.tensor([0.0, 0.5]))) is not None
