@@ -86,7 +86,7 @@ def _index(lib, dt):
 
 
 def _onehot(lib, dt):
-    return lib.eye(4, dtype=getattr(lib, dt))[[[0, 3, 1], [2, 0, 3]]]
+    return lib.eye(4, dtype=getattr(lib, dt))[lib.tensor([[0, 3, 1], [2, 0, 3]])]
 
 
 LOC, SCALE = [0.5, -1.0, 2.0], [1.5, 0.3, 2.0]
@@ -125,7 +125,7 @@ def _grads(out, params, lib):
 # samples that pass the stream's draws through log/exp/log1p: glassgrad's elementwise math
 # (NumPy's) may differ from torch's vectorised kernels in the last bit, the draws do not
 THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal"}
-ULP = {"float32": (3e-7, 0), "float64": (5e-16, 0)}
+ULP = {"float32": (1e-6, 1e-7), "float64": (1e-14, 1e-15)}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
