@@ -17,15 +17,22 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential",
            "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "Laplace", "LogNormal", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "TransformedDistribution", "Uniform",
+           "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform",
            "biject_to", "kl_divergence", "register_kl", "transform_to"]
 __all__.extend(transforms.__all__)

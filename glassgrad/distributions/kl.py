@@ -6,7 +6,8 @@ import warnings
 
 from .. import autograd
 from .._creation import full_like
-from ..ops.pointwise import erf, exp, log, softplus
+from ..ops.pointwise import erf, exp, log, softplus, xlogy
+from ..ops.registry import broadcast_shapes
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .cauchy import Cauchy
@@ -18,8 +19,10 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost, euler_constant
@@ -94,6 +97,16 @@ def _infinite_like(tensor):
     return full_like(tensor, math.inf)
 
 
+def _x_log_x(tensor):
+    return xlogy(tensor, tensor)    # 0 at 0
+
+
+def _batch_trace_XXT(bmat):
+    """The trace of X X^T over a batch of matrices."""
+    m, n = bmat.size(-2), bmat.size(-1)
+    return bmat.reshape(-1, m * n).pow(2).sum(-1).reshape(bmat.shape[:-2])
+
+
 # -- the same family -----------------------------------------------------------------------------
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
@@ -161,9 +174,33 @@ def _kl_normal_normal(p, q):
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
 
 
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    shape = tuple(broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])) + (n, n)
+    term2 = _batch_trace_XXT(_solve_lower(q_tril.expand(shape), p_tril.expand(shape)))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
 @register_kl(OneHotCategorical, OneHotCategorical)
 def _kl_onehotcategorical_onehotcategorical(p, q):
     return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf
+    return result
 
 
 @register_kl(TransformedDistribution, TransformedDistribution)
@@ -194,6 +231,7 @@ def _kl_cauchy_cauchy(p, q):
 
 
 # -- across families -----------------------------------------------------------------------------
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
     return _infinite_like(p.rate)
@@ -217,6 +255,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
     return _infinite_like(p.loc)
@@ -232,6 +271,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
     return _infinite_like(p.loc)
@@ -247,6 +287,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Exponential)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
     return _infinite_like(p.loc)
@@ -271,6 +312,43 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * exp(-0.5 * loc_diff_scale_ratio.pow(2))
     t3 = loc_diff * erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -log(scale_ratio) + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p, q):
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p, q):
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    result = t1 - p.alpha.reciprocal() + t3 - 1
+    result[p.alpha <= 1] = math.inf
+    return result
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p, q):
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    result = t1 - p.alpha.reciprocal() + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = math.inf
+    return result
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p, q):
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
 
 
 @register_kl(Uniform, Exponential)
