@@ -1893,6 +1893,11 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
     ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
      {"fd": False}),
+    # (glassgrad has no _standard_gamma_grad yet: its backward raises NotImplementedError)
+    ("_standard_gamma", lambda t, x: _seeded(t, lambda: t._standard_gamma(x.abs() * 3)),
+     [(3, 4)], {"grad": (False,)}),
+    ("_sample_dirichlet", lambda t, x: _seeded(t, lambda: t._sample_dirichlet(x.abs() + 0.5)),
+     [(3, 4)], {"grad": (False,)}),
 ]]
 
 

@@ -559,3 +559,35 @@ def test_namespace():
         assert n in names and hasattr(td, n)
     assert gg.distributions.Normal.__name__ == td.Normal.__name__
     assert norm(gg.distributions.utils.probs_to_logits(gg.tensor([0.0, 0.5]))) is not None
+
+
+# -- the gamma and Dirichlet samplers (ATen's CPU Marsaglia-Tsang on torch's stream) ------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_standard_gamma_and_dirichlet_samples_are_torchs(dtype):
+    def program(lib):
+        dt = getattr(lib, dtype)
+        alpha = lib.tensor([0.3, 1.0, 2.5, 0.0, 7.0, 0.05, 100.0, 1e-3] * 8, dtype=dt)
+        lib.manual_seed(11)
+        out = [lib._standard_gamma(alpha), lib.randn(3, dtype=dt),     # the cached normal
+               lib._standard_gamma(alpha[:3].reshape(3, 1)),
+               lib._sample_dirichlet(alpha.reshape(-1, 4) + 0.1), lib.rand(2, dtype=dt)]
+        g = lib.Generator().manual_seed(5)
+        out.append(lib._standard_gamma(alpha[:5] + 0.5, generator=g))
+        out.append(error(lambda: lib._standard_gamma(lib.tensor([1, 2]))))
+        out.append(error(lambda: lib._sample_dirichlet(lib.tensor([1, 2]))))
+        return out
+    same(program, EXACT)
+
+
+def test_sampler_gradients():
+    def program(lib):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        s = lib._sample_dirichlet(a)
+        return [type(s.grad_fn).__name__, error(lambda: s.sum().backward())]
+    same(program)
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    out = gg._standard_gamma(a)
+    assert type(out.grad_fn).__name__ == type(torch._standard_gamma(
+        torch.tensor([1.0], requires_grad=True)).grad_fn).__name__
+    with pytest.raises(NotImplementedError, match="_standard_gamma_grad"):
+        out.sum().backward()

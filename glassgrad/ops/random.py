@@ -410,5 +410,36 @@ def poisson(input, generator=None):
     return _poisson(input, generator=generator)
 
 
+def _no_gamma_grad(grad, self, result):
+    raise NotImplementedError("glassgrad has no _standard_gamma_grad yet (the reparameterised "
+                              "gradient of _standard_gamma)")
+
+
+_standard_gamma_row = defop("StandardGammaBackward0", lambda xp, self, generator: sample.standard_gamma(
+    engine(generator), self.ravel(), self.dtype).reshape(self.shape),
+    dtype="same", grads={"self": _no_gamma_grad})
+def _no_dirichlet_grad(grad):
+    raise RuntimeError("derivative for aten::_sample_dirichlet is not implemented")
+
+
+_dirichlet_row = defop("NotImplemented", lambda xp, self, generator: sample.dirichlet(
+    engine(generator), self).reshape(self.shape), dtype="same",
+    grads={"self": _no_dirichlet_grad})
+
+
+@public("function")
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) samples: ATen's CPU Marsaglia-Tsang sampler on torch's stream."""
+    _float_kernel(input.dtype, "gamma_cpu")
+    return _standard_gamma_row(input, generator=generator)
+
+
+@public("function")
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet(input) samples over the last dim (normalised gamma draws), as ATen's CPU."""
+    _float_kernel(input.dtype, "dirichlet")
+    return _dirichlet_row(input, generator=generator)
+
+
 # @public objects name themselves (glassgrad.ops.publish)
 publish(globals())

@@ -321,3 +321,86 @@ def place(array, flat):
 def in_visit_order(array, values):
     """``values`` (broadcast to array's shape) flattened in array's visiting order."""
     return np.broadcast_to(values, array.shape).transpose(visit_order(array)).ravel()
+
+
+# -- gamma (Marsaglia-Tsang) --------------------------------------------------------------------
+_THIRD_F = float(np.float32(1) / np.float32(3))     # ATen's 1.0f / 3.0f
+_C0331_F = float(np.float32(0.0331))                 # ATen's 0.0331f
+
+
+class _Scalars:
+    """One element's draws for ATen's scalar samplers: uniform_real_distribution<double> and
+    normal_distribution<double> (Box-Muller, its sine half cached in the engine) from a
+    lookahead of doubles; commit() leaves the engine where torch's would be."""
+
+    def __init__(self, eng):
+        self.stream, self.cached = _Lookahead(eng), eng.normal
+
+    def uniform(self):
+        u = float(self.stream.window(1)[0])
+        self.stream.use(1)
+        return u
+
+    def normal(self):
+        if self.cached is not None:
+            out, self.cached = self.cached, None
+            return out
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = _TWO_PI * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def commit(self):
+        self.stream.commit()
+        self.stream.eng.normal = self.cached
+
+
+def _gamma_one(draw, alpha, single):
+    """sample_gamma (aten/src/ATen/native/Distributions.h) for one alpha, in double with
+    ATen's float constants; ``single``: alpha is a float, so its own steps round to float."""
+    f32 = np.float32
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        exponent = float(f32(1) / f32(alpha)) if single else 1.0 / alpha
+        scale *= math.pow(1 - draw.uniform(), exponent)
+        alpha = float(f32(alpha) + f32(1)) if single else alpha + 1.0
+    d = float(f32(alpha) - f32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = draw.normal()
+        y = 1.0 + c * x
+        while y <= 0:
+            x = draw.normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1 - draw.uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(eng, alphas, dtype):
+    """_s_gamma_cpu: the elements one after another in flat order (each takes a data-dependent
+    number of draws, so this is a scalar loop), each result cast to the dtype and kept at least
+    its smallest normal number."""
+    dtype = np.dtype(dtype)
+    draw = _Scalars(eng)
+    single = dtype != _F64
+    out = np.array([_gamma_one(draw, a, single) for a in alphas.astype(_F64).tolist()], _F64)
+    draw.commit()
+    return np.maximum(out.astype(dtype), np.finfo(dtype).tiny)
+
+
+def dirichlet(eng, alphas):
+    """_s_dirichlet_cpu: double gamma draws of each alpha (kept >= DBL_MIN), each row divided by
+    its sum, cast and clamped into [FLT_MIN or DBL_MIN, the float below 1]."""
+    dtype = alphas.dtype
+    gamma = standard_gamma(eng, alphas.ravel(), _F64).reshape(alphas.shape)
+    ratio = (gamma / gamma.sum(-1, keepdims=True)).astype(dtype)
+    top = np.nextafter(dtype.type(1), dtype.type(0))
+    return np.minimum(top, np.maximum(np.finfo(dtype).tiny, ratio))
