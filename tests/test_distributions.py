@@ -591,3 +591,22 @@ def test_sampler_gradients():
         torch.tensor([1.0], requires_grad=True)).grad_fn).__name__
     with pytest.raises(NotImplementedError, match="_standard_gamma_grad"):
         out.sum().backward()
+
+
+def test_doc_example_prints_what_torch_prints():
+    import contextlib
+    import io
+    import pathlib
+    import re
+    doc = pathlib.Path(__file__).parent.parent / "docs" / "distributions.md"
+    (code,) = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+
+    def printed(src):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(src, "distributions.md", "exec"), {"__name__": "doc_block"})
+        return out.getvalue()
+    mine = printed(code)
+    theirs = printed(code.replace("import glassgrad as torch", "import torch").replace(
+        "from glassgrad.distributions", "from torch.distributions"))
+    assert "Independent(Normal(" in mine and mine == theirs, f"{mine}\n---\n{theirs}"
