@@ -106,6 +106,12 @@ def _mvn(kind):
     return make
 
 
+def _lowrank(lib, dt):
+    loc, w = _p(lib, LOC, dt), _p(lib, [[1.0, 0.2], [0.4, -1.5], [-0.2, 0.3]], dt)
+    d = _p(lib, [0.5, 1.0, 2.0], dt)
+    return lib.distributions.LowRankMultivariateNormal(loc, w, d), [loc, w, d]
+
+
 def _mixture(lib, dt):
     logits = _p(lib, LOGITS4[:2], dt)
     loc = _p(lib, [[0.0, 1.0, -1.0, 2.0], [0.5, -0.5, 1.5, 0.0]], dt)
@@ -154,6 +160,7 @@ DISTS = {
     "MVN_cov": (_mvn("covariance_matrix"), _real, False),
     "MVN_precision": (_mvn("precision_matrix"), _real, False),
     "MVN_scale_tril": (_mvn("scale_tril"), _real, False),
+    "LowRankMVN": (_lowrank, _real, False),
     "MixtureSameFamily": (_mixture, _mixed, False),
     "RelaxedBernoulli": (_relaxed("RelaxedBernoulli", "probs", [0.2, 0.5, 0.9]), _unit, False),
     "RelaxedOneHotCategorical": (_relaxed("RelaxedOneHotCategorical", "logits", LOGITS4),
@@ -162,7 +169,7 @@ DISTS = {
 }
 NO_ENTROPY = {"MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
 # log_prob through a linear solve: glassgrad solves by LU where torch solves triangular
-VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril"}
+VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN"}
 CONTINUOUS_CDF = {"Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
                   "HalfNormal", "HalfCauchy", "Gumbel"}
 DTYPES = ["float32", "float64"]
@@ -177,7 +184,7 @@ def _grads(out, params, lib):
 # samples that pass the stream's draws through log/exp/log1p: glassgrad's elementwise math
 # (NumPy's) may differ from torch's vectorised kernels in the last bit, the draws do not
 THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal", "Pareto", "RelaxedBernoulli",
-                "RelaxedOneHotCategorical", "MVN_cov", "MVN_precision", "MVN_scale_tril"}
+                "RelaxedOneHotCategorical", "LowRankMVN", "MVN_cov", "MVN_precision", "MVN_scale_tril"}
 ULP = {"float32": (1e-6, 1e-7), "float64": (1e-14, 1e-15)}
 
 
@@ -505,7 +512,8 @@ KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
             ("Normal", "Exponential"), ("Exponential", "Uniform"), ("Pareto", "Pareto"),
             ("MVN_cov", "MVN_scale_tril"), ("MVN_precision", "MVN_cov"), ("Normal", "Pareto"),
             ("Pareto", "Normal"), ("Pareto", "Exponential"), ("Uniform", "Pareto"),
-            ("Pareto", "Uniform"), ("Laplace", "Pareto"), ("Gumbel", "Pareto")]
+            ("Pareto", "Uniform"), ("Laplace", "Pareto"), ("Gumbel", "Pareto"),
+            ("LowRankMVN", "LowRankMVN"), ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_cov")]
 
 
 @pytest.mark.parametrize("pair", KL_PAIRS, ids="-".join)
@@ -610,3 +618,14 @@ def test_doc_example_prints_what_torch_prints():
     theirs = printed(code.replace("import glassgrad as torch", "import torch").replace(
         "from glassgrad.distributions", "from torch.distributions"))
     assert "Independent(Normal(" in mine and mine == theirs, f"{mine}\n---\n{theirs}"
+
+
+@pytest.mark.parametrize("name", ["MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN"])
+def test_gaussian_matrices(name):
+    def program(lib):
+        d, params = DISTS[name][0](lib, "float64")
+        mats = [d.covariance_matrix, d.precision_matrix, d.scale_tril]
+        e = d.expand((2,))
+        return mats + [lib.autograd.grad(sum(m.sum() for m in mats), params),
+                       e.covariance_matrix.shape, e.precision_matrix.shape, e.variance]
+    same(program, {"float64": (1e-10, 1e-12)})

@@ -17,6 +17,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -30,7 +31,7 @@ from .uniform import Uniform
 
 __all__ = ["Bernoulli", "Categorical", "Cauchy", "Distribution", "Exponential",
            "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
-           "Independent", "Laplace", "LogNormal", "MixtureSameFamily",
+           "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
            "MultivariateNormal", "Normal", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform",

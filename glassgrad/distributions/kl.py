@@ -19,6 +19,8 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
+                                          _batch_lowrank_mahalanobis)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _solve_lower
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -187,6 +189,59 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = _batch_trace_XXT(_solve_lower(q_tril.expand(shape), p_tril.expand(shape)))
     term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+def _lowrank_parts(q, p_loc):
+    """What the low-rank KLs share about q: log det, the Mahalanobis term of the means, and
+    A = C^-1 W^T D^-1 (C q's capacitance factor)."""
+    W, D = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    logdet = _batch_lowrank_logdet(W, D, q._capacitance_tril)
+    maha = _batch_lowrank_mahalanobis(W, D, q.loc - p_loc, q._capacitance_tril)
+    return logdet, maha, _solve_lower(q._capacitance_tril, W.mT / D.unsqueeze(-2))
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    q_logdet, term3, A = _lowrank_parts(q, p.loc)
+    pW, pD, qD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    term1 = q_logdet - _batch_lowrank_logdet(pW, pD, p._capacitance_tril)
+    term2 = ((pD / qD).sum(-1) + _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2)) - _batch_trace_XXT(A.matmul(pW)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    q_logdet, term3, A = _lowrank_parts(q, p.loc)
+    p_tril = p._unbroadcasted_scale_tril
+    term1 = q_logdet - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term2 = (_batch_trace_XXT(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+             - _batch_trace_XXT(A.matmul(p_tril)))
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with"
+                         "                          different event shapes cannot be computed")
+    q_tril = q._unbroadcasted_scale_tril
+    pW, pD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
+    term1 = (2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(pW, pD, p._capacitance_tril))
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    n = p.event_shape[0]
+    batch = tuple(broadcast_shapes(q_tril.shape[:-2], pW.shape[:-2]))
+    q_tril = q_tril.expand(batch + (n, n))
+    term2 = (_batch_trace_XXT(_solve_lower(q_tril, pW.expand(batch + (n, p.cov_factor.size(-1)))))
+             + _batch_trace_XXT(_solve_lower(q_tril, pD.sqrt().diag_embed().expand(batch + (n, n)))))
+    return 0.5 * (term1 + term2 + term3 - n)
 
 
 @register_kl(OneHotCategorical, OneHotCategorical)
