@@ -161,16 +161,20 @@ DISTS = {
     "MVN_precision": (_mvn("precision_matrix"), _real, False),
     "MVN_scale_tril": (_mvn("scale_tril"), _real, False),
     "LowRankMVN": (_lowrank, _real, False),
+    "ContinuousBernoulli": (_kw("ContinuousBernoulli", "probs", [0.2, 0.5, 0.9]), _unit, True),
+    "ContinuousBernoulli_logits": (_kw("ContinuousBernoulli", "logits", [-1.2, 0.0, 2.0]), _unit,
+                                   True),
+    "VonMises": (_two("VonMises", LOC, [0.5, 2.0, 5.0]), _real, False),
     "MixtureSameFamily": (_mixture, _mixed, False),
     "RelaxedBernoulli": (_relaxed("RelaxedBernoulli", "probs", [0.2, 0.5, 0.9]), _unit, False),
     "RelaxedOneHotCategorical": (_relaxed("RelaxedOneHotCategorical", "logits", LOGITS4),
                                  _simplex, False),
     "Pareto": (_two("Pareto", [1.0, 2.0, 0.5], [2.5, 3.0, 1.5]), _above2, False),
 }
-NO_ENTROPY = {"MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
+NO_ENTROPY = {"VonMises", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
 # log_prob through a linear solve: glassgrad solves by LU where torch solves triangular
 VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN"}
-CONTINUOUS_CDF = {"Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
+CONTINUOUS_CDF = {"ContinuousBernoulli", "ContinuousBernoulli_logits", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
                   "HalfNormal", "HalfCauchy", "Gumbel"}
 DTYPES = ["float32", "float64"]
 
@@ -184,7 +188,8 @@ def _grads(out, params, lib):
 # samples that pass the stream's draws through log/exp/log1p: glassgrad's elementwise math
 # (NumPy's) may differ from torch's vectorised kernels in the last bit, the draws do not
 THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal", "Pareto", "RelaxedBernoulli",
-                "RelaxedOneHotCategorical", "LowRankMVN", "MVN_cov", "MVN_precision", "MVN_scale_tril"}
+                "RelaxedOneHotCategorical", "LowRankMVN", "MVN_cov", "ContinuousBernoulli",
+                "ContinuousBernoulli_logits", "VonMises", "MVN_precision", "MVN_scale_tril"}
 ULP = {"float32": (1e-6, 1e-7), "float64": (1e-14, 1e-15)}
 
 
@@ -513,6 +518,7 @@ KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
             ("MVN_cov", "MVN_scale_tril"), ("MVN_precision", "MVN_cov"), ("Normal", "Pareto"),
             ("Pareto", "Normal"), ("Pareto", "Exponential"), ("Uniform", "Pareto"),
             ("Pareto", "Uniform"), ("Laplace", "Pareto"), ("Gumbel", "Pareto"),
+            ("ContinuousBernoulli", "ContinuousBernoulli_logits"),
             ("LowRankMVN", "LowRankMVN"), ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_cov")]
 
 
