@@ -410,6 +410,11 @@ TRANSFORMS = [
     lambda T, lib: T.IndependentTransform(T.ExpTransform(), 1),
     lambda T, lib: T.ReshapeTransform((3,), (3, 1)),
     lambda T, lib: T.AffineTransform(1.0, 2.0, event_dim=1),
+    lambda T, lib: T.CorrCholeskyTransform(),
+    lambda T, lib: T.CatTransform([T.ExpTransform(), T.AffineTransform(1.0, 2.0)], dim=1,
+                                  lengths=[1, 2]),
+    lambda T, lib: T.StackTransform([T.ExpTransform(), T.TanhTransform()], dim=0),
+    lambda T, lib: T.CumulativeDistributionTransform(lib.distributions.Normal(0.5, 2.0)),
 ]
 
 
@@ -424,7 +429,8 @@ def test_transforms(i):
         y = t(x)
         out = {"y": y, "x_back": t.inv(y), "repr": repr(t), "domain": repr(t.domain),
                "codomain": repr(t.codomain), "bijective": t.bijective,
-               "fshape": t.forward_shape(lib.Size([2, 3]))}
+               "fshape": t.forward_shape(lib.Size([2, 3])),
+               "ishape": error(lambda: t.inverse_shape(lib.Size([2, 3])))}
         if not isinstance(t, lib.distributions.transforms.SoftmaxTransform):
             ladj = t.log_abs_det_jacobian(x, y)
             out["ladj"] = ladj
@@ -457,11 +463,13 @@ def test_biject_to_and_transform_to(which):
         x = lib.tensor([[0.3, -1.2, 0.8], [1.5, 0.1, -0.4]], dtype=lib.float64)
         cs = [C.real, C.positive, C.nonnegative, C.unit_interval, C.interval(-2.0, 3.0),
               C.greater_than(1.0), C.less_than(-1.0), C.simplex, C.real_vector,
-              C.independent(C.positive, 1), C.half_open_interval(0., 2.)]
+              C.independent(C.positive, 1), C.half_open_interval(0., 2.),
+              C.cat([C.positive, C.real, C.unit_interval], dim=1), C.stack([C.positive, C.real]),
+              C.corr_cholesky]
         out = []
         for c in cs:
             t = reg(c)
-            y = t(x)
+            y = t(x if c is not C.corr_cholesky else x[0])
             out.append([repr(t), y, c.check(y)])
         return out
     same(program, {"float64": (1e-12, 1e-12)})

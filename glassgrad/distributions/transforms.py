@@ -4,19 +4,23 @@ import math
 import numbers
 import operator
 
+from .. import _creation
 from .. import linalg as _linalg
 from .._creation import full_like, zeros_like
 from .._tensor import Size
 from ..ops.nn import pad
 from ..ops.pointwise import atanh, logsigmoid, sigmoid, softplus
 from ..ops.registry import broadcast_shapes
+from ..ops.shape import cat as _cat, stack as _stack
 from . import constraints
-from .utils import _sum_rightmost, broadcast_all, finfo, lazy_property
+from .utils import (_sum_rightmost, broadcast_all, finfo, lazy_property, tril_matrix_to_vec,
+                    vec_to_tril_matrix)
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform",
+           "CorrCholeskyTransform", "CumulativeDistributionTransform", "ExpTransform",
            "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform",
            "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftplusTransform",
-           "TanhTransform", "SoftmaxTransform", "StickBreakingTransform", "Transform",
+           "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "Transform",
            "identity_transform"]
 
 
@@ -652,3 +656,205 @@ class PositiveDefiniteTransform(_Pointwise):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(_linalg.cholesky(y))
+
+
+class CorrCholeskyTransform(Transform):
+    """Maps a vector of D(D-1)/2 reals onto the Cholesky factor of a D x D correlation matrix
+    (tanh into (-1, 1), then stick breaking along each row)."""
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        eps = finfo(x.dtype).eps
+        x = x.tanh().clamp(min=-1 + eps, max=1 - eps)
+        r = vec_to_tril_matrix(x, diag=-1)
+        z1m_cumprod_sqrt = (1 - r ** 2).sqrt().cumprod(-1)
+        r = r + _creation.eye(r.shape[-1], dtype=r.dtype)
+        return r * pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - (y * y).cumsum(dim=-1)
+        y_cumsum_shifted = pad(y_cumsum[..., :-1], [1, 0], value=1)
+        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(y_cumsum_shifted, diag=-1).sqrt()
+        return (t.log1p() - t.neg().log1p()) / 2
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        y1m_cumsum_tril = tril_matrix_to_vec(1 - (y * y).cumsum(dim=-1), diag=-2)
+        stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
+        tanh_logdet = -2 * (x + softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        return stick_breaking_logdet + tanh_logdet
+
+    def forward_shape(self, shape):
+        _needs_a_dim(shape)
+        N = shape[-1]
+        D = round((0.25 + 2 * N) ** 0.5 + 0.5)
+        if D * (D - 1) // 2 != N:
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (D, D)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2:
+            raise ValueError("Too few dimensions on input")
+        if shape[-2] != shape[-1]:
+            raise ValueError("Input is not square")
+        D = shape[-1]
+        return shape[:-2] + (D * (D - 1) // 2,)
+
+
+class CatTransform(Transform):
+    """Applies each transform of ``tseq`` to its slice (of ``lengths``) along ``dim``."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match transforms "
+                                 f"({len(self.transforms)})")
+        self.dim = dim
+
+    @lazy_property
+    def event_dim(self):
+        return max(t.event_dim for t in self.transforms)
+
+    @lazy_property
+    def length(self):
+        return sum(self.lengths)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
+
+    def _check(self, z, name, what):
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {z.dim()} "
+                                 "dimensions")
+        if z.size(self.dim) != self.length:
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal "
+                                 f"length {self.length}")
+
+    def _slices(self, z):
+        starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
+        return [z.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths)]
+
+    def _call(self, x):
+        self._check(x, "x", "tensor")
+        return _cat([t(v) for t, v in zip(self.transforms, self._slices(x))], dim=self.dim)
+
+    def _inverse(self, y):
+        self._check(y, "y", "tensor")
+        return _cat([t.inv(v) for t, v in zip(self.transforms, self._slices(y))], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        parts = []
+        for t, a, b in zip(self.transforms, self._slices(x), self._slices(y)):
+            ladj = t.log_abs_det_jacobian(a, b)
+            if t.event_dim < self.event_dim:
+                ladj = _sum_rightmost(ladj, self.event_dim - t.event_dim)
+            parts.append(ladj)
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + self.event_dim
+        return _cat(parts, dim=dim) if dim < 0 else sum(parts)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+
+class StackTransform(Transform):
+    """Applies each transform of ``tseq`` to its index along ``dim``."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise AssertionError("All elements of tseq must be Transform instances")
+        if cache_size:
+            tseq = [t.with_cache(cache_size) for t in tseq]
+        super().__init__(cache_size=cache_size)
+        self.transforms = list(tseq)
+        self.dim = dim
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return StackTransform(self.transforms, self.dim, cache_size)
+
+    def _slice(self, z):
+        return [z.select(self.dim, i) for i in range(z.size(self.dim))]
+
+    def _check(self, z, name, what):
+        if not -z.dim() <= self.dim < z.dim():
+            raise AssertionError(f"dim {self.dim} out of range for {what} with {z.dim()} "
+                                 "dimensions")
+        if z.size(self.dim) != len(self.transforms):
+            raise AssertionError(f"{name}.size({self.dim}) = {z.size(self.dim)} must equal "
+                                 f"len(transforms) {len(self.transforms)}")
+
+    def _call(self, x):
+        self._check(x, "x", "tensor")
+        return _stack([t(v) for v, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+
+    def _inverse(self, y):
+        self._check(y, "y", "tensor")
+        return _stack([t.inv(v) for v, t in zip(self._slice(y), self.transforms)], dim=self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        self._check(x, "x", "x")
+        self._check(y, "y", "y")
+        return _stack([t.log_abs_det_jacobian(a, b) for a, b, t in
+                       zip(self._slice(x), self._slice(y), self.transforms)], dim=self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @constraints.dependent_property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @constraints.dependent_property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), onto the unit interval."""
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
+
+    def with_cache(self, cache_size=1):
+        if self._cache_size == cache_size:
+            return self
+        return CumulativeDistributionTransform(self.distribution, cache_size=cache_size)
