@@ -527,6 +527,10 @@ KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
             ("Pareto", "Normal"), ("Pareto", "Exponential"), ("Uniform", "Pareto"),
             ("Pareto", "Uniform"), ("Laplace", "Pareto"), ("Gumbel", "Pareto"),
             ("ContinuousBernoulli", "ContinuousBernoulli_logits"),
+            ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Exponential"),
+            ("ContinuousBernoulli", "Uniform"), ("ContinuousBernoulli", "Pareto"),
+            ("Uniform", "ContinuousBernoulli"), ("Normal", "ContinuousBernoulli"),
+            ("Exponential", "ContinuousBernoulli"), ("Pareto", "ContinuousBernoulli"),
             ("LowRankMVN", "LowRankMVN"), ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_cov")]
 
 

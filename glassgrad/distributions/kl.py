@@ -6,7 +6,8 @@ import warnings
 
 from .. import autograd
 from .._creation import full_like
-from ..ops.pointwise import erf, exp, log, softplus, xlogy
+from .._creation import ones_like
+from ..ops.pointwise import erf, exp, log, softplus, where, xlogy
 from ..ops.registry import broadcast_shapes
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -295,6 +296,31 @@ def _kl_cauchy_cauchy(p, q):
 
 
 # -- across families -----------------------------------------------------------------------------
+@register_kl(ContinuousBernoulli, Pareto)
+def _kl_continuous_bernoulli_infinity(p, q):
+    return _infinite_like(p.probs)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).square()) + log(q.scale)
+    t3 = (p.variance + p.mean.square() - 2.0 * q.loc * p.mean) / (2.0 * q.scale.square())
+    return -p.entropy() + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    outside = q.low.ge(p.support.lower_bound) | q.high.le(p.support.upper_bound)
+    return where(outside, ones_like(result) * math.inf, result)
+
+
+@register_kl(Exponential, ContinuousBernoulli)
 @register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p, q):
@@ -319,6 +345,7 @@ def _kl_exponential_normal(p, q):
 
 
 @register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, ContinuousBernoulli)
 @register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p, q):
@@ -335,6 +362,7 @@ def _kl_gumbel_normal(p, q):
 
 
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, ContinuousBernoulli)
 @register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p, q):
@@ -351,6 +379,7 @@ def _kl_laplace_normal(p, q):
 
 
 @register_kl(Normal, Exponential)
+@register_kl(Normal, ContinuousBernoulli)
 @register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p, q):
@@ -378,6 +407,7 @@ def _kl_normal_laplace(p, q):
     return -log(scale_ratio) + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
 
 
+@register_kl(Pareto, ContinuousBernoulli)
 @register_kl(Pareto, Uniform)
 def _kl_pareto_infinity(p, q):
     return _infinite_like(p.scale)
@@ -413,6 +443,13 @@ def _kl_uniform_pareto(p, q):
     result = t2 * (q.alpha + 1) - t1
     result[p.low < q.support.lower_bound] = math.inf
     return result
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
+    outside = p.high.ge(q.support.upper_bound) | p.low.le(q.support.lower_bound)
+    return where(outside, ones_like(result) * math.inf, result)
 
 
 @register_kl(Uniform, Exponential)
