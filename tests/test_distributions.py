@@ -1,10 +1,8 @@
 """torch.distributions, differential against torch: samples after manual_seed (exactly),
 log_prob / cdf / icdf / entropy / moments and their gradients, shapes, expand, reprs,
 constraints, transforms, kl_divergence and the errors of argument validation."""
-import math
 import warnings
 
-import numpy as np
 import pytest
 import torch
 
