@@ -645,3 +645,20 @@ def test_gaussian_matrices(name):
         return mats + [lib.autograd.grad(sum(m.sum() for m in mats), params),
                        e.covariance_matrix.shape, e.precision_matrix.shape, e.variance]
     same(program, {"float64": (1e-10, 1e-12)})
+
+
+def test_class_level_facts():
+    def program(lib):
+        D = lib.distributions
+        C = D.constraints
+        out = []
+        for name in ("Normal", "Uniform", "Categorical", "Independent", "Bernoulli", "Gumbel",
+                     "LogNormal", "MultivariateNormal", "Pareto", "TransformedDistribution"):
+            cls = getattr(D, name)
+            support = cls.support
+            flags = [f if isinstance(f, bool) else type(f).__name__
+                     for f in (cls.has_rsample, cls.has_enumerate_support)]
+            out.append([name, flags, C.is_dependent(support),
+                        None if C.is_dependent(support) else repr(support)])
+        return out
+    same(program)
