@@ -1893,9 +1893,12 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
     ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
      {"fd": False}),
-    # (glassgrad has no _standard_gamma_grad yet: its backward raises NotImplementedError)
+    # (a gradient of random samples: finite differences do not apply; tests/test_distributions)
     ("_standard_gamma", lambda t, x: _seeded(t, lambda: t._standard_gamma(x.abs() * 3)),
      [(3, 4)], {"grad": (False,)}),
+    ("_standard_gamma_grad", lambda t, a, x: t._standard_gamma_grad(a.abs() * 9 + 0.05,
+                                                                     x.abs() * 9 + 1e-3),
+     [(3, 4), (3, 4)], {"grad": (False, False)}),
     ("_sample_dirichlet", lambda t, x: _seeded(t, lambda: t._sample_dirichlet(x.abs() + 0.5)),
      [(3, 4)], {"grad": (False,)}),
 ]]

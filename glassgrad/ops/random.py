@@ -410,14 +410,28 @@ def poisson(input, generator=None):
     return _poisson(input, generator=generator)
 
 
-def _no_gamma_grad(grad, self, result):
-    raise NotImplementedError("glassgrad has no _standard_gamma_grad yet (the reparameterised "
-                              "gradient of _standard_gamma)")
+def _no_gamma_grad_grad(grad):
+    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+_standard_gamma_grad_row = defop(
+    "StandardGammaGradBackward0",
+    lambda xp, self, output: sample.standard_gamma_grad(self, output).reshape(
+        xp.broadcast_shapes(self.shape, output.shape)),
+    ("self", "output"), dtype="same", grads={"self": _no_gamma_grad_grad})
+
+
+@public("function")
+def _standard_gamma_grad(input, output):
+    """d sample / d alpha of gamma samples (ATen's standard_gamma_grad_one)."""
+    _float_kernel(input.dtype, "_standard_gamma_grad_cpu")
+    return _standard_gamma_grad_row(input, output)
 
 
 _standard_gamma_row = defop("StandardGammaBackward0", lambda xp, self, generator: sample.standard_gamma(
     engine(generator), self.ravel(), self.dtype).reshape(self.shape),
-    dtype="same", grads={"self": _no_gamma_grad})
+    dtype="same", grads={"self": lambda grad, self, result: grad * _standard_gamma_grad_row(
+        self, result)})
 def _no_dirichlet_grad(grad):
     raise RuntimeError("derivative for aten::_sample_dirichlet is not implemented")
 

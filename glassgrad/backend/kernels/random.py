@@ -5,6 +5,8 @@ as it does (aten/src/ATen/core/TransformationHelper.h, DistributionsHelper.h,
 native/cpu/DistributionTemplates.h): a flat array for ``n`` elements in the order torch's
 iterator visits them; the caller puts them in place.
 """
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
@@ -404,3 +406,85 @@ def dirichlet(eng, alphas):
     ratio = (gamma / gamma.sum(-1, keepdims=True)).astype(dtype)
     top = np.nextafter(dtype.type(1), dtype.type(0))
     return np.minimum(top, np.maximum(np.finfo(dtype).tiny, ratio))
+
+
+# -- the reparameterised gradient of gamma samples -----------------------------------------------
+_PSI_10 = 2.25175258906672110764
+_DIGAMMA_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+              -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+              8.33333333333333333333E-2)
+_GAMMA_GRAD_UV = np.array([
+    [0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089,
+     0.0014179084],
+    [0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113,
+     -0.0035938915, -0.00058392623],
+    [0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326,
+     0.00085092367, -1.5247877e-07]])
+_LIBM_POW = ctypes.CDLL(ctypes.util.find_library("m")).pow
+_LIBM_POW.restype, _LIBM_POW.argtypes = ctypes.c_double, [ctypes.c_double] * 2
+_POW = np.frompyfunc(_LIBM_POW, 2, 1)
+
+
+def _pow(a, b):
+    """The C library's pow, elementwise in double (NaN for a negative base's fraction)."""
+    return _POW(a, b).astype(_F64)
+
+
+def _digamma_positive(x):
+    """ATen's digamma_one (Cephes) in double for x >= 0: recurrence up to 10, then the
+    asymptotic series."""
+    x, result = x.copy(), np.zeros_like(x)
+    for _ in range(10):
+        low = x < 10
+        result[low] -= 1 / x[low]
+        x[low] += 1
+    z = 1.0 / (x * x)
+    y = z * np.polyval(_DIGAMMA_A, z)
+    y = np.where(x < np.float32(1.0e17), y, 0.0)
+    out = result + libm("log", x) - 0.5 / x - y
+    return np.where(x == 10, result + _PSI_10, out)
+
+
+def standard_gamma_grad(alpha, x):
+    """ATen's standard_gamma_grad_one: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha) for gamma
+    samples x, in double (a Taylor series for small x, Rice's saddle point expansion for large
+    alpha, a bivariate rational approximation otherwise), cast to alpha's dtype."""
+    dtype = alpha.dtype
+    a, x = np.broadcast_arrays(alpha.astype(_F64), x.astype(_F64))
+    a, x = a.copy(), x.copy()
+    # Taylor series for x < 0.8
+    numer, denom = np.ones_like(x), a.copy()
+    series1, series2 = numer / denom, numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        series1 = series1 + numer / denom
+        series2 = series2 + numer / (denom * denom)
+    pow_x_alpha = _pow(x, a)
+    pdf = _pow(x, a - 1) * libm("exp", -x)
+    cdf = pow_x_alpha * series1
+    cdf_alpha = (libm("log", x) - _digamma_positive(a)) * cdf - pow_x_alpha * series2
+    small = -cdf_alpha / pdf
+    small = np.where(np.isnan(small), 0.0, small)
+    # Rice saddle point for alpha > 8: near the mode, and away from it
+    near = ((1 + 24 * a * (1 + 12 * a))
+            * (1440 * (a * a) + 6 * x * (53 - 120 * x) - 65 * x * x / a + a * (107 + 3600 * x))
+            / (1244160 * (a * a) * (a * a)))
+    sq = np.sqrt(8 * a)
+    term2 = sq / (a - x)
+    term3 = _pow(x - a - a * libm("log", x / a), -1.5)
+    term23 = np.where(x < a, term2 - term3, term2 + term3)
+    term1 = libm("log", x / a) * term23 - np.sqrt(2 / a) * (a + x) / ((a - x) * (a - x))
+    stirling = 1 + 1 / (12 * a) * (1 + 1 / (24 * a))
+    far = -stirling * (x * term1) / sq
+    is_near = (np.float32(0.9) * a <= x) & (x <= np.float32(1.1) * a)
+    rice = np.where(is_near, near, far)
+    # the rational approximation
+    u, v = libm("log", x / a), libm("log", a)
+    c = [_GAMMA_GRAD_UV[0, i] + u * (_GAMMA_GRAD_UV[1, i] + u * _GAMMA_GRAD_UV[2, i])
+         for i in range(8)]
+    p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+    q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+    rational = libm("exp", p / q)
+    out = np.where(x < np.float32(0.8), small, np.where(a > 8.0, rice, rational))
+    return out.astype(dtype)
