@@ -603,6 +603,29 @@ def test_standard_gamma_and_dirichlet_samples_are_torchs(dtype):
     same(program, EXACT)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dirichlet_grad(dtype):
+    def program(lib):
+        dt = getattr(lib, dtype)
+        lib.manual_seed(2)
+        alpha = lib.rand(60, 4, dtype=dt) * 12 + 0.05
+        alpha[:10] = alpha[:10] * 0.02 + 0.01          # the small-x series
+        alpha[10:20, 0] = 40.0                          # near 1: the other series
+        alpha[20:30] = alpha[20:30] + 8                 # both large: the saddle point
+        x = lib._sample_dirichlet(alpha)
+        total = alpha.sum(-1, True).expand_as(alpha)
+        out = lib._dirichlet_grad(x, alpha, total)
+        a = alpha.clone().requires_grad_()
+        g = lib._dirichlet_grad(x, a, total)
+        return [out, type(g.grad_fn).__name__, error(lambda: g.sum().backward()),
+                error(lambda: lib._dirichlet_grad(x.long(), alpha, total)),
+                error(lambda: lib._dirichlet_grad(x, alpha.long(), total)),
+                error(lambda: lib._dirichlet_grad(x.long(), alpha.long(), total.long())),
+                error(lambda: lib._standard_gamma_grad(x, alpha.double() if dtype == "float32"
+                                                       else alpha.float()))]
+    same(program, {"float64": (0, 0), "float32": (4e-7, 1e-12)})
+
+
 def test_sampler_gradients():
     def program(lib):
         a = lib.tensor([1.0, 2.0], requires_grad=True)

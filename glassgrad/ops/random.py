@@ -410,22 +410,50 @@ def poisson(input, generator=None):
     return _poisson(input, generator=generator)
 
 
-def _no_gamma_grad_grad(grad):
-    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+def _same_dtypes(first, *others):
+    """TensorIterator's check that every operand has the first's dtype."""
+    for t in others:
+        if t.dtype != first.dtype:
+            raise RuntimeError(f"Found dtype {_name(t.dtype)} but expected {_name(first.dtype)}")
+
+
+def _no_grad_of(name):
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
 
 
 _standard_gamma_grad_row = defop(
     "StandardGammaGradBackward0",
     lambda xp, self, output: sample.standard_gamma_grad(self, output).reshape(
         xp.broadcast_shapes(self.shape, output.shape)),
-    ("self", "output"), dtype="same", grads={"self": _no_gamma_grad_grad})
+    ("self", "output"), dtype="same", grads={"self": _no_grad_of("_standard_gamma_grad")})
 
 
 @public("function")
 def _standard_gamma_grad(input, output):
     """d sample / d alpha of gamma samples (ATen's standard_gamma_grad_one)."""
+    _same_dtypes(input, output)
     _float_kernel(input.dtype, "_standard_gamma_grad_cpu")
     return _standard_gamma_grad_row(input, output)
+
+
+def _no_dirichlet_grad_grad(grad):
+    raise RuntimeError("derivative for aten::_dirichlet_grad is not implemented")
+
+
+_dirichlet_grad_row = defop(
+    "NotImplemented", lambda xp, x, alpha, total: sample.dirichlet_grad(x, alpha, total),
+    ("x", "alpha", "total"), dtype="same",
+    grads={name: _no_dirichlet_grad_grad for name in ("x", "alpha", "total")})
+
+
+@public("function")
+def _dirichlet_grad(x, alpha, total):
+    """The reparameterised gradient of Dirichlet samples (ATen's dirichlet_grad_one)."""
+    _same_dtypes(x, alpha, total)
+    _float_kernel(x.dtype, "_dirichlet_grad_cpu")
+    return _dirichlet_grad_row(x, alpha, total)
 
 
 _standard_gamma_row = defop("StandardGammaBackward0", lambda xp, self, generator: sample.standard_gamma(
