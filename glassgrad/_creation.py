@@ -55,7 +55,12 @@ def _from_data(data, dtype=None):
     elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
         arr = arr.astype(xp.int64)
     elif arr.dtype.kind not in "biuf":
-        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+        odd = next(d for d in _flat([data]) if not isinstance(d, (bool, int, float)))
+        if dtype is not None:       # torch converts each element to the given dtype's kind
+            raise TypeError(f"must be real number, not {type(odd).__name__}"
+                            if dtype.is_floating_point else
+                            f"'{type(odd).__name__}' object cannot be interpreted as an integer")
+        raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
     return arr
 
 

@@ -166,7 +166,7 @@ class Tensor:
         # torch: the storage's address (0 for no bytes) plus the offset
         return data_ptr(self._data) - (low if storage.nbytes() == 0 else 0)
 
-    def is_contiguous(self):
+    def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
 
     def is_floating_point(self):

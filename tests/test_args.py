@@ -249,3 +249,43 @@ def test_like_factories_keep_the_layout(name):
         t = getattr(lib, name)(lib.zeros(2, 3, 4).permute(2, 0, 1))
         results.append((t.stride(), None if name == "empty_like" else t.tolist()))
     assert results[1] == results[0]
+
+
+# -- Tensor methods behind torch's signatures: bad and good calls ------------------------------
+METHOD_BAD = [
+    ("size", ("a",), {}), ("size", (5,), {}), ("size", (), {"dim": 1}), ("stride", ("a",), {}),
+    ("stride", (), {"dim": 0}), ("requires_grad_", ("no",), {}),
+    ("requires_grad_", (), {"requires_grad": 0}), ("contiguous", (1,), {}), ("float", (1,), {}),
+    ("float", (), {"memory_format": 1}), ("cpu", (1,), {}), ("is_contiguous", (1,), {}),
+    ("numpy", (1,), {}), ("numpy", (), {"force": 1}), ("nonzero", (), {"as_tuple": "a"}),
+    ("where", ("C", 1.0), {}), ("where", (1,), {}), ("new_tensor", ([1],), {"dtype": 1}),
+    ("new_tensor", ("O",), {}), ("copy_", (1,), {}), ("copy_", (), {"src": "X23"}),
+    ("copy_", ("X23",), {"non_blocking": "a"}), ("type", (1, 2), {}), ("type", (float,), {}),
+    ("uniform_", ("a",), {}), ("uniform_", (), {"from": 2}), ("uniform_", (), {"to": 0.5}),
+    ("normal_", (0, "a"), {}), ("normal_", (1,), {"std": 2}), ("exponential_", ("a",), {}),
+    ("random_", ("a",), {}), ("random_", (5,), {}), ("random_", (2, 7), {}),
+    ("random_", (2, None), {}), ("random_", (), {"to": 3}), ("random_", (), {"from": 3, "to": 5}),
+    ("bernoulli_", ("a",), {}), ("bernoulli_", (0.3,), {}), ("geometric_", (), {}),
+    ("cauchy_", (1, "a"), {}), ("addmm_", (1, 2), {}), ("addmm_", ("X23", "X32"), {"beta": 2}),
+    ("addmm_", (0.5, "X23", "X32"), {}), ("addmm_", (0.5, 2, "X23", "X32"), {}),
+    ("index_put_", ((1,), "X23"), {}),
+]
+
+
+def _method_value(v, lib):
+    return {"C": lambda: lib.ones(2, 2) > 0, "X23": lambda: lib.ones(2, 3),
+            "X32": lambda: lib.ones(3, 2), "O": object}.get(v, lambda: v)() \
+        if isinstance(v, str) else v
+
+
+@pytest.mark.parametrize("name,args,kwargs", METHOD_BAD, ids=map(_call_id, METHOD_BAD))
+def test_methods_parse_as_torch(name, args, kwargs):
+    results = []
+    for lib in (torch, gg):
+        lib.manual_seed(0)
+        x = lib.ones(2, 2)
+        a = [_method_value(v, lib) for v in args]
+        kw = {k: _method_value(v, lib) for k, v in kwargs.items()}
+        outcome = _outcome(lambda: getattr(x, name)(*a, **kw))
+        results.append((outcome, x.tolist()))
+    assert results[1] == results[0]

@@ -147,6 +147,10 @@ def _index_list(indices, name):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, "
                         f"not {type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
     return tuple(indices)
 
 
@@ -917,7 +921,9 @@ def take(input, index):
     return _take(input, index)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "nonzero(Tensor input, *, bool as_tuple=False, Tensor out=None)",), method_signatures=(
+    "nonzero(Tensor self)", "nonzero(Tensor self, *, bool as_tuple)"))
 def nonzero(input, *, as_tuple=False):
     if state.vmap is not None:      # func.vmap: torch cannot batch a data-dependent shape
         state.vmap.refuse("nonzero_numpy" if as_tuple else "nonzero", input)

@@ -176,12 +176,14 @@ _CUDA_INIT = (
     "occurred by using ldd on your binary to see if there is a dependency on *_cuda.so library.")
 
 
-@public("method", name="type")
-def _type(self, dtype=None, non_blocking=False, **kwargs):
+@public("method", name="type", method_signatures=(
+    "type(Tensor self, PyObject* dtype=None, bool non_blocking=False, *, "
+    "MemoryFormat? memory_format=None)",
+    "type(Tensor self, PyObject* dtype=None, bool async=False, *, "
+    "MemoryFormat? memory_format=None)|deprecated"))
+def _type(self, dtype=None, non_blocking=False, *, memory_format=None):
     """type(): the legacy type's name ('torch.FloatTensor'); type(dtype or legacy type or its
     name): this tensor in that dtype (itself when it has it)."""
-    for k in kwargs:
-        raise TypeError(f"type() got an unexpected keyword argument '{k}'")
     if dtype is None:
         return "torch." + self.dtype.tensor_type
     if isinstance(dtype, str):
@@ -214,7 +216,9 @@ def _new_size(size):
     return _size(size)      # (new_zeros refuses a negative size as new_ones does, not as zeros)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "new_tensor(Tensor self, PyObject* data, *, ScalarType dtype=None, Device? device=None, "
+    "bool requires_grad=False)",))
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "

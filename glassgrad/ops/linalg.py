@@ -352,26 +352,42 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
 
 
-def _inplace_variant(checks, op, out_shape):
-    """x.addmm_(...) and the like: the out-of-place checks, then x must have the result's
-    shape (no broadcasting into it)."""
-    def inplace(self, m1, m2, *, beta=1, alpha=1):
-        checks(self, m1, m2)
-        shape = out_shape(m1, m2)
-        if tuple(self.shape) != shape:
-            raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
-                               f"output tensor size {list(shape)} should match")
-        return apply_inplace(op, self, (self, m1, m2), {"beta": beta, "alpha": alpha})
-    return inplace
+def _inplace(op, self, a, b, shape, beta, alpha):
+    """x.addmm_(...) and the like, once the out-of-place checks passed: x must have the
+    result's shape (no broadcasting into it)."""
+    if tuple(self.shape) != shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and "
+                           f"output tensor size {list(shape)} should match")
+    return apply_inplace(op, self, (self, a, b), {"beta": beta, "alpha": alpha})
 
 
-addmm_ = public("method", name="addmm_")(_inplace_variant(
-    _addmm_checks, _addmm, lambda m1, m2: (m1.shape[0], m2.shape[1])))
-addmv_ = public("function", "method", name="addmv_")(_inplace_variant(
-    _addmv_checks, _addmv, lambda m, v: (m.shape[0],)))
-baddbmm_ = public("method", name="baddbmm_")(_inplace_variant(
-    lambda *args: _baddbmm_checks(*args, inplace=True), _baddbmm,
-    lambda b1, b2: (b1.shape[0], b1.shape[1], b2.shape[2])))
+def _inplace_signatures(name, a, b):
+    return (f"{name}(Tensor self, Scalar beta, Scalar alpha, Tensor {a}, Tensor {b})|deprecated",
+            f"{name}(Tensor self, Scalar beta, Tensor {a}, Tensor {b})|deprecated",
+            f"{name}(Tensor self, Tensor {a}, Tensor {b}, *, Scalar beta=1, Scalar alpha=1)")
+
+
+@public("method", method_signatures=_inplace_signatures("addmm_", "mat1", "mat2"))
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    _addmm_checks(input, mat1, mat2)
+    return _inplace(_addmm, input, mat1, mat2, (mat1.shape[0], mat2.shape[1]), beta, alpha)
+
+
+@public("function", "method", signatures=(
+    "addmv_(Scalar beta, Tensor input, Scalar alpha, Tensor mat, Tensor vec)|deprecated",
+    "addmv_(Scalar beta, Tensor input, Tensor mat, Tensor vec)|deprecated",
+    "addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)"),
+    method_signatures=_inplace_signatures("addmv_", "mat", "vec"))
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    _addmv_checks(input, mat, vec)
+    return _inplace(_addmv, input, mat, vec, (mat.shape[0],), beta, alpha)
+
+
+@public("method", method_signatures=_inplace_signatures("baddbmm_", "batch1", "batch2"))
+def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    _baddbmm_checks(input, batch1, batch2, inplace=True)
+    return _inplace(_baddbmm, input, batch1, batch2,
+                    (batch1.shape[0], batch1.shape[1], batch2.shape[2]), beta, alpha)
 
 
 @public("function", "method", signatures=(

@@ -1672,7 +1672,9 @@ def fill_(self, value):
     return apply_inplace(_fill, self, (self,), {"value": value}, overlap=None)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "copy_(Tensor self, Tensor other, bool non_blocking=False)",
+    "copy_(Tensor self, Tensor other, bool async=False)|deprecated"))
 def copy_(self, src, non_blocking=False):
     # from self's own memory (same place, strides, dtype) PyTorch returns at once, unchecked
     a, b = self._data, getattr(src, "_data", None)
@@ -1748,7 +1750,10 @@ for _dunder, _fn in (
         ("__ror__", _binary(bitwise_or)), ("__rxor__", _binary(bitwise_xor))):
     public(_dunder)(_fn)
 del _dunder, _fn
-public("method", name="where")(lambda self, condition, other: where(condition, self, other))
+public("method", name="where", method_signatures=(
+    "where(Tensor self, Tensor condition, Tensor other)",
+    "where(Tensor self, Tensor condition, Scalar other)"))(
+    lambda self, condition, other: where(condition, self, other))
 
 
 # rows and @public objects name themselves (glassgrad.ops.publish)

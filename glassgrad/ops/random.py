@@ -105,10 +105,11 @@ def _bound_checks(self, low, high):
             raise RuntimeError(f"{name} is out of bounds for {_C10_NAMES[self.dtype.name]}")
 
 
-@public("method")
-def uniform_(self, *args, generator=None, **kwargs):
-    """uniform_(from=0, to=1, *, generator=None) (``from`` is a Python keyword)."""
-    low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to", 1)][len(args):])[:2]
+@public("method", method_signatures=(
+    "uniform_(Tensor self, double from=0, double to=1, *, Generator? generator=None)",))
+def uniform_(self, low=0, high=1, *, generator=None):
+    """(torch's ``from`` and ``to``: the argument layer renames them, ``from`` being a Python
+    keyword)"""
     _float_kernel(self.dtype, "check_uniform_bounds")
     _bound_checks(self, low, high)
     if low > high:
@@ -123,7 +124,8 @@ def _check_std(std):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-@public("method")
+@public("method", method_signatures=(
+    "normal_(Tensor self, double mean=0, double std=1, *, Generator? generator=None)",))
 def normal_(self, mean=0, std=1, *, generator=None):
     _float_kernel(self.dtype, "normal_kernel_cpu")
     _check_std(std)
@@ -131,7 +133,8 @@ def normal_(self, mean=0, std=1, *, generator=None):
                                                    "generator": generator})
 
 
-@public("method")
+@public("method", method_signatures=(
+    "exponential_(Tensor self, double lambd=1, *, Generator? generator=None)",))
 def exponential_(self, lambd=1, *, generator=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"Exponential distribution is a continuous probability distribution. "
@@ -146,7 +149,9 @@ def _check_p(p):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
-@public("method")
+@public("method", method_signatures=(
+    "bernoulli_(Tensor self, Tensor p, *, Generator? generator=None)",
+    "bernoulli_(Tensor self, double p=0.5, *, Generator? generator=None)"))
 def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
         expand(p.detach(), self.shape)      # PyTorch's error when p does not broadcast
@@ -316,14 +321,16 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 
 # -- more in-place samplers --------------------------------------------------------------------
-@public("method")
+@public("method", method_signatures=(
+    "geometric_(Tensor self, double p, *, Generator? generator=None)",))
 def geometric_(self, p, *, generator=None):
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return apply_inplace(_geometric_, self, (self,), {"p": p, "generator": generator})
 
 
-@public("method")
+@public("method", method_signatures=(
+    "log_normal_(Tensor self, double mean=1, double std=2, *, Generator? generator=None)",))
 def log_normal_(self, mean=1, std=2, *, generator=None):
     _float_kernel(self.dtype, "log_normal_cpu")
     if not std > 0:
@@ -332,7 +339,8 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
                                                        "generator": generator})
 
 
-@public("method")
+@public("method", method_signatures=(
+    "cauchy_(Tensor self, double median=0, double sigma=1, *, Generator? generator=None)",))
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     if not self.dtype.is_floating_point:
         raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype "
@@ -365,20 +373,21 @@ def _top(dtype):
     return int(xp.iinfo(dtype.np).max)
 
 
-@public("method")
-def random_(self, *args, generator=None, **kwargs):
-    """random_() | random_(to) | random_(from, to) (to may be None: up to the dtype's top)."""
-    if not args and not kwargs:
+@public("method", method_signatures=(
+    "random_(Tensor self, *, Generator? generator=None)",
+    "random_(Tensor self, int64_t from, int64_t? to, *, Generator? generator=None)",
+    "random_(Tensor self, int64_t to, *, Generator? generator=None)"))
+def random_(self, low=None, to=None, *, generator=None):
+    """random_() | random_(to) | random_(from, to) (to may be None: up to the dtype's top;
+    the argument layer renames torch's ``from``, a Python keyword)"""
+    if low is None and to is None:
         return apply_inplace(_random_bits_, self, (self,), {"generator": generator})
-    if len(args) == 1 and not kwargs or set(kwargs) == {"to"} and not args:
-        to = args[0] if args else kwargs["to"]
+    if low is None:
         _check_from_to(0, to)
-        _check_in_range(self.dtype, 0, int(to))
-        return apply_inplace(_random_to_, self, (self,), {"span": int(to), "base": 0,
+        _check_in_range(self.dtype, 0, to)
+        return apply_inplace(_random_to_, self, (self,), {"span": to, "base": 0,
                                                           "generator": generator})
-    low, high = (list(args) + [kwargs.get("from", 0), kwargs.get("to")][len(args):])[:2]
-    low = int(low)
-    if high is None and low == -(1 << 63):
+    if to is None and low == -(1 << 63):
         if self.dtype.name in ("bool", "float16"):
             raise NotImplementedError(f'"random_full_64_bits_range_kernel_cpu" not implemented '
                                       f"for '{_name(self.dtype)}'")
@@ -386,13 +395,13 @@ def random_(self, *args, generator=None, **kwargs):
             raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, "
                                "float and bfloat16")
         span = _FULL_RANGE
-    elif high is None:
+    elif to is None:
         _check_in_range(self.dtype, low, _top(self.dtype) + 1)
         span = _top(self.dtype) - low + 1
     else:
-        _check_from_to(low, int(high))
-        _check_in_range(self.dtype, low, int(high))
-        span = int(high) - low
+        _check_from_to(low, int(to))
+        _check_in_range(self.dtype, low, int(to))
+        span = int(to) - low
     return apply_inplace(_random_from_to_, self, (self,), {"span": span, "base": low,
                                                            "generator": generator})
 

@@ -272,7 +272,8 @@ def clone(input, *, memory_format=None):
     return _clone(input, order="K")
 
 
-@public("method")
+@public("method", method_signatures=(
+    "contiguous(Tensor self, *, MemoryFormat memory_format=contiguous_format)",))
 def contiguous(input, memory_format=None):
     return input if input._data.flags.c_contiguous else _clone(input)
 
@@ -459,7 +460,8 @@ def _to(self, *args, **kwargs):
     return _to_copy(self, dtype=dtype)
 
 
-@public("method")
+@public("method", method_signatures=(
+    "cpu(Tensor self, *, MemoryFormat? memory_format=None)",))
 def cpu(self, memory_format=None):
     return self
 
@@ -476,8 +478,21 @@ for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
                   ("bool", dtypes.bool)):
-    public("method", name=_name)(lambda self, _d=_d: to_dtype(self, _d))
+    public("method", name=_name, method_signatures=(
+        f"{_name}(Tensor self, *, MemoryFormat? memory_format=None)",))(
+        lambda self, memory_format=None, _d=_d: to_dtype(self, _d))
 del _name, _d
+
+# Tensor's own methods, behind torch's signatures (so bad arguments get torch's errors)
+for _name, _signature in (("size", "size(Tensor self, int64_t? dim=None)"),
+                          ("stride", "stride(Tensor self, int64_t? dim=None)"),
+                          ("requires_grad_",
+                           "requires_grad_(Tensor self, bool requires_grad=True)"),
+                          ("numpy", "numpy(Tensor self, *, bool force=False)"),
+                          ("is_contiguous", "is_contiguous(Tensor self, *, "
+                                            "MemoryFormat memory_format=contiguous_format)")):
+    public("method", name=_name, method_signatures=(_signature,))(getattr(Tensor, _name))
+del _name, _signature
 
 
 @public("function", "method", signatures=(
@@ -724,7 +739,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 @public("function", "method", signatures=(
-    "unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)",), method_signatures=())
+    "unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)",),
+    method_signatures=())     # (torch's method is Python: Python's errors)
 def unflatten(input, dim, sizes):
     if input.dim() == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
