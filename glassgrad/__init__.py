@@ -74,6 +74,7 @@ def get_device(input):
 
 __version__ = "0.1.0"
 from . import func, utils  # noqa: E402,F401
+from . import distributions  # noqa: E402,F401
 
 # the glass box plugs into the core's explain hook at import
 from .glass import explain  # noqa: E402  (glassgrad.explain(t or e): the history, in words)

@@ -423,8 +423,8 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
-            return format(self.item(), spec)
+        if self._data.ndim == 0 and type(self) is Tensor:   # torch: plain 0-d tensors only
+            return format(self.detach().item(), spec)
         return object.__format__(self, spec)
 
     # -- copy and pickle (torch.save is serialization.py) ------------------------------------

@@ -2242,6 +2242,17 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("rrelu_-train", lambda t, x: _seeded(t, lambda: t.rrelu_(x * 1, 0.1, 0.4, True)),
      [(3, 4)], {"fd": False}),
     ("rrelu_-eval", lambda t, x: F(t).rrelu(x * 1, inplace=True), [(3, 4)], {}),
+    # (a gradient of random samples: finite differences do not apply; tests/test_distributions)
+    ("_standard_gamma", lambda t, x: _seeded(t, lambda: t._standard_gamma(x.abs() * 3)),
+     [(3, 4)], {"grad": (False,)}),
+    ("_standard_gamma_grad", lambda t, a, x: t._standard_gamma_grad(a.abs() * 9 + 0.05,
+                                                                     x.abs() * 9 + 1e-3),
+     [(3, 4), (3, 4)], {"grad": (False, False)}),
+    ("_dirichlet_grad", lambda t, x, a: t._dirichlet_grad(
+        t.softmax(x, -1), a.abs() * 4 + 0.05, (a.abs() * 4 + 0.05).sum(-1, True).expand(3, 4)),
+     [(3, 4), (3, 4)], {"grad": (False, False)}),
+    ("_sample_dirichlet", lambda t, x: _seeded(t, lambda: t._sample_dirichlet(x.abs() + 0.5)),
+     [(3, 4)], {"grad": (False,)}),
 ]]
 
 

@@ -421,6 +421,79 @@ def poisson(input, generator=None):
     return _poisson(input, generator=generator)
 
 
+def _same_dtypes(first, *others):
+    """TensorIterator's check that every operand has the first's dtype."""
+    for t in others:
+        if t.dtype != first.dtype:
+            raise RuntimeError(f"Found dtype {_name(t.dtype)} but expected {_name(first.dtype)}")
+
+
+def _no_grad_of(name):
+    def formula(grad):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return formula
+
+
+_standard_gamma_grad_row = defop(
+    "StandardGammaGradBackward0",
+    lambda xp, self, output: sample.standard_gamma_grad(self, output).reshape(
+        xp.broadcast_shapes(self.shape, output.shape)),
+    ("self", "output"), dtype="same", grads={"self": _no_grad_of("_standard_gamma_grad")})
+
+
+@public("function")
+def _standard_gamma_grad(input, output):
+    """d sample / d alpha of gamma samples (ATen's standard_gamma_grad_one)."""
+    _same_dtypes(input, output)
+    _float_kernel(input.dtype, "_standard_gamma_grad_cpu")
+    return _standard_gamma_grad_row(input, output)
+
+
+def _no_dirichlet_grad_grad(grad):
+    raise RuntimeError("derivative for aten::_dirichlet_grad is not implemented")
+
+
+_dirichlet_grad_row = defop(
+    "NotImplemented", lambda xp, x, alpha, total: sample.dirichlet_grad(x, alpha, total),
+    ("x", "alpha", "total"), dtype="same",
+    grads={name: _no_dirichlet_grad_grad for name in ("x", "alpha", "total")})
+
+
+@public("function")
+def _dirichlet_grad(x, alpha, total):
+    """The reparameterised gradient of Dirichlet samples (ATen's dirichlet_grad_one)."""
+    _same_dtypes(x, alpha, total)
+    _float_kernel(x.dtype, "_dirichlet_grad_cpu")
+    return _dirichlet_grad_row(x, alpha, total)
+
+
+_standard_gamma_row = defop("StandardGammaBackward0", lambda xp, self, generator: sample.standard_gamma(
+    engine(generator), self.ravel(), self.dtype).reshape(self.shape),
+    dtype="same", grads={"self": lambda grad, self, result: grad * _standard_gamma_grad_row(
+        self, result)})
+def _no_dirichlet_grad(grad):
+    raise RuntimeError("derivative for aten::_sample_dirichlet is not implemented")
+
+
+_dirichlet_row = defop("NotImplemented", lambda xp, self, generator: sample.dirichlet(
+    engine(generator), self).reshape(self.shape), dtype="same",
+    grads={"self": _no_dirichlet_grad})
+
+
+@public("function")
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) samples: ATen's CPU Marsaglia-Tsang sampler on torch's stream."""
+    _float_kernel(input.dtype, "gamma_cpu")
+    return _standard_gamma_row(input, generator=generator)
+
+
+@public("function")
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet(input) samples over the last dim (normalised gamma draws), as ATen's CPU."""
+    _float_kernel(input.dtype, "dirichlet")
+    return _dirichlet_row(input, generator=generator)
+
+
 # @public objects name themselves (glassgrad.ops.publish)
 # -- rrelu: a leaky relu whose slopes, in training, are drawn for each non-positive element ----
 def _rrelu_noise(input, lower, upper, generator):

@@ -5,6 +5,8 @@ as it does (aten/src/ATen/core/TransformationHelper.h, DistributionsHelper.h,
 native/cpu/DistributionTemplates.h): a flat array for ``n`` elements in the order torch's
 iterator visits them; the caller puts them in place.
 """
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
@@ -339,3 +341,292 @@ def place(array, flat):
 def in_visit_order(array, values):
     """``values`` (broadcast to array's shape) flattened in array's visiting order."""
     return np.broadcast_to(values, array.shape).transpose(visit_order(array)).ravel()
+
+
+# -- gamma (Marsaglia-Tsang) --------------------------------------------------------------------
+_THIRD_F = float(np.float32(1) / np.float32(3))     # ATen's 1.0f / 3.0f
+_C0331_F = float(np.float32(0.0331))                 # ATen's 0.0331f
+
+
+class _Scalars:
+    """One element's draws for ATen's scalar samplers: uniform_real_distribution<double> and
+    normal_distribution<double> (Box-Muller, its sine half cached in the engine) from a
+    lookahead of doubles; commit() leaves the engine where torch's would be."""
+
+    def __init__(self, eng):
+        self.stream, self.cached = _Lookahead(eng), eng.normal
+
+    def uniform(self):
+        u = float(self.stream.window(1)[0])
+        self.stream.use(1)
+        return u
+
+    def normal(self):
+        if self.cached is not None:
+            out, self.cached = self.cached, None
+            return out
+        u1, u2 = self.uniform(), self.uniform()
+        r = math.sqrt(-2.0 * math.log1p(-u2))
+        theta = _TWO_PI * u1
+        self.cached = r * math.sin(theta)
+        return r * math.cos(theta)
+
+    def commit(self):
+        self.stream.commit()
+        self.stream.eng.normal = self.cached
+
+
+def _gamma_one(draw, alpha, single):
+    """sample_gamma (aten/src/ATen/native/Distributions.h) for one alpha, in double with
+    ATen's float constants; ``single``: alpha is a float, so its own steps round to float."""
+    f32 = np.float32
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        exponent = float(f32(1) / f32(alpha)) if single else 1.0 / alpha
+        scale *= math.pow(1 - draw.uniform(), exponent)
+        alpha = float(f32(alpha) + f32(1)) if single else alpha + 1.0
+    d = float(f32(alpha) - f32(_THIRD_F)) if single else alpha - _THIRD_F
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = draw.normal()
+        y = 1.0 + c * x
+        while y <= 0:
+            x = draw.normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1 - draw.uniform()
+        xx = x * x
+        if u < 1.0 - _C0331_F * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(eng, alphas, dtype):
+    """_s_gamma_cpu: the elements one after another in flat order (each takes a data-dependent
+    number of draws, so this is a scalar loop), each result cast to the dtype and kept at least
+    its smallest normal number."""
+    dtype = np.dtype(dtype)
+    draw = _Scalars(eng)
+    single = dtype != _F64
+    out = np.array([_gamma_one(draw, a, single) for a in alphas.astype(_F64).tolist()], _F64)
+    draw.commit()
+    return np.maximum(out.astype(dtype), np.finfo(dtype).tiny)
+
+
+def dirichlet(eng, alphas):
+    """_s_dirichlet_cpu: double gamma draws of each alpha (kept >= DBL_MIN), each row divided by
+    its sum, cast and clamped into [FLT_MIN or DBL_MIN, the float below 1]."""
+    dtype = alphas.dtype
+    gamma = standard_gamma(eng, alphas.ravel(), _F64).reshape(alphas.shape)
+    ratio = (gamma / gamma.sum(-1, keepdims=True)).astype(dtype)
+    top = np.nextafter(dtype.type(1), dtype.type(0))
+    return np.minimum(top, np.maximum(np.finfo(dtype).tiny, ratio))
+
+
+# -- the reparameterised gradient of gamma samples -----------------------------------------------
+_PSI_10 = 2.25175258906672110764
+_DIGAMMA_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+              -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+              8.33333333333333333333E-2)
+_GAMMA_GRAD_UV = np.array([
+    [0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089,
+     0.0014179084],
+    [0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113,
+     -0.0035938915, -0.00058392623],
+    [0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326,
+     0.00085092367, -1.5247877e-07]])
+_LIBM_POW = ctypes.CDLL(ctypes.util.find_library("m")).pow
+_LIBM_POW.restype, _LIBM_POW.argtypes = ctypes.c_double, [ctypes.c_double] * 2
+_POW = np.frompyfunc(_LIBM_POW, 2, 1)
+_LIBM_POWF = ctypes.CDLL(ctypes.util.find_library("m")).powf
+_LIBM_POWF.restype, _LIBM_POWF.argtypes = ctypes.c_float, [ctypes.c_float] * 2
+
+
+def _pow(a, b):
+    """The C library's pow, elementwise in double (NaN for a negative base's fraction)."""
+    return _POW(a, b).astype(_F64)
+
+
+def _digamma_positive(x):
+    """ATen's digamma_one (Cephes) for x >= 0 in x's precision (float or double; the sum is
+    kept in double): recurrence up to 10, then the asymptotic series. Results in double."""
+    x, result = x.copy(), np.zeros(x.shape, _F64)
+    one = x.dtype.type(1)
+    for _ in range(10):
+        low = x < 10
+        result[low] -= (one / x[low]).astype(_F64)
+        x[low] += one
+    z = 1.0 / (x * x).astype(_F64)
+    y = z * np.polyval(_DIGAMMA_A, z)
+    y = np.where(x < np.float32(1.0e17), y, 0.0)
+    out = (result + libm("log", x).astype(_F64) - (x.dtype.type(0.5) / x).astype(_F64) - y)
+    return np.where(x == 10, result + _PSI_10, out)
+
+
+def standard_gamma_grad(alpha, x):
+    """ATen's standard_gamma_grad_one: -(d/dalpha cdf(x; alpha)) / pdf(x; alpha) for gamma
+    samples x, in double (a Taylor series for small x, Rice's saddle point expansion for large
+    alpha, a bivariate rational approximation otherwise), cast to alpha's dtype."""
+    dtype = alpha.dtype
+    a, x = np.broadcast_arrays(alpha.astype(_F64), x.astype(_F64))
+    a, x = a.copy(), x.copy()
+    # Taylor series for x < 0.8
+    numer, denom = np.ones_like(x), a.copy()
+    series1, series2 = numer / denom, numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        series1 = series1 + numer / denom
+        series2 = series2 + numer / (denom * denom)
+    pow_x_alpha = _pow(x, a)
+    pdf = _pow(x, a - 1) * libm("exp", -x)
+    cdf = pow_x_alpha * series1
+    cdf_alpha = (libm("log", x) - _digamma_positive(a)) * cdf - pow_x_alpha * series2
+    small = -cdf_alpha / pdf
+    small = np.where(np.isnan(small), 0.0, small)
+    # Rice saddle point for alpha > 8: near the mode, and away from it
+    near = ((1 + 24 * a * (1 + 12 * a))
+            * (1440 * (a * a) + 6 * x * (53 - 120 * x) - 65 * x * x / a + a * (107 + 3600 * x))
+            / (1244160 * (a * a) * (a * a)))
+    sq = np.sqrt(8 * a)
+    term2 = sq / (a - x)
+    term3 = _pow(x - a - a * libm("log", x / a), -1.5)
+    term23 = np.where(x < a, term2 - term3, term2 + term3)
+    term1 = libm("log", x / a) * term23 - np.sqrt(2 / a) * (a + x) / ((a - x) * (a - x))
+    stirling = 1 + 1 / (12 * a) * (1 + 1 / (24 * a))
+    far = -stirling * (x * term1) / sq
+    is_near = (np.float32(0.9) * a <= x) & (x <= np.float32(1.1) * a)
+    rice = np.where(is_near, near, far)
+    # the rational approximation
+    u, v = libm("log", x / a), libm("log", a)
+    c = [_GAMMA_GRAD_UV[0, i] + u * (_GAMMA_GRAD_UV[1, i] + u * _GAMMA_GRAD_UV[2, i])
+         for i in range(8)]
+    p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+    q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+    rational = libm("exp", p / q)
+    out = np.where(x < np.float32(0.8), small, np.where(a > 8.0, rice, rational))
+    return out.astype(dtype)
+
+
+_DIRICHLET_C = np.array([
+    [[[1.003668233, -0.01061107488, -0.0657888334, 0.01201642863],
+      [0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033],
+      [-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013]],
+     [[0.221950385, -0.3187676331, 0.01799915743, 0.01074823814],
+      [-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057],
+      [0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05]],
+     [[-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565],
+      [0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181],
+      [0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05]]],
+    [[[1, -0.02924021934, -0.04438342661, 0.007285809825],
+      [0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521],
+      [-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149]],
+     [[0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273],
+      [0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956],
+      [-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05]],
+     [[0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05],
+      [0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05],
+      [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06]]]])
+
+
+def _scalar_pow(a, b):
+    """std::pow in the operands' precision (powf for float)."""
+    if a.dtype == _F64:
+        return _pow(a, b)
+    return np.array([_LIBM_POWF(float(u), float(v)) for u, v in zip(a.ravel(), b.ravel())],
+                    _F32).reshape(a.shape)
+
+
+def _beta_grad_alpha_small(x, alpha, beta):
+    t = x.dtype.type
+    factor = (_digamma_positive(alpha).astype(x.dtype) - _digamma_positive(alpha + beta).astype(
+        x.dtype)) - libm("log", x)
+    numer = np.ones_like(x)
+    series = numer / alpha * (factor + t(1) / alpha)
+    for i in range(1, 11):
+        numer = numer * ((t(i) - beta) * x / t(i))
+        denom = alpha + t(i)
+        series = series + numer / denom * (factor + t(1) / denom)
+    result = x * _scalar_pow(t(1) - x, -beta) * series
+    return np.where(np.isnan(result), t(0), result)
+
+
+def _beta_grad_beta_small(x, alpha, beta):
+    t = x.dtype.type
+    factor = (_digamma_positive(alpha + beta).astype(x.dtype)
+              - _digamma_positive(beta).astype(x.dtype))
+    numer, betas, dbetas = np.ones_like(x), np.ones_like(x), np.zeros_like(x)
+    series = factor / alpha
+    for i in range(1, 9):
+        numer = numer * (-x / t(i))
+        dbetas = dbetas * (beta - t(i)) + betas
+        betas = betas * (beta - t(i))
+        series = series + numer / (alpha + t(i)) * (dbetas + factor * betas)
+    result = -_scalar_pow(t(1) - x, t(1) - beta) * series
+    return np.where(np.isnan(result), t(0), result)
+
+
+def _beta_grad_alpha_mid(x, alpha, beta):
+    """Rice's saddle point expansion, in double."""
+    total = alpha + beta
+    mean = alpha / total
+    std = np.sqrt(alpha * beta / (total + 1)) / total
+    bb = beta * beta
+    poly = 47 * x * bb * bb + alpha * (
+        (43 + 20 * (16 + 27 * beta) * x) * bb * beta + alpha * (
+            3 * (59 + 180 * beta - 90 * x) * bb + alpha * (
+                (453 + 1620 * beta * (1 - x) - 455 * x) * beta + alpha * (
+                    8 * (1 - x) * (135 * beta - 11)))))
+    prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+    near = prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / np.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha))
+                * (1 + 1 / (12 * beta) + 1 / (288 * beta * beta))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * bb
+    axbx = alpha * (x - 1) + beta * x
+    term1 = term1_num / (np.sqrt(2 * alpha / beta) * _pow(total, np.full_like(total, 1.5))
+                         * axbx * axbx)
+    term2 = 0.5 * libm("log", alpha / (total * x))
+    term3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4_base = (beta * libm("log", beta / (total * (1 - x)))
+                  + alpha * libm("log", alpha / (total * x)))
+    term4 = _pow(term4_base, np.full_like(term4_base, -1.5))
+    far = stirling * prefactor * (term1 + term2 * (term3 + np.where(x < mean, term4, -term4)))
+    return np.where((mean - 0.1 * std <= x) & (x <= mean + 0.1 * std), near, far)
+
+
+def dirichlet_grad(x, alpha, total):
+    """ATen's dirichlet_grad_one: -(d/dalpha cdf(x; alpha, total - alpha)) / pdf / (1 - x)
+    for Beta samples x, each branch in ATen's precision (the series in the dtype, the
+    expansions in double), cast to the dtype."""
+    x, alpha, total = np.broadcast_arrays(x, alpha, total)
+    t = x.dtype.type
+    beta = total - alpha
+    boundary = total * x * (t(1) - x)
+    xd, ad, td = x.astype(_F64), alpha.astype(_F64), total.astype(_F64)
+    bd = td - ad
+    with np.errstate(all="ignore"):
+        small = _beta_grad_alpha_small(x, alpha, beta)
+        large = -_beta_grad_beta_small(t(1) - x, beta, alpha)
+        mid = _beta_grad_alpha_mid(xd, ad, bd)
+        u = libm("log", xd)
+        a = libm("log", ad) - u
+        b = libm("log", td) - a
+        p = q = 0.0
+        for i, pu in enumerate((1.0, u, u * u)):
+            for j, pa in enumerate((1.0, a, a * a)):
+                ua = pu * pa
+                c0, c1 = _DIRICHLET_C[0, i, j], _DIRICHLET_C[1, i, j]
+                p = p + ua * (c0[0] + b * (c0[1] + b * (c0[2] + b * c0[3])))
+                q = q + ua * (c1[0] + b * (c1[1] + b * (c1[2] + b * c1[3])))
+        digammas = (_digamma_positive(td.astype(x.dtype)) - _digamma_positive(ad.astype(x.dtype)))
+        rational = p / q * (xd * digammas / bd)
+    out = np.where((x <= np.float32(0.5)) & (boundary < np.float32(2.5)), small,
+                   np.where((x >= np.float32(0.5)) & (boundary < np.float32(0.75)), large,
+                            np.where((alpha > 6) & (beta > 6), mid, rational)))
+    return out.astype(x.dtype)

@@ -1,0 +1,41 @@
+"""torch.distributions on glassgrad's public ops: parameters are tensors, so log_prob, entropy
+and rsample are differentiable through the ordinary autograd; samplers draw with the same
+calls in the same order as torch's, so after manual_seed the samples are torch's."""
+from . import constraints, transforms
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
+from .constraint_registry import biject_to, transform_to
+from .distribution import Distribution
+from .exp_family import ExponentialFamily
+from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .mixture_same_family import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
+from .normal import Normal
+from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed_distribution import TransformedDistribution
+from .transforms import *  # noqa: F401,F403
+from .uniform import Uniform
+from .von_mises import VonMises
+
+__all__ = ["Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential",
+           "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
+           "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "MultivariateNormal", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "TransformedDistribution", "Uniform", "VonMises",
+           "biject_to", "kl_divergence", "register_kl", "transform_to"]
+__all__.extend(transforms.__all__)

@@ -1,0 +1,105 @@
+"""Helpers shared by the distributions (torch.distributions.utils)."""
+import numbers
+
+from .. import _creation, dtypes
+from .._autograd.grad_mode import enable_grad
+from .._tensor import Size, Tensor
+from ..backend import xp
+from ..ops.shape import broadcast_tensors
+from ..ops.pointwise import log, log1p, sigmoid
+from ..ops.nn import softmax
+
+euler_constant = 0.57721566490153286060  # Euler-Mascheroni
+
+__all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
+           "lazy_property", "tril_matrix_to_vec", "vec_to_tril_matrix"]
+
+
+class finfo:
+    """The float facts torch.finfo gives (eps, tiny, min, max) for a floating dtype."""
+
+    def __init__(self, dtype):
+        info = xp.finfo(dtype.np)
+        self.eps, self.tiny = float(info.eps), float(info.tiny)
+        self.min, self.max = float(info.min), float(info.max)
+
+
+def broadcast_all(*values):
+    """Broadcast tensors and numbers together; numbers become tensors of the first tensor's
+    dtype (the default dtype when there is none)."""
+    if not all(isinstance(v, (Tensor, numbers.Number)) for v in values):
+        raise ValueError("Input arguments must all be instances of Number, torch.Tensor or "
+                         "objects implementing __torch_function__.")
+    first = next((v for v in values if isinstance(v, Tensor)), None)
+    dtype = first.dtype if first is not None else dtypes.get_default_dtype()
+    return broadcast_tensors(*[v if isinstance(v, Tensor) else _creation.tensor(v, dtype=dtype)
+                               for v in values])
+
+
+def _standard_normal(shape, dtype, device=None):
+    return _creation.empty(shape, dtype=dtype).normal_()
+
+
+def _empty(like, shape):
+    """``like.new(shape)``: an uninitialised tensor of like's dtype to fill in place."""
+    return _creation.empty(Size(shape), dtype=like.dtype)
+
+
+def _sum_rightmost(value, dim):
+    if dim == 0:
+        return value
+    return value.reshape(value.shape[:-dim] + (-1,)).sum(-1)
+
+
+def logits_to_probs(logits, is_binary=False):
+    return sigmoid(logits) if is_binary else softmax(logits, dim=-1)
+
+
+def clamp_probs(probs):
+    eps = finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    p = clamp_probs(probs)
+    return log(p) - log1p(-p) if is_binary else log(p)
+
+
+class lazy_property:
+    """A non-data descriptor computing the value once (under enable_grad), then caching it
+    as an instance attribute."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    idx = _creation.arange(n)
+    return mat[..., idx < idx.view(-1, 1) + (diag + 1)]
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    # vec has length n(n+1)/2 + diag*n for an n x n matrix
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    eps = finfo(vec.dtype).eps
+    if round(n) - n > eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be "
+                         "expressed as the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(vec.shape[:-1] + Size((n, n)))
+    idx = _creation.arange(n)
+    mat[..., idx < idx.view(-1, 1) + (diag + 1)] = vec
+    return mat
