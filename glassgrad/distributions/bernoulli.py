@@ -5,7 +5,7 @@ from .._autograd.grad_mode import no_grad
 from .._tensor import Size
 from ..ops.pointwise import exp, log1p, logit
 from ..ops.random import bernoulli
-from ..ops.loss import binary_cross_entropy_with_logits
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits

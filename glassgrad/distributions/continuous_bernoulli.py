@@ -5,7 +5,7 @@ from .. import _creation
 from .._autograd.grad_mode import no_grad
 from .._creation import ones_like, zeros_like
 from .._tensor import Size
-from ..ops.loss import binary_cross_entropy_with_logits
+from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.pointwise import expm1, log, log1p, where
 from . import constraints
 from .exp_family import ExponentialFamily

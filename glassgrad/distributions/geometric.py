@@ -3,7 +3,7 @@ import numbers
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
 from .._tensor import Size
-from ..ops.loss import binary_cross_entropy_with_logits
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
 from .utils import _empty, broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits

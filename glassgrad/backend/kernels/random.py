@@ -354,12 +354,12 @@ class _Scalars:
     lookahead of doubles; commit() leaves the engine where torch's would be."""
 
     def __init__(self, eng):
-        self.stream, self.cached = _Lookahead(eng), eng.normal
+        self.eng, self.start, self.used = eng, eng.snapshot(), 0
+        self.draw, self.cached = _uniform_doubles(eng, 256), eng.normal
 
     def uniform(self):
-        u = float(self.stream.window(1)[0])
-        self.stream.use(1)
-        return u
+        self.used += 1
+        return self.draw()
 
     def normal(self):
         if self.cached is not None:
@@ -372,8 +372,9 @@ class _Scalars:
         return r * math.cos(theta)
 
     def commit(self):
-        self.stream.commit()
-        self.stream.eng.normal = self.cached
+        self.eng.restore(self.start)    # leave the engine right after the uniforms used
+        uniform_double(self.eng, self.used)
+        self.eng.normal = self.cached
 
 
 def _gamma_one(draw, alpha, single):
