@@ -134,6 +134,10 @@ def _simplex(lib, dt):
                       dtype=getattr(lib, dt))
 
 
+def _simplex2(lib, dt):
+    return lib.tensor([[0.1, 0.2, 0.3, 0.4], [0.25, 0.25, 0.4, 0.1]], dtype=getattr(lib, dt))
+
+
 def _above2(lib, dt):
     return lib.tensor([[2.3, 3.2, 2.5], [4.1, 2.7, 6.0]], dtype=getattr(lib, dt))
 
@@ -163,6 +167,17 @@ DISTS = {
     "ContinuousBernoulli_logits": (_kw("ContinuousBernoulli", "logits", [-1.2, 0.0, 2.0]), _unit,
                                    True),
     "VonMises": (_two("VonMises", LOC, [0.5, 2.0, 5.0]), _real, False),
+    "Gamma": (_two("Gamma", [0.5, 2.0, 7.5], [1.0, 0.3, 2.0]), _pos, False),
+    "Chi2": (_one("Chi2", [0.5, 3.0, 7.5]), _pos, False),
+    "Beta": (_two("Beta", [0.5, 2.0, 7.5], [1.0, 0.3, 2.0]), _unit, False),
+    "Dirichlet": (_one("Dirichlet", [[0.5, 2.0, 7.5, 1.0], [1.0, 0.3, 2.0, 4.0]]), _simplex2,
+                  False),
+    "StudentT": (_two("StudentT", [0.5, 2.0, 7.5], LOC), _real, False),
+    "Poisson": (_one("Poisson", [0.5, 3.0, 17.5]), _counts, False),
+    "Weibull": (_two("Weibull", [1.0, 2.0, 0.5], [0.7, 1.5, 3.0]), _pos, False),
+    "FisherSnedecor": (_two("FisherSnedecor", [0.5, 3.0, 7.5], [1.0, 5.0, 12.0]), _pos, False),
+    "NegativeBinomial": (_two("NegativeBinomial", [1.0, 3.0, 7.5], [0.2, 0.5, 0.9]), _counts,
+                         False),
     "MixtureSameFamily": (_mixture, _mixed, False),
     "RelaxedBernoulli": (_relaxed("RelaxedBernoulli", "probs", [0.2, 0.5, 0.9]), _unit, False),
     "RelaxedOneHotCategorical": (_relaxed("RelaxedOneHotCategorical", "logits", LOGITS4),
@@ -172,7 +187,7 @@ DISTS = {
 NO_ENTROPY = {"VonMises", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
 # log_prob through a linear solve: glassgrad solves by LU where torch solves triangular
 VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN"}
-CONTINUOUS_CDF = {"ContinuousBernoulli", "ContinuousBernoulli_logits", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
+CONTINUOUS_CDF = {"Gamma", "Chi2", "ContinuousBernoulli", "ContinuousBernoulli_logits", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
                   "HalfNormal", "HalfCauchy", "Gumbel"}
 DTYPES = ["float32", "float64"]
 
@@ -187,7 +202,8 @@ def _grads(out, params, lib):
 # (NumPy's) may differ from torch's vectorised kernels in the last bit, the draws do not
 THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal", "Pareto", "RelaxedBernoulli",
                 "RelaxedOneHotCategorical", "LowRankMVN", "MVN_cov", "ContinuousBernoulli",
-                "ContinuousBernoulli_logits", "VonMises", "MVN_precision", "MVN_scale_tril"}
+                "ContinuousBernoulli_logits", "VonMises", "Gamma", "Chi2", "Beta", "Dirichlet",
+                "StudentT", "Weibull", "FisherSnedecor", "MVN_precision", "MVN_scale_tril"}
 ULP = {"float32": (1e-6, 1e-7), "float64": (1e-14, 1e-15)}
 
 
@@ -286,7 +302,8 @@ def test_rsample_gradients_are_reparameterised():
     def program(lib):
         out = []
         for name in ("Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
-                     "HalfNormal", "HalfCauchy"):
+                     "HalfNormal", "HalfCauchy", "Gamma", "Chi2", "StudentT",
+                     "FisherSnedecor", "Beta", "Dirichlet"):
             d, params = DISTS[name][0](lib, "float64")
             lib.manual_seed(3)
             out.append(lib.autograd.grad(d.rsample((4,)).pow(2).sum(), params))
@@ -525,6 +542,13 @@ KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
             ("Pareto", "Normal"), ("Pareto", "Exponential"), ("Uniform", "Pareto"),
             ("Pareto", "Uniform"), ("Laplace", "Pareto"), ("Gumbel", "Pareto"),
             ("ContinuousBernoulli", "ContinuousBernoulli_logits"),
+            ("Gamma", "Gamma"), ("Beta", "Beta"), ("Dirichlet", "Dirichlet"),
+            ("Poisson", "Poisson"), ("Gumbel", "Gumbel"), ("Chi2", "Gamma"),
+            ("Exponential", "Gamma"), ("Gamma", "Exponential"), ("Gamma", "Normal"),
+            ("Gamma", "Gumbel"), ("Uniform", "Gamma"), ("Normal", "Gamma"), ("Gamma", "Uniform"),
+            ("Beta", "Normal"), ("Beta", "Exponential"), ("Beta", "Gamma"), ("Beta", "Uniform"),
+            ("Beta", "ContinuousBernoulli"), ("Uniform", "Beta"), ("Bernoulli_probs", "Poisson"),
+            ("Pareto", "Gamma"), ("Poisson", "Bernoulli_probs"),
             ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Exponential"),
             ("ContinuousBernoulli", "Uniform"), ("ContinuousBernoulli", "Pareto"),
             ("Uniform", "ContinuousBernoulli"), ("Normal", "ContinuousBernoulli"),

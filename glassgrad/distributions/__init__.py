@@ -3,13 +3,18 @@ and rsample are differentiable through the ordinary autograd; samplers draw with
 calls in the same order as torch's, so after manual_seed the samples are torch's."""
 from . import constraints, transforms
 from .bernoulli import Bernoulli
+from .beta import Beta
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .chi2 import Chi2
 from .continuous_bernoulli import ContinuousBernoulli
 from .constraint_registry import biject_to, transform_to
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
+from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
@@ -21,17 +26,22 @@ from .log_normal import LogNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
+from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
+from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
+from .weibull import Weibull
 
-__all__ = ["Bernoulli", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential",
+__all__ = ["Bernoulli", "Beta", "Chi2", "Dirichlet", "Gamma", "Poisson", "StudentT",
+           "FisherSnedecor", "NegativeBinomial", "Weibull", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential",
            "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
            "MultivariateNormal", "Normal", "OneHotCategorical",
