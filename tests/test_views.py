@@ -1,7 +1,9 @@
 """In-place ops on views (CopySlices, regenerated view grad_fns) and their refusals, each
 program run in torch and glassgrad (differential.same compares values, grads, errors)."""
 import pytest
+import torch
 
+import glassgrad as gg
 from differential import catch, same
 
 
@@ -320,3 +322,37 @@ def test_copy_slices_names():
                 "saved": sorted(n for n in dir(x.grad_fn) if n.startswith("_saved_")),
                 "repr": repr(x)}
     same(run)
+
+
+# -- the strides of size-1 dims: torch's view (computeStride) and unsqueeze give their own ------
+STRIDES = {
+    "view_narrowed": lambda t: t.zeros(1, 4).narrow(1, 0, 1).view(1, -1),
+    "view_column": lambda t: t.zeros(2, 3)[:, :1].view(2, 1),
+    "view_permuted": lambda t: t.zeros(2, 3, 4).permute(2, 0, 1)[:, :, :1].view(4, 2, 1),
+    "view_scalar": lambda t: t.tensor(1.).view(1, 1, 1),
+    "view_strided": lambda t: t.zeros(4)[::2].view(2, 1),
+    "view_middle": lambda t: t.zeros(5, 1, 3).view(5, 3, 1),
+    "view_unsqueezed": lambda t: t.zeros(3, 4)[:, 1].unsqueeze(1).view(3, 1, 1),
+    "unsqueeze_end": lambda t: t.zeros(3, 4)[:, 1].unsqueeze(1),
+    "unsqueeze_transposed": lambda t: t.zeros(2, 3, 4).transpose(0, 2).unsqueeze(1),
+    "unsqueeze_": lambda t: t.zeros(3, 4)[:, 1].unsqueeze_(0),
+}
+
+
+@pytest.mark.parametrize("name", STRIDES)
+def test_size_one_strides_are_torchs(name):
+    assert STRIDES[name](gg).stride() == STRIDES[name](torch).stride()
+
+
+def test_partial_overlap_of_differently_strided_views():
+    """Two views of one element with other strides overlap partially for torch (found by the
+    fuzzer, seed 120)."""
+    outcomes = []
+    for lib in (torch, gg):
+        n = lib.zeros(1, 4).narrow(1, 0, 1)
+        try:
+            n.add_(n.view(1, -1))
+            outcomes.append("accepted")
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert outcomes[1] == outcomes[0] != "accepted"

@@ -19,12 +19,39 @@ _INT64_MAX = 9223372036854775807
 
 def _view_forward(xp, self, size):
     try:
-        return xp.reshape(self, size, copy=False)
+        out = xp.reshape(self, size, copy=False)
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
+    if 1 in out.shape and out.size:     # a size-1 dim's stride is free: torch's is its own
+        strides = _view_strides(self.shape, self.strides, out.shape, out.itemsize)
+        if strides != out.strides:
+            out = backend_of(out).as_strided(out, out.shape, strides)
+    return out
+
+
+def _view_strides(old_shape, old_strides, new_shape, itemsize):
+    """The strides torch's view gives (ATen's computeStride): the new dims laid over each
+    chunk of the old ones that is contiguous in memory, from the chunk's innermost stride."""
+    new = [0] * len(new_shape)
+    d = len(new_shape) - 1
+    base = old_strides[-1] if old_strides else itemsize
+    old_numel = new_numel = 1
+    for k in range(len(old_shape) - 1, -1, -1):
+        old_numel *= old_shape[k]
+        if k == 0 or (old_shape[k - 1] != 1 and old_strides[k - 1] != old_numel * base):
+            while d >= 0 and (new_numel < old_numel or new_shape[d] == 1):
+                new[d] = new_numel * base
+                new_numel *= new_shape[d]
+                d -= 1
+            if k > 0:
+                base, old_numel, new_numel = old_strides[k - 1], 1, 1
+    while d >= 0:       # (a 0-d input: the new dims are all of size 1)
+        new[d] = new_numel * base
+        d -= 1
+    return tuple(new)
 
 
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
@@ -52,7 +79,18 @@ _transpose = defop("TransposeBackward0", lambda xp, self, dim0, dim1: xp.swapaxe
 _permute = defop("PermuteBackward0", lambda xp, self, dims: xp.transpose(self, dims), dtype="same",
                  view=True, grads={"self": lambda grad, dims: grad.permute(
                      tuple(sorted(range(len(dims)), key=dims.__getitem__)))})
-_unsqueeze = defop("UnsqueezeBackward0", lambda xp, self, dim: xp.expand_dims(self, dim),
+def _unsqueezed(xp, a, dim):
+    """a with a new size-1 dim at ``dim``, whose stride is torch's (the next dim's extent, or
+    one element at the end)."""
+    out = xp.expand_dims(a, dim)
+    step = a.shape[dim] * a.strides[dim] if dim < a.ndim else a.itemsize
+    if out.strides[dim] != step:
+        out = backend_of(out).as_strided(out, out.shape, (*a.strides[:dim], step,
+                                                          *a.strides[dim:]))
+    return out
+
+
+_unsqueeze = defop("UnsqueezeBackward0", _unsqueezed,
                    dtype="same", view=True, grads={"self": lambda grad, dim: grad.squeeze(dim)})
 
 
@@ -85,7 +123,7 @@ _transpose_ = defop("TransposeBackward1", lambda xp, self, dim0, dim1: xp.swapax
                     dim1),
                     dtype="same",
                     grads={"self": lambda grad, dim0, dim1: grad.transpose(dim0, dim1)})
-_unsqueeze_ = defop("UnsqueezeBackward1", lambda xp, self, dim: xp.expand_dims(self, dim),
+_unsqueeze_ = defop("UnsqueezeBackward1", _unsqueezed,
                     dtype="same", grads={"self": lambda grad, dim: grad.squeeze(dim)})
 _squeeze_all_ = defop("SqueezeBackward3", "squeeze", dtype="same",
                       grads={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})
