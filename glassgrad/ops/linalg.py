@@ -723,7 +723,7 @@ def _linalg_cross(input, other, *, dim=-1):
     "cross(Tensor input, Tensor other, int64_t? dim=None, *, Tensor out=None)",))
 def cross(input, other, dim=None):
     if dim is None:     # deprecated default: the input's first dim of size 3
-        if not _WARNED:     # (once per process, as TORCH_WARN_ONCE)
+        if "cross" not in _WARNED:      # (once per process, as TORCH_WARN_ONCE)
             _WARNED.add("cross")
             warnings.warn(
                 "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "

@@ -15,16 +15,11 @@ from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-_HALF = xp.dtype(xp.float16)
 
 
 def _keep(fn, bound, self):
-    """fn(self, bound) for fn NumPy's maximum or minimum, keeping self on a tie as torch does
-    (max(-0.0, 0.0) is -0.0): NumPy returns the second operand on a tie, the first for
-    float16 (tests/test_numerics.py checks both)."""
-    if getattr(self, "dtype", None) == _HALF:
-        return fn(self, bound)
-    return fn(bound, self)
+    """fn(self, bound), self kept on a tie (torch's scalar op: see vector.keep_self)."""
+    return vector.keep_self(fn, self, bound)
 
 
 def _pow_dtype(values, attrs):

@@ -79,12 +79,18 @@ def lanes(shape, dtype, *operands):
     return None if position is None else position < span - span % (VECTOR_BYTES // size)
 
 
+def keep_self(fn, self, other):
+    """fn(self, other) for fn NumPy's maximum or minimum, keeping self on a tie as torch's
+    scalar op does (max(-0.0, 0.0) is -0.0): NumPy keeps its second operand on a tie, its
+    first for float16 (tests/test_numerics.py checks both)."""
+    return fn(self, other) if np.result_type(self, other) == np.float16 else fn(other, self)
+
+
 def extremum(fn, self, other, vector=False):
     """``fn`` (NumPy's maximum or minimum) of float arrays as torch's kernel gives it,
     signed-zero ties and NaN signs included (see the module docstring). ``vector``: the lanes
     (see lanes()) when the walk has more operands than these two (clamp's)."""
-    # the scalar op keeps self on a tie: NumPy keeps its second operand (its first for float16)
-    out = fn(self, other) if np.result_type(self, other) == np.float16 else fn(other, self)
+    out = keep_self(fn, self, other)
     if VECTOR_BYTES is None or out.ndim == 0 or out.dtype.kind != "f":
         return out
     ties = (self == 0) & (other == 0)
