@@ -9,7 +9,7 @@ from ._device import device, get_default_device, set_default_device
 from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
-                     half, int, int8, int16, int32, int64, long, promote_types, result_type,
+                     half, int, int8, int16, int32, int64, long,
                      set_default_dtype, short, uint8)
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
@@ -58,14 +58,6 @@ def is_tensor(obj):
 
 def numel(input):
     return input.numel()
-
-
-def is_floating_point(input):
-    return input.is_floating_point()
-
-
-def detach(input):
-    return input.detach()
 
 
 def get_device(input):

@@ -24,7 +24,7 @@ import warnings
 from . import dtypes
 from ._autograd.grad_mode import state
 from ._device import device
-from ._tensor import Size, Tensor
+from ._tensor import Size, Tensor, no_arguments
 from .backend import xp
 
 _TENSORS = dtypes.TENSOR_TYPES      # Tensor and every subclass (a live set)
@@ -47,6 +47,10 @@ _TYPE_NAMES = {
     "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
     "Device": "torch.device", "std::string": "str", "c10::string_view": "str",
     "ScalarList": "tuple of Scalars"}
+
+# kinds PyTorch's parser reads as another (a list of optional tensors is a TensorList to it:
+# a None element is refused as any non-tensor is)
+_KIND_ALIASES = {"c10::List<::std::optional<Tensor>>": "TensorList"}
 
 
 def accept(kind, cls, torch_name):
@@ -174,14 +178,14 @@ _PY_DTYPES = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool}
 # -- signatures ------------------------------------------------------------------------------
 class Param:
     """One parameter of a signature: ``IntArrayRef[1]? dim=None`` -> kind IntArrayRef, size 1,
-    allow_none, optional with its default."""
-    __slots__ = ("name", "kind", "size", "allow_none", "optional", "default", "default_text",
+    allow_none, optional with its default. ``key``: the name the implementation takes it by."""
+    __slots__ = ("name", "key", "kind", "size", "allow_none", "optional", "default", "default_text",
                  "keyword_only", "names", "numbers_as_tensors", "index")
 
     def __init__(self, text, keyword_only, numbers_as_tensors, index):
         kind, _, rest = text.partition(" ")
         self.allow_none = kind.endswith("?")
-        kind = kind.rstrip("?")
+        kind = _KIND_ALIASES.get(kind.rstrip("?"), kind.rstrip("?"))
         self.size = 0
         if "[" in kind:
             kind, size = kind[:-1].split("[")
@@ -190,6 +194,7 @@ class Param:
             raise ValueError(f"unknown parameter type {kind!r} in {text!r}")
         self.kind = kind
         self.name, eq, default = rest.partition("=")
+        self.key = self.name
         self.optional = bool(eq)
         self.default_text = default
         self.default = None
@@ -230,6 +235,7 @@ class Signature:
         text, _, mark = text.partition("|")
         self.hidden = mark in ("hidden", "deprecated")
         self.deprecated = self.by_name = mark == "deprecated"
+        self.defaults = {}      # name -> this overload's default where the implementation's differs
         self.name, _, params = text.partition("(")
         params = params.rstrip(")")
         numbers = self.name in _NUMBERS_AS_TENSORS
@@ -285,16 +291,16 @@ class Signature:
                 if not found and not p.optional:
                     return self._fail(raise_errors, self._missing, p.index)
                 if found:
-                    out[p.name] = None
+                    out[p.key] = None
                     if keyword:
                         left -= 1
                     else:
                         pos += 1
                 continue
             if _check(p, obj):
-                out[p.name] = _convert(p, obj, self.name)
+                out[p.key] = _convert(p, obj, self.name)
             elif self.varargs and pos == 0 and not keyword and _int_list_failure(args, 1) is None:
-                out[p.name] = _convert(p, args, self.name)     # view(2, 3) as view((2, 3))
+                out[p.key] = _convert(p, args, self.name)     # view(2, 3) as view((2, 3))
                 pos = nargs
                 continue
             elif raise_errors:
@@ -307,6 +313,8 @@ class Signature:
                 pos += 1
         if left > 0:
             return self._fail(raise_errors, self._extra_kwargs, kwargs, nargs)
+        for name, value in self.defaults.items():
+            out.setdefault(name, value)
         return out
 
     def _fail(self, raise_errors, error, *args):
@@ -366,9 +374,7 @@ class Parser:
         sigs = self.signatures
         if len(sigs) == 1:
             if self.method and not sigs[0].params and (args or kwargs):
-                raise TypeError(f"Tensor.{self.name}() takes no "
-                                + (f"arguments ({len(args)} given)" if args else
-                                   "keyword arguments"))
+                raise no_arguments(self.name, args, kwargs)
             return sigs[0].parse(args, kwargs, True)
         for s in sigs:
             out = s.parse(args, kwargs, False)
@@ -538,12 +544,14 @@ def _match_impl(impl, parser, method):
     check that its parameters line up with every overload's (a positional parameter PyTorch
     names otherwise, pow's ``Scalar self``, is renamed to the implementation's parameter at
     its place) and that its defaults are the signatures' (the fast path leaves them to it; a
-    default of None says the implementation tells "not given" apart itself). An overload
-    whose parameter the implementation has at another place (var's ``bool unbiased`` second)
-    is passed by name only: no fast path."""
+    default of None says the implementation tells "not given" apart itself). Where overloads
+    differ in a default (conv1d's padding: 0, or "valid" in the string overload), the
+    implementation has one of them and the parser passes the others' (those overloads take no
+    fast path). An overload whose parameter the implementation has at another place (var's
+    ``bool unbiased`` second) is passed by name only: no fast path."""
     params = list(inspect.signature(impl).parameters.values())[1 if method else 0:]
     by_name = {p.name: p for p in params}
-    parser.rename = {}
+    differing = []      # (signature, param, implementation's parameter)
     for s in parser.signatures:
         if s.by_name:
             continue
@@ -552,7 +560,7 @@ def _match_impl(impl, parser, method):
                 continue
             target = by_name.get(p.name)
             if target is None and not p.keyword_only and i < len(params):
-                parser.rename[p.name] = params[i].name
+                p.key = params[i].name
                 target = params[i]
             if target is None and params and params[-1].kind is params[-1].VAR_KEYWORD:
                 continue
@@ -561,12 +569,18 @@ def _match_impl(impl, parser, method):
             if target.kind is target.VAR_POSITIONAL:
                 raise TypeError(f"{impl.__qualname__}: {p.name!r} of {s.name} is one value, not "
                                 f"*{p.name}")
-            if not p.keyword_only and params.index(target) != i:
+            if not p.keyword_only and (params.index(target) != i
+                                       or target.kind is target.KEYWORD_ONLY):
                 s.by_name = True
             if p.optional and target.default is not inspect.Parameter.empty and \
                     target.default != p.default and None not in (p.default, target.default) \
                     and p.default != p.default_text:
-                raise TypeError(f"{impl.__qualname__}: default of {p.name!r} differs from {s.name}'s")
+                differing.append((s, p, target))
+    for s, p, target in differing:
+        if not any(o.name == p.name and o.default == target.default
+                   for o in (q for t in parser.signatures for q in t.params)):
+            raise TypeError(f"{impl.__qualname__}: default of {p.name!r} differs from {s.name}'s")
+        s.defaults[p.key] = p.default
 
 
 # -- the decorator ---------------------------------------------------------------------------
@@ -597,7 +611,6 @@ def bind(impl, signatures, method=False, positional=False):
     if positional:
         order = [p.name for p in parser.signatures[0].params if p.name != "out"]
         target = impl
-        parser.rename = {}
 
         def impl(*args, **values):
             return target(*args, *[values[n] for n in order])
@@ -605,7 +618,7 @@ def bind(impl, signatures, method=False, positional=False):
         _match_impl(impl, parser, method)
     fast = []       # (arity, exact types per position) of calls that go straight through
     for s in parser.signatures:
-        if s.by_name:
+        if s.by_name or s.defaults:
             continue
         types = [_fast_types(p) for p in s.params if not p.keyword_only]
         for n in range(s.min_args, s.max_pos + 1):
@@ -614,8 +627,6 @@ def bind(impl, signatures, method=False, positional=False):
 
     def slow(self, args, kwargs):
         values = parser.parse(args, kwargs)
-        if parser.rename:
-            values = {parser.rename.get(k, k): v for k, v in values.items()}
         out = values.pop("out", None) if has_out else None
         if out is not None:
             _refuse_autograd(name, [self, out, *values.values()])

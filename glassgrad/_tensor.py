@@ -90,6 +90,14 @@ def _readonly(name, getter):
     return property(getter, refuse)
 
 
+def no_arguments(name, args, kwargs):
+    """PyTorch's refusal of arguments to a method that takes none (CPython's text for a C
+    method without parameters, called bound: keywords are looked at first)."""
+    if kwargs:
+        return TypeError(f"Tensor.{name}() takes no keyword arguments")
+    return TypeError(f"Tensor.{name}() takes no arguments ({len(args)} given)")
+
+
 class Tensor:
     __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
                  "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
@@ -127,17 +135,26 @@ class Tensor:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim, scalar=False)]
 
-    def dim(self):
+    def dim(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("dim", args, kwargs)
         return self._data.ndim
 
     ndim = property(dim)
 
-    def numel(self):
+    def numel(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("numel", args, kwargs)
         return self._data.size
 
-    nelement = numel
+    def nelement(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("nelement", args, kwargs)
+        return self._data.size
 
-    def element_size(self):
+    def element_size(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("element_size", args, kwargs)
         return self._data.itemsize
 
     def stride(self, dim=None):
@@ -152,14 +169,20 @@ class Tensor:
             s = tuple(st // self._data.itemsize for st in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
 
-    def untyped_storage(self):
+    def untyped_storage(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("untyped_storage", args, kwargs)
         return storage_of(self._data)[0]
 
-    def storage_offset(self):
+    def storage_offset(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("storage_offset", args, kwargs)
         storage, low = storage_of(self._data)
         return (data_ptr(self._data) - low) // self._data.itemsize
 
-    def data_ptr(self):
+    def data_ptr(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("data_ptr", args, kwargs)
         if state.vmap is not None:
             state.vmap.refuse("data_ptr", self)
         storage, low = storage_of(self._data)
@@ -169,10 +192,14 @@ class Tensor:
     def is_contiguous(self, memory_format=None):
         return self._data.flags.c_contiguous
 
-    def is_floating_point(self):
+    def is_floating_point(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("is_floating_point", args, kwargs)
         return self._data.dtype.kind == "f"
 
-    def is_inference(self):
+    def is_inference(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("is_inference", args, kwargs)
         return self._inference
 
     device = _readonly("device", lambda self: CPU)
@@ -182,7 +209,9 @@ class Tensor:
     itemsize = _readonly("itemsize", lambda self: self._data.itemsize)
     nbytes = _readonly("nbytes", lambda self: self._data.size * self._data.itemsize)
 
-    def get_device(self):
+    def get_device(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("get_device", args, kwargs)
         return -1       # a CPU tensor's
 
     def is_pinned(self, device=None):
@@ -310,7 +339,9 @@ class Tensor:
             hs.post_accumulate_grad_hooks = {}
         return add_hook(hs.post_accumulate_grad_hooks, hook)
 
-    def retain_grad(self):
+    def retain_grad(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("retain_grad", args, kwargs)
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self.grad_fn is None or self.retains_grad:
@@ -321,14 +352,18 @@ class Tensor:
             node._retain_grad_hooks = {}
         node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
 
-    def detach(self):
+    def detach(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("detach", args, kwargs)
         t = Tensor._make(self._data, counter=self._version_counter)
         t._inference = self._inference
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t
 
-    def detach_(self):
+    def detach_(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("detach_", args, kwargs)
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are "
                                "using DistributedDataParallel (DDP) for training, and "
@@ -352,7 +387,9 @@ class Tensor:
         self._data = value._data
 
     # -- conversions -------------------------------------------------------------------------
-    def item(self):
+    def item(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("item", args, kwargs)
         if state.vmap is not None:      # func.vmap refuses these for a batched tensor, as torch
             state.vmap.refuse("item", self)
         if self._data.size != 1:
@@ -360,7 +397,9 @@ class Tensor:
                                "to Scalar")
         return self._data.item()
 
-    def tolist(self):
+    def tolist(self, *args, **kwargs):
+        if args or kwargs:
+            raise no_arguments("tolist", args, kwargs)
         if state.vmap is not None:
             state.vmap.refuse("data_ptr", self)
         return self._data.tolist()

@@ -907,17 +907,90 @@ def _kaiser(beta):
 
 kaiser_window = _window_public("kaiser_window", lambda beta=12.0: _kaiser(beta))
 
+# -- tensor facts and dtype rules as functions ------------------------------------------------
+@public("function", signatures=("detach(Tensor input)",))
+def detach(input):
+    return input.detach()
+
+
+@public("function", signatures=("is_floating_point(Tensor input)",))
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+@public("function", signatures=("result_type(Tensor tensor, Tensor other)",
+                                "result_type(Scalar scalar, Tensor tensor)",
+                                "result_type(Tensor tensor, Scalar other)",
+                                "result_type(Scalar scalar1, Scalar scalar2)"))
+def result_type(first, second):
+    return dtypes.result_type(first, second)
+
+
+@public("function", signatures=("promote_types(ScalarType type1, ScalarType type2)",))
+def promote_types(type1, type2):
+    return dtypes.promote_types(type1, type2)
+
+
 # -- aliases of existing methods: Tensor.subtract_/multiply_/divide_/ndimension, and the torch.*_
 # functions of in-place methods (torch.clamp_, torch.fill_, ...)
-for _name, _target in (("subtract_", _pw.sub_), ("multiply_", _pw.mul_), ("divide_", _pw.div_)):
-    public("method", name=_name)(_target)
-public("method", name="ndimension")(lambda self: self.dim())
-for _name in ("fill_", "zero_", "clamp_", "clip_", "square_", "round_", "xlogy_", "logit_",
-              "nan_to_num_"):
-    public("function", name=_name)(
-        lambda input, *args, _name=_name, **kwargs: getattr(_tensor_arg(_name, input), _name)(
-            *args, **kwargs))
-del _name, _target
+public("method", name="subtract_", method_signatures=(
+    "subtract_(Tensor self, Tensor other, *, Scalar alpha=1)",
+    "subtract_(Tensor self, Scalar other, Scalar alpha=1)"))(_pw.sub_)
+public("method", name="multiply_", method_signatures=(
+    "multiply_(Tensor self, Tensor other)", "multiply_(Tensor self, Scalar other)"))(_pw.mul_)
+public("method", name="divide_", method_signatures=(
+    "divide_(Tensor self, Tensor other)",
+    "divide_(Tensor self, Tensor other, *, c10::string_view? rounding_mode)",
+    "divide_(Tensor self, Scalar other)",
+    "divide_(Tensor self, Scalar other, *, c10::string_view? rounding_mode)"))(_pw.div_)
+public("method", name="ndimension", method_signatures=("ndimension(Tensor self)",))(
+    lambda self: self.dim())
+
+
+@public("function", signatures=("fill_(Tensor input, Tensor value)",
+                                "fill_(Tensor input, Scalar value)"))
+def fill_(input, value):
+    return input.fill_(value)
+
+
+@public("function", signatures=("zero_(Tensor input)",))
+def zero_(input):
+    return input.zero_()
+
+
+@public("function", aliases=("clip_",), signatures=(
+    "clamp_(Tensor input, Tensor? min=None, Tensor? max=None)",
+    "clamp_(Tensor input, Scalar? min=None, Scalar? max=None)"))
+def clamp_(input, min=None, max=None):
+    return input.clamp_(min, max)
+
+
+@public("function", signatures=("square_(Tensor input)",))
+def square_(input):
+    return input.square_()
+
+
+@public("function", signatures=("round_(Tensor input)",
+                                "round_(Tensor input, *, int64_t decimals)"))
+def round_(input, *, decimals=None):
+    return input.round_() if decimals is None else input.round_(decimals=decimals)
+
+
+@public("function", signatures=("xlogy_(Tensor input, Tensor other)",
+                                "xlogy_(Tensor input, Scalar other)"))
+def xlogy_(input, other):
+    return input.xlogy_(other)
+
+
+@public("function", signatures=("logit_(Tensor input, double? eps=None)",))
+def logit_(input, eps=None):
+    return input.logit_(eps)
+
+
+@public("function", signatures=(
+    "nan_to_num_(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)",))
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    return input.nan_to_num_(nan, posinf, neginf)
 
 
 def _tensor_arg(name, input):
@@ -962,21 +1035,15 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 @public("function", "method", signatures=(
-    "split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
-def split_with_sizes(input, split_sizes, dim=0):
-    return _sh.split(input, list(split_sizes), dim)
-
-
-@public("function", "method", signatures=(
     "unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)",))
 def unsafe_split(input, split_size, dim=0):
-    return _sh.split(input, split_size, dim)
+    return _sh.split_parts(input, split_size, dim)
 
 
 @public("function", "method", signatures=(
     "unsafe_split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    return _sh.split(input, list(split_sizes), dim)
+    return _sh.split_parts(input, list(split_sizes), dim)
 
 
 @public("function", "method", signatures=(

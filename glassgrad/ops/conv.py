@@ -347,38 +347,59 @@ def _conv_transpose_nd(k, input, weight, bias, stride, padding, output_padding, 
     return out if batched else out.squeeze(0)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, "
+    "SymIntArrayRef[1] padding=0, SymIntArrayRef[1] output_padding=0, SymInt groups=1, "
+    "SymIntArrayRef[1] dilation=1)",))
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transpose_nd(1, input, weight, bias, stride, padding, output_padding, groups,
                               dilation)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, "
+    "SymIntArrayRef[2] padding=0, SymIntArrayRef[2] output_padding=0, SymInt groups=1, "
+    "SymIntArrayRef[2] dilation=1)",))
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transpose_nd(2, input, weight, bias, stride, padding, output_padding, groups,
                               dilation)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, "
+    "SymIntArrayRef[3] padding=0, SymIntArrayRef[3] output_padding=0, SymInt groups=1, "
+    "SymIntArrayRef[3] dilation=1)",))
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     return _conv_transpose_nd(3, input, weight, bias, stride, padding, output_padding, groups,
                               dilation)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, "
+    "SymIntArrayRef[1] padding=0, SymIntArrayRef[1] dilation=1, SymInt groups=1)",
+    "conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, "
+    "c10::string_view padding=\"valid\", SymIntArrayRef[1] dilation=1, SymInt groups=1)"))
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, "
+    "SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)",
+    "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, "
+    "c10::string_view padding=\"valid\", SymIntArrayRef[2] dilation=1, SymInt groups=1)"))
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, "
+    "SymIntArrayRef[3] padding=0, SymIntArrayRef[3] dilation=1, SymInt groups=1)",
+    "conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, "
+    "c10::string_view padding=\"valid\", SymIntArrayRef[3] dilation=1, SymInt groups=1)"))
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
 
@@ -665,7 +686,9 @@ def _check_1d(input, name):
                            f"batch size for input, but got:{list(input.shape)}")
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "max_pool1d_with_indices(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] "
+    "stride=None, IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)",))
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     _check_1d(input, "max_pool1d")
@@ -684,12 +707,16 @@ def _functional_max_pool1d(input, kernel_size, stride=None, padding=0, dilation=
     return (out, indices) if return_indices else out
 
 
-@public("function")
+@public("function", signatures=(
+    "max_pool1d(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, "
+    "IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)",))
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "avg_pool1d(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, "
+    "IntArrayRef[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)",))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
     if input.dim() not in (2, 3):
@@ -751,7 +778,8 @@ def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg_pool(input, output_size=size)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "adaptive_avg_pool1d(Tensor input, IntArrayRef[1] output_size)",))
 def adaptive_avg_pool1d(input, output_size):
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "

@@ -134,12 +134,12 @@ def _index_put_forward(xp, self, values, indices, accumulate):
 
 _index = defop(
     "IndexBackward0", lambda xp, self, indices: _dense(self[_key(self.shape, indices)]),
-    dtype="same", grads={"self": lambda grad, self_sym_sizes, indices: index_put(
-        zeros(self_sym_sizes, dtype=grad.dtype), indices, grad, accumulate=True)})
+    dtype="same", grads={"self": lambda grad, self_sym_sizes, indices: _index_put(
+        zeros(self_sym_sizes, dtype=grad.dtype), grad, indices=indices, accumulate=True)})
 _index_put = defop(
     "IndexPutBackward0", _index_put_forward, ("self", "values"), dtype="same",
-    grads={"self": lambda grad, indices, accumulate: grad if accumulate else index_put(
-               grad, indices, zeros((), dtype=grad.dtype)),
+    grads={"self": lambda grad, indices, accumulate: grad if accumulate else _index_put(
+               grad, zeros((), dtype=grad.dtype), indices=indices, accumulate=False),
            "values": lambda grad, indices: index(grad, indices)})
 
 
@@ -159,27 +159,30 @@ def index(input, indices):
     return _index(input, indices=_index_list(indices, "index"))
 
 
-def _put_args(self, indices, values, name):
-    indices = _index_list(indices, name)
-    if not isinstance(values, Tensor):
-        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not "
-                        f"{type(values).__name__}")
+def _put_args(self, indices, values):
+    """index_put's indices (a tuple of tensors, the argument layer checked) and dtypes."""
     if values.dtype is not self.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_SCALAR_NAMES[self.dtype.name]} for the destination and "
                            f"{_SCALAR_NAMES[values.dtype.name]} for the source.")
-    return indices
+    return tuple(indices)
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "index_put(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, "
+    "bool accumulate=False)",))
 def index_put(input, indices, values, accumulate=False):
-    indices = _put_args(input, indices, values, "index_put")
+    indices = _put_args(input, indices, values)
     return _index_put(input, values, indices=indices, accumulate=accumulate)
 
 
-@public("function", "method")
-def index_put_(input, indices, values, accumulate=False):
-    indices = _put_args(input, indices, values, "index_put_")
+@public("function", "method", name="index_put_", signatures=(
+    "index_put_(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, "
+    "bool accumulate=False)",))
+def _index_put_into(input, indices, values, accumulate=False):
+    """index_put_ (public through the argument layer; __setitem__ calls it with None among
+    the indices, for its slices)."""
+    indices = _put_args(input, indices, values)
     return apply_inplace(_index_put, input, (input, values),
                          {"indices": indices, "accumulate": accumulate})
 
@@ -292,7 +295,7 @@ def setitem(self, index, value):
     if not isinstance(value, Tensor):
         value = _make(xp.asarray(value).astype(self.dtype.np))
     if indices:
-        index_put_(sliced, indices, _strip_leading_ones(value))
+        _index_put_into(sliced, indices, _strip_leading_ones(value))
     elif value.shape == sliced.shape:
         sliced.copy_(value)
     elif value.dim() == 0:
@@ -899,8 +902,8 @@ def masked_scatter_(input, mask, source):
 # -- take, nonzero, argwhere -----------------------------------------------------------------
 def _take_backward(grad, self, index):
     flat = zeros(self.numel(), dtype=grad.dtype)
-    return index_put(flat, (index.reshape(-1),), grad.reshape(-1), accumulate=True) \
-        .reshape(self.shape)
+    return _index_put(flat, grad.reshape(-1), indices=(index.reshape(-1),),
+                      accumulate=True).reshape(self.shape)
 
 
 _take = defop("TakeBackward0", lambda xp, self, index: _dense(self.reshape(-1)[index]),

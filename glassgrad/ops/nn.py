@@ -282,7 +282,8 @@ _alpha_forms("feature_alpha_dropout", True)
 
 
 # -- bilinear ----------------------------------------------------------------------------------
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",))
 def bilinear(input1, input2, weight, bias=None):
     """x1^T W x2 + b over the last dim, the leading dims flattened and restored (as ATen)."""
     if input1.dim() != input2.dim():

@@ -606,7 +606,8 @@ _math("acosh", _quiet(lambda xp, a: xp.arccosh(a)),
 _math("atanh", _quiet(lambda xp, a: xp.arctanh(a)), lambda grad, self: grad / (1 - self.pow(2)),
       variants=_FM, aliases=("arctanh",))
 for _name, _f in (("asinh", "arcsinh"), ("acosh", "arccosh"), ("atanh", "arctanh")):
-    public("method", "function", name=_name + "_", aliases=(_f + "_",))(_unary(_math(
+    public("method", "function", name=_name + "_", aliases=(_f + "_",),
+           signatures=(f"{_name}_(Tensor input)",))(_unary(_math(
         f"{_name.capitalize()}Backward1", _quiet(lambda xp, a, f=_f: getattr(xp, f)(a)),
         _not_implemented(NotImplementedError, f"the derivative for 'inplace version of "
                                               f"{_name}' is not implemented."),
@@ -703,14 +704,14 @@ _nan_to_num = defop(
     "nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None, *, "
     "Tensor out=None)",))
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+    return _nan_to_num(input, nan=0.0 if nan is None else nan, posinf=posinf, neginf=neginf)
 
 
 @public("method", method_signatures=(
     "nan_to_num_(Tensor self, double? nan=None, double? posinf=None, double? neginf=None)",))
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    return apply_inplace(_nan_to_num, self, (self,),
-                         {"nan": nan, "posinf": posinf, "neginf": neginf})
+    return apply_inplace(_nan_to_num, self, (self,), {"nan": 0.0 if nan is None else nan,
+                                                      "posinf": posinf, "neginf": neginf})
 
 
 def _float_test(f, ints):
@@ -1325,7 +1326,7 @@ _prelu_kernel = defop("PreluKernelBackward0", lambda xp, self, weight: xp.where(
            "weight": lambda grad, self: where(self > 0, 0.0, self * grad)})
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=("prelu(Tensor input, Tensor weight)",))
 def prelu(input, weight):
     """ATen's prelu: a weight of n > 1 elements is laid along input's dim 1."""
     n = weight.numel()

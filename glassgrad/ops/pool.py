@@ -205,7 +205,9 @@ def _functional_max_pool3d(input, kernel_size, stride=None, padding=0, dilation=
     return (out, indices) if return_indices else out
 
 
-@public("function")
+@public("function", signatures=(
+    "max_pool3d(Tensor input, IntArrayRef[3] kernel_size, IntArrayRef[3] stride=None, "
+    "IntArrayRef[3] padding=0, IntArrayRef[3] dilation=1, bool ceil_mode=False)",))
 def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 

@@ -177,7 +177,9 @@ _bernoulli_p = defop("NotImplemented", lambda xp, self, p, generator: sample.ber
     grads={"self": _bernoulli_not_implemented})
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "bernoulli(Tensor input, *, Generator? generator=None, Tensor out=None)",
+    "bernoulli(Tensor input, double p, *, Generator? generator=None)"))
 def bernoulli(input, p=None, *, generator=None):
     if p is not None:
         _check_p(p)
@@ -223,19 +225,18 @@ def _std_tensor(std):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
 
-@public("function")
-def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
-           requires_grad=False):
-    """normal(Tensor mean, Tensor std) | (Tensor mean, float std=1) | (float mean, Tensor std)
-    | (float mean, float std, size, *, dtype, requires_grad)."""
+@public("function", signatures=(
+    "normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)",
+    "normal(Tensor mean, double std=1, *, Generator? generator=None, Tensor out=None)",
+    "normal(double mean, Tensor std, *, Generator? generator=None, Tensor out=None)",
+    "normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, "
+    "Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=False, bool? requires_grad=False)"))
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
     _device.check(device, "normal")
+    _device.check_pin(pin_memory)
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if (m_t or s_t) == (size is not None) or \
-            (size is not None and not isinstance(size, (tuple, list))):
-        got = ", ".join("Tensor" if isinstance(a, Tensor) else type(a).__name__
-                        for a in (mean, std, size) if a is not None)
-        raise TypeError(f"normal() received an invalid combination of arguments - got ({got}), "
-                        f"but expected one of:")
     if m_t and s_t:
         _float_kernel(mean.dtype, "normal_kernel_cpu")
         _std_tensor(std)
@@ -286,7 +287,9 @@ def _exponential_race(eng, input, num_samples):
     return topk(Tensor._make(keys), num_samples)[1]._data
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, "
+    "Generator? generator=None, Tensor out=None)",))
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     if not 1 <= input.dim() <= 2:
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -413,7 +416,7 @@ _poisson = defop("PoissonBackward0", lambda xp, self, generator: sample.cast(
     dtype="same", grads={"self": _zero_grad})
 
 
-@public("function")
+@public("function", signatures=("poisson(Tensor input, Generator? generator=None)",))
 def poisson(input, generator=None):
     _float_kernel(input.dtype, "poisson_cpu")
     if input.numel() and not (input._data >= 0).all():

@@ -4,7 +4,7 @@ import itertools
 import warnings
 
 from .. import _device, dtypes
-from .._args import Parser as _Parser
+from .._args import Parser as _Parser, bind as _bind
 from .._creation import zeros
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
@@ -615,9 +615,10 @@ def concat(tensors, dim=0):
     return _cat_checked(tensors, dim, "concat")
 
 
-@public("function")
-def concatenate(tensors, axis=0, *, dim=None):
-    return _cat_checked(tensors, axis if dim is None else dim, "concatenate")
+@public("function", signatures=(
+    "concatenate(TensorList tensors, int64_t dim=0, *, Tensor out=None)",))
+def concatenate(tensors, dim=0):
+    return _cat_checked(tensors, dim, "concatenate")
 
 
 def _cat_checked(tensors, dim, name):
@@ -776,9 +777,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start] + (numel,) + shape[end + 1:])
 
 
-@public("function", "method", signatures=(
-    "unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)",),
-    method_signatures=())     # (torch's method is Python: Python's errors)
+@public("function", signatures=(
+    "unflatten(Tensor input, int64_t dim, SymIntArrayRef sizes)",))
 def unflatten(input, dim, sizes):
     if input.dim() == 0:
         raise RuntimeError("unflatten got an unexpected error:\nDimension specified as 0 but "
@@ -799,6 +799,21 @@ def unflatten(input, dim, sizes):
                            f"size of dim {dim} ({size}) in the input tensor")
     sizes = tuple(size // known if s == -1 else s for s in sizes)
     return view(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
+
+
+_unflatten_method = _bind(unflatten, ["unflatten(Tensor self, int64_t dim, SymIntArrayRef sizes)"],
+                          method=True)
+
+
+@public("method", name="unflatten")
+def _python_unflatten(self, dim, sizes):
+    """Tensor.unflatten, Python in torch: its own check of sizes, then the C method's parser."""
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    return _unflatten_method(self, dim, sizes)
+
+
+_python_unflatten.__qualname__ = "Tensor.unflatten"     # (Python's messages name it so)
 
 
 @public("function", "method", signatures=(
@@ -939,8 +954,8 @@ def _repeat_indices(repeats):
     return Tensor._make(xp.repeat(xp.arange(reps.size, dtype=reps.dtype), reps))
 
 
-@public("function", "method")
-def split(tensor, split_size_or_sections, dim=0):
+def split_parts(tensor, split_size_or_sections, dim=0):
+    """The pieces of split (an int size) or split_with_sizes (a list of sizes)."""
     if tensor.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = _wrap_dim(dim, tensor.dim())
@@ -966,6 +981,41 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 @public("function", "method", signatures=(
+    "split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)",))
+def split_with_sizes(input, split_sizes, dim=0):
+    return split_parts(input, list(split_sizes), dim)
+
+
+# torch's native split (torch._VF.split), which the Python Tensor.split calls
+_native_split = _bind(split_parts, [
+    "split(Tensor input, SymInt split_size, int64_t dim=0)",
+    "split(Tensor input, SymIntArrayRef split_size, int64_t dim=0)"])
+
+
+@public("method", name="split")
+def _python_split(self, split_size, dim=0):
+    """Tensor.split, Python in torch: a one-element tensor is read as an int; an int goes to
+    the native split, anything else to split_with_sizes (their parsers, their messages)."""
+    if isinstance(split_size, Tensor):
+        try:
+            split_size = builtins.int(split_size)
+        except ValueError:
+            pass
+    if isinstance(split_size, builtins.int):
+        return _native_split(self, split_size, dim)
+    return split_with_sizes(self, split_size, dim)
+
+
+_python_split.__qualname__ = "Tensor.split"
+
+
+@public("function")
+def split(tensor, split_size_or_sections, dim=0):
+    """torch.split, Python in torch: the tensor's split."""
+    return tensor.split(split_size_or_sections, dim)
+
+
+@public("function", "method", signatures=(
     "chunk(Tensor input, int64_t chunks, int64_t dim=0)",))
 def chunk(input, chunks, dim=0):
     if input.dim() == 0:
@@ -975,8 +1025,8 @@ def chunk(input, chunks, dim=0):
     dim = _wrap_dim(dim, input.dim())
     size = input.shape[dim]
     if size == 0:       # torch: as many empty chunks as asked for
-        return split(input, [0] * chunks, dim)
-    return split(input, -(-size // chunks), dim)
+        return split_parts(input, [0] * chunks, dim)
+    return split_parts(input, -(-size // chunks), dim)
 
 
 @public("function", "method", signatures=(
