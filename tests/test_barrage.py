@@ -31,6 +31,12 @@ TENSORS = {
     "N": lambda t: t.tensor([math.nan, math.inf, -math.inf]),
     "T": lambda t: t.tensor([[1., 2., 3.], [4., 5., 6.]]).t(),
     "K": lambda t: t.arange(6.)[::2],
+    # convolutions and pools: inputs (batch, channels, *spatial) and weights
+    "C1": lambda t: t.arange(10.).reshape(1, 2, 5), "W1": lambda t: t.ones(3, 2, 2),
+    "WT1": lambda t: t.ones(2, 3, 2), "C2": lambda t: t.arange(16.).reshape(1, 1, 4, 4),
+    "W2": lambda t: t.ones(1, 1, 2, 2), "C3": lambda t: t.arange(27.).reshape(1, 1, 3, 3, 3),
+    "W3": lambda t: t.ones(1, 1, 2, 2, 2), "P": lambda t: t.tensor([[0.2, 0.3, 0.5]]),
+    "L": lambda t: t.tensor([0, 2]),
 }
 
 
@@ -300,9 +306,146 @@ def non_contiguous():
             yield call("m", name, "K", *args[:1] if name in ("view", "reshape") else args)
 
 
+def shape_of(where, name, *args, **kwargs):
+    """A call whose values are random: its outcome's shape and dtype (or its error)."""
+    inner = call(where, name, *args, **kwargs)
+
+    def program(lib):
+        out = inner(lib)
+        return (tuple(out.shape), out.dtype)
+    program.id = inner.id + " (shape)"
+    return program
+
+
+CONVS = [("conv1d", "C1", "W1"), ("conv2d", "C2", "W2"), ("conv3d", "C3", "W3"),
+         ("conv_transpose1d", "C1", "WT1"), ("conv_transpose2d", "C2", "W2"),
+         ("conv_transpose3d", "C3", "W3")]
+NO_ARGUMENTS = ["dim", "numel", "nelement", "ndimension", "element_size", "is_floating_point",
+                "is_inference", "get_device", "detach", "detach_", "retain_grad", "item",
+                "tolist", "storage_offset", "data_ptr", "untyped_storage", "acosh_", "asinh_",
+                "atanh_", "arccosh_", "t", "zero_"]
+
+
+def bound():
+    """The functions bound to torch's signatures: bad types, counts and keywords (and good
+    calls beside them)."""
+    for name, x, w in CONVS:
+        for args, kw in [((), {}), ((None, 1, 1), {}), ((), {"padding": 1.5}),
+                         ((), {"stride": "a"}), ((), {"groups": 1.5}), ((1,), {}),
+                         ((), {"padding": "valid"}), ((), {"padding": "same"}),
+                         ((), {"padding": "foo"}), ((), {"stride": (1, 2, 1, 1)}),
+                         ((), {"dilation": [1.5]}), ((), {"foo": 1}), ((None,) * 7, {})]:
+            yield call("f", name, x, w, *args, **kw)
+        yield call("f", name, x, [1.])
+        yield call("F", name, x, w, bias="X")
+    for name, x in [("avg_pool1d", "C1"), ("max_pool1d", "C1"), ("max_pool1d_with_indices", "C1"),
+                    ("max_pool3d", "C3")]:
+        for args, kw in [((2,), {}), ((2.0,), {}), (("a",), {}), ((None,), {}), ((2, None), {}),
+                         ((2, 1, 0, 1), {}), ((2,), {"ceil_mode": 1}), ((2,), {"padding": 1.5}),
+                         ((), {"kernel_size": 2}), (((2, 2, 2, 2),), {}), ((2,), {"foo": 0})]:
+            yield call("f", name, x, *args, **kw)
+    for args in [(0,), (2, 0), (2, 1, -1), (2, 1, 2), (2, 1, 0, 0), (7,), (3, 1, 1, 4), (2, ()),
+                 ((2,), (1, 1)), (2, 1, (0, 0)), (2, 1, 0, (1, 1)), (2, 1, 0, 1, True)]:
+        yield call("f", "max_pool1d", "C1", *args)
+        yield call("F", "max_pool1d", "C1", *args)
+        yield call("f", "max_pool1d", "X", *args)
+        yield call("f", "max_pool1d_with_indices", "C1", *args)
+        yield call("f", "avg_pool1d", "C1", *args[:3])
+    for size in [2, (2,), 2.5, None, "a", (2, 2), [1.5]]:
+        for name in ("adaptive_avg_pool1d", "adaptive_max_pool1d"):
+            yield call("f", name, "C1", size)
+            yield call("F", name, "C1", size)
+            yield call("f", name, "X", size)
+    for args in [("X", 0.25), ("X", "S"), ("M", "X"), ([1.], "S"), ("M", "S", "S")]:
+        yield call("f", "prelu", *args)
+    for args in [("M", "M", "W2"), ("M", "M", "W1", 1), ("M", [1.], "W1"), ("M",)]:
+        yield call("f", "bilinear", *args)
+    for name in ("concatenate", "concat", "cat"):
+        for args, kw in [((["M", "M"],), {}), ((["M", "M"], 1), {}), ((["M", "M"],), {"axis": 1}),
+                         ((["M", "M"],), {"dim": 1}), ((["M", 1],), {}), (("M",), {}),
+                         ((["M", "M"], 1.5), {}), ((["M", "M"],), {"out": "M"})]:
+            yield call("f", name, *args, **kw)
+    for name in ("index_put", "index_put_"):
+        for index in [1, ("L",), ["L"], (None,), ("L", None), ("L", 1), "L", [[0]]]:
+            yield call("f", name, "M", index, "X")
+            yield call("m", name, "M", index, "X")
+        yield call("f", name, "M", ("L",), "X", 1)
+        yield call("f", name, "M", ("L",), "X", accumulate=True)
+        yield call("m", name, "M", ("L",), "a")
+        yield call("m", name, "M", ("L",), "I")
+    for args, kw in [((0., 1., (3,)), {}), ((0., 1., 3), {}), ((0, 1), {"size": (3,)}),
+                     (("X", 1.), {}), (("X", "X"), {}), ((1., "X"), {}), (("X",), {}),
+                     ((0., 1.), {}), (("a", 1.), {}), (("X", "b"), {}),
+                     ((0., 1., (3,)), {"dtype": "dt:float64"}), ((0., 1., (2,)), {"generator": 1}),
+                     ((), {"mean": "X", "std": "X"}), ((), {"mean": 0., "std": "X"}),
+                     ((0., 1., (2,)), {"requires_grad": True}), ((0., 1., (2,)), {"foo": 1})]:
+        yield shape_of("f", "normal", *args, **kw)
+    for args, kw in [(("P",), {}), (("P", 0.5), {}), (("P",), {"p": 0.5}), (("P", "a"), {}),
+                     (("P", 2), {}), (([0.5],), {}), (("P",), {"generator": "g"})]:
+        yield shape_of("f", "bernoulli", *args, **kw)
+        yield shape_of("m", "bernoulli", *args, **kw)
+    for args in [("P",), ("P", 1), ([1.],), ("P", None), ("I",)]:
+        yield shape_of("f", "poisson", *args)
+    for args, kw in [(("P", 2), {}), (("P", 2.0), {}), (("P", 2, 1), {}), (("P", "a"), {}),
+                     (("P", 2), {"replacement": True}), (("P",), {}), ((["P"], 1), {})]:
+        yield shape_of("f", "multinomial", *args, **kw)
+        yield shape_of("m", "multinomial", *args, **kw)
+    for args in [("X",), ([1.],), ("X", 1), (1.0,)]:
+        yield call("f", "detach", *args)
+        yield call("f", "is_floating_point", *args)
+    for args, kw in [(("X", 1), {}), ((1, "X"), {}), ((1, 2.0), {}), (("X", "I"), {}),
+                     (("a", 1), {}), (("X",), {}), ((), {"tensor": "X", "other": 2}),
+                     ((), {"scalar1": 1, "scalar2": True}), ((True, "B"), {})]:
+        yield call("f", "result_type", *args, **kw)
+    for args in [("dt:int32", "dt:float16"), ("dt:int32", "a"), ("dt:int32", float),
+                 (int, bool), ("dt:bool",), ("dt:int64", "dt:int64", "dt:int64")]:
+        yield call("f", "promote_types", *args)
+    for name, args in [("fill_", (3,)), ("fill_", ("a",)), ("fill_", ("S",)), ("zero_", (2,)),
+                       ("clamp_", (0, 0.5)), ("clip_", ("a",)), ("clamp_", ()),
+                       ("square_", ()), ("round_", (2,)), ("xlogy_", (2,)),
+                       ("logit_", (0.1,)), ("logit_", ("a",)), ("nan_to_num_", (None, "a")),
+                       ("acosh_", ()), ("arcsinh_", (1,))]:
+        yield call("f", name, "X", *args)
+        yield call("f", name, [1.], *args)
+    yield call("f", "round_", "X", decimals=1)
+    yield call("f", "nan_to_num_", "N", None)
+    for name, args in [("subtract_", (1, 2)), ("subtract_", ("X",)), ("subtract_", ("a",)),
+                       ("multiply_", ("a",)), ("multiply_", (2,)), ("divide_", (2, "floor")),
+                       ("divide_", ("a",))]:
+        yield call("m", name, "X", *args)
+    yield call("m", "subtract_", "X", "X", alpha=2)
+    yield call("m", "divide_", "X", 2, rounding_mode="floor")
+    for name in NO_ARGUMENTS:
+        yield call("m", name, "S", 1)
+        yield call("m", name, "S", 1, 2)
+        yield call("m", name, "S", foo=1)
+        yield call("m", name, "S", 1, foo=1)
+
+
+def python_methods():
+    """Tensor.split and Tensor.unflatten are Python in torch: their own checks, then the native
+    split / split_with_sizes / unflatten parsers."""
+    for args, kw in [(("a",), {}), ((2,), {}), (([2, 4],), {}), (((3, 3), 0), {}), ((2, "a"), {}),
+                     ((True,), {}), ((2.5,), {}), (("S",), {}), (("L",), {}), ((None,), {}),
+                     (([2, "a"],), {}), ((np.int64(2),), {}), ((2,), {"dim": 1}),
+                     ((), {"split_size": 2}), ((2,), {"foo": 1}), ((), {}), ((2, 0, 1), {})]:
+        yield call("m", "split", "K", *args, **kw)
+        yield call("f", "split", "K", *args, **kw)
+    yield call("f", "split", [1.], 2)
+    yield call("f", "split", "K", split_size_or_sections=[1, 2])
+    for args, kw in [((0, (2, 3)), {}), ((0, ()), {}), ((0, []), {}), ((0, None), {}),
+                     (("a", (2, 3)), {}), ((0, "ab"), {}), ((0, 6), {}), ((0, 0), {}),
+                     ((0, (2., 3)), {}), ((0,), {}), ((0, (2, 3), 1), {}),
+                     ((), {"dim": 0, "sizes": (2, 3)}), ((0,), {"sizes": (2, 3), "foo": 1}),
+                     ((0, "L"), {}), ((0, (2, -1)), {}), ((1, (1, 3)), {})]:
+        yield call("m", "unflatten", "M", *args, **kw)
+        yield call("f", "unflatten", "M", *args, **kw)
+
+
 GROUPS = {"non_tensor": non_tensor_args, "shapes": shapes, "dims": dims, "indices": indices,
           "sizes": sizes, "dtypes": dtypes, "keywords": keywords, "nan_inf": nan_inf,
-          "empty": empty, "zero_dim": zero_dim, "non_contiguous": non_contiguous}
+          "empty": empty, "zero_dim": zero_dim, "non_contiguous": non_contiguous,
+          "bound": bound, "python_methods": python_methods}
 CASES = [(group, p) for group, gen in GROUPS.items() for p in gen()]
 # The calls where glassgrad does not yet give torch's outcome, each with both outcomes: known
 # and listed so that the rest stays exact, and strict (a fixed one must come off the list).

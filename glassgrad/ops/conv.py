@@ -680,10 +680,56 @@ def _one(value, fill):
     return (fill,) + v if len(v) == 1 else v
 
 
-def _check_1d(input, name):
+def _size_1d(value):
+    return 1 if isinstance(value, builtins.int) else len(value)
+
+
+def _check_1d(name, input, **params):
+    """ATen's checks of a 1-d pool: a 2-d or 3-d input (checkDimRange), one int per parameter
+    (check1d)."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"{name}: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
-                           f"batch size for input, but got:{list(input.shape)}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
+                           f"tensor for argument #1 'self' (while checking arguments for {name})")
+    for argument, value in params.items():
+        if _size_1d(value) != 1:
+            raise RuntimeError(f"{name}() argument '{argument}' should contain one int (got "
+                               f"{_size_1d(value)})")
+
+
+def _no_stride(stride):
+    return stride is None or not isinstance(stride, builtins.int) and not len(stride)
+
+
+def _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """ATen's check_max_pool1d (max_pool1d of a tensor that does not require grad)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                           f"dim batch size for input, but got:{list(input.shape)}")
+    lists = "an int, list of ints or tuple of ints of size 1 but got size"
+    for argument, value, text in (
+            ("kernel_size", kernel_size, lists), ("stride", () if stride is None else stride,
+                                                  "None, " + lists.replace("ints or", "ints, or")),
+            ("padding", padding, lists.replace("ints or", "ints, or")),
+            ("dilation", dilation, lists)):
+        n = _size_1d(value)
+        if n != 1 and not (argument == "stride" and n == 0):
+            raise RuntimeError(f"max_pool1d() {argument} must be {text} {n}")
+    k, p, d = (v if isinstance(v, builtins.int) else v[0] for v in (kernel_size, padding, dilation))
+    s = k if _no_stride(stride) else stride if isinstance(stride, builtins.int) else stride[0]
+    for argument, value in (("kernel_size", k), ("stride", s)):
+        if value <= 0:
+            raise RuntimeError(f"max_pool1d() {argument} must be greater than zero, but got "
+                               f"{value}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={p} and kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = _pool_out(input.shape[-1], k, s, p, d, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
 @public("function", "functional", signatures=(
@@ -691,8 +737,9 @@ def _check_1d(input, name):
     "stride=None, IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)",))
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
-    _check_1d(input, "max_pool1d")
-    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    stride = kernel_size if _no_stride(stride) else stride
+    _check_1d("max_pool1d", input, kernel_size=kernel_size, stride=stride, padding=padding,
+              dilation=dilation)
     out, indices = max_pool2d_with_indices(input.unsqueeze(-2), _one(kernel_size, 1),
                                            _one(stride, 1), _one(padding, 0),
                                            _one(dilation, 1), ceil_mode)
@@ -702,15 +749,18 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 @public("functional", name="max_pool1d")
 def _functional_max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1,
                            ceil_mode=False, return_indices=False):
-    out, indices = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation,
-                                           ceil_mode)
-    return (out, indices) if return_indices else out
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return max_pool1d(input, kernel_size, () if stride is None else stride, padding, dilation,
+                      ceil_mode)
 
 
 @public("function", signatures=(
     "max_pool1d(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, "
     "IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)",))
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    if not input.requires_grad:     # (ATen's own kernel, with its own checks)
+        _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
@@ -719,11 +769,8 @@ def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=F
     "IntArrayRef[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)",))
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"avg_pool1d)")
-    stride = kernel_size if stride is None or stride == () or stride == [] else stride
+    stride = kernel_size if _no_stride(stride) else stride
+    _check_1d("avg_pool1d", input, kernel_size=kernel_size, stride=stride, padding=padding)
     return avg_pool2d(input.unsqueeze(-2), _one(kernel_size, 1), _one(stride, 1),
                       _one(padding, 0), ceil_mode, count_include_pad).squeeze(-2)
 
@@ -781,9 +828,7 @@ def adaptive_avg_pool2d(input, output_size):
 @public("function", "functional", signatures=(
     "adaptive_avg_pool1d(Tensor input, IntArrayRef[1] output_size)",))
 def adaptive_avg_pool1d(input, output_size):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got "
-                           f"{list(input.shape)}")
+    _check_1d("adaptive_avg_pool1d", input, output_size=output_size)
     size = _adaptive_size(output_size, input, 1)
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
 

@@ -14,7 +14,7 @@ from .._creation import rand, zeros_like
 from ..backend import xp
 from ..backend.kernels.im2col import _col2im, _padded, _windows
 from . import public, publish
-from .conv import (_adaptive_matrix, _adaptive_size, _divide, _functional_max_pool1d,
+from .conv import (_adaptive_matrix, _adaptive_size, _check_1d, _divide, _functional_max_pool1d,
                    _functional_max_pool2d, _pool_out, _trunc_div, avg_pool1d, avg_pool2d)
 from .pointwise import _kernel_error
 from .registry import _SCALAR_NAMES, defop
@@ -415,10 +415,12 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
 
 @public("functional")
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
-    if input.dim() not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional "
-                           f"tensor for argument #1 'self' (while checking arguments for "
-                           f"adaptive_max_pool1d)")
+    # torch.adaptive_max_pool1d, bound to torch's parser below (publish names it so here)
+    return adaptive_max_pool1d(input, output_size)
+
+
+def _adaptive_max_pool1d(input, output_size):
+    _check_1d("adaptive_max_pool1d", input, output_size=output_size)
     size = _adaptive_size(output_size, input, 1)
     out, indices = _adaptive_max(input.unsqueeze(-2), (1,) + size, 2)
     return out.squeeze(-2), indices.squeeze(-2)
@@ -437,7 +439,8 @@ adaptive_max_pool2d = public("functional", name="adaptive_max_pool2d")(
     _returning(adaptive_max_pool2d_with_indices))
 adaptive_max_pool3d = public("functional", name="adaptive_max_pool3d")(
     _returning(adaptive_max_pool3d_with_indices))
-public("function", name="adaptive_max_pool1d")(adaptive_max_pool1d_with_indices)
+public("function", name="adaptive_max_pool1d", signatures=(
+    "adaptive_max_pool1d(Tensor input, IntArrayRef[1] output_size)",))(_adaptive_max_pool1d)
 
 
 # -- fractional max pooling ------------------------------------------------------------------
