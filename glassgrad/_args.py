@@ -603,17 +603,23 @@ def _fast_types(p):
 def bind(impl, signatures, method=False, positional=False):
     """``impl`` behind the parser of ``signatures``: the public function (or, method=True, the
     Tensor method: the first parameter is the tensor it is called on). positional=True: impl
-    (an op row) takes the values positionally, in the order of the one signature's parameters
-    (out= excepted)."""
+    (an op row, a forwarder) takes the values positionally, in the order of the signatures'
+    positional parameters, up to the first one not given; the others by name (out= excepted)."""
     parser = Parser(signatures, method)
     name = parser.name
     has_out = any(p.name == "out" for s in parser.signatures for p in s.params)
     if positional:
-        order = [p.name for p in parser.signatures[0].params if p.name != "out"]
+        order = list(dict.fromkeys(p.name for s in parser.signatures for p in s.params
+                                   if not p.keyword_only))
         target = impl
 
         def impl(*args, **values):
-            return target(*args, *[values[n] for n in order])
+            given = []
+            for n in order:
+                if n not in values:
+                    break
+                given.append(values.pop(n))
+            return target(*args, *given, **values)
     else:
         _match_impl(impl, parser, method)
     fast = []       # (arity, exact types per position) of calls that go straight through

@@ -36,7 +36,7 @@ TENSORS = {
     "WT1": lambda t: t.ones(2, 3, 2), "C2": lambda t: t.arange(16.).reshape(1, 1, 4, 4),
     "W2": lambda t: t.ones(1, 1, 2, 2), "C3": lambda t: t.arange(27.).reshape(1, 1, 3, 3, 3),
     "W3": lambda t: t.ones(1, 1, 2, 2, 2), "P": lambda t: t.tensor([[0.2, 0.3, 0.5]]),
-    "L": lambda t: t.tensor([0, 2]),
+    "L": lambda t: t.tensor([0, 2]), "BE": lambda t: t.tensor([0., 2., 6.]),
 }
 
 
@@ -413,6 +413,7 @@ def bound():
                        ("multiply_", ("a",)), ("multiply_", (2,)), ("divide_", (2, "floor")),
                        ("divide_", ("a",))]:
         yield call("m", name, "X", *args)
+    yield from _factories_and_copies()
     yield call("m", "subtract_", "X", "X", alpha=2)
     yield call("m", "divide_", "X", 2, rounding_mode="floor")
     for name in NO_ARGUMENTS:
@@ -420,6 +421,62 @@ def bound():
         yield call("m", name, "S", 1, 2)
         yield call("m", name, "S", foo=1)
         yield call("m", name, "S", 1, foo=1)
+
+
+def _factories_and_copies():
+    for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                 "kaiser_window"):
+        for args, kw in [((5,), {}), ((5, False), {}), ((5, True, 0.5), {}),
+                         ((5, True, 0.5, 0.3), {}), ((5.,), {}), ((5, 1), {}), (("a",), {}),
+                         ((-1,), {}), ((5,), {"dtype": "dt:int32"}), ((5,), {"foo": 1}),
+                         ((5,), {"periodic": False}), ((5,), {"requires_grad": True})]:
+            yield call("f", name, *args, **kw)
+    for name in ("tril_indices", "triu_indices"):
+        for args in [(3, 3), (3, 3, 1), (3, "a"), (3,), (3, 3, 1.5)]:
+            yield call("f", name, *args)
+    for args, kw in [((0, 1, 5), {}), (("S", 1, 5), {}), ((0, "S", 5), {}), ((0, 1, 5.), {}),
+                     ((0, 1, 5), {"base": "a"}), (("a", 1, 5), {}), ((0, 1), {}),
+                     ((0, 1, 5), {"dtype": "dt:float64"})]:
+        yield call("f", "logspace", *args, **kw)
+    for args, kw in [((5,), {}), ((5,), {"dtype": None}), ((5.,), {}), ((5,), {"generator": None}),
+                     ((5, 1), {}), ((5,), {"dtype": "dt:int32"}), (("a",), {})]:
+        yield shape_of("f", "randperm", *args, **kw)
+    for name, arg in [("pixel_shuffle", 2), ("pixel_unshuffle", 1), ("channel_shuffle", 1)]:
+        for a in (arg, float(arg), "a", None):
+            yield call("f", name, "C2", a)
+    for args, kw in [(((3,),), {}), ((3,), {}), (((3,), 1), {}), (((3,), None, None, "a"), {}),
+                     (([3],), {"eps": "a"}), (((3,), None, None, 1e-3, True), {})]:
+        yield call("f", "layer_norm", "M", *args, **kw)
+        yield call("F", "layer_norm", "M", *args, **kw)
+    for args, kw in [((1,), {}), ((1.,), {}), ((1, None, None, 1e-5, 1), {}), ((1,), {"eps": "a"}),
+                     ((1,), {"cudnn_enabled": True})]:
+        yield call("f", "group_norm", "C2", *args, **kw)
+        yield call("F", "group_norm", "C2", *args, **kw)
+    for args, kw in [((), {}), ((3,), {}), (("BE",), {}), ((3,), {"range": (0., 1.)}), ((3.,), {}),
+                     ((), {"bins": "a"}), (("BE",), {"range": (0., 1.)}), ((3,), {"density": 1})]:
+        yield call("f", "histogram", "M", *args, **kw)
+        yield call("m", "histogram", "M", *args, **kw)
+    for args, kw in [((), {}), ((1,), {}), ((1, True), {}), (("a",), {}), ((), {"keepdim": True}),
+                     ((), {"dim": 0, "keepdim": 1})]:
+        yield call("f", "nanmedian", "N", *args, **kw)
+        yield call("m", "nanmedian", "M", *args, **kw)
+    for name, args in [("expand_copy", ((2, 2, 3),)), ("expand_copy", ("a",)),
+                       ("permute_copy", ((1, 0),)), ("permute_copy", (1, 0)),
+                       ("select_copy", (0, 1)), ("select_copy", (0,)), ("squeeze_copy", ()),
+                       ("squeeze_copy", (0,)), ("squeeze_copy", ((0, 1),)),
+                       ("squeeze_copy", ("a",)), ("unsqueeze_copy", (0,)), ("t_copy", ()),
+                       ("t_copy", (1,)), ("transpose_copy", (0, 1)), ("view_copy", (3, 2)),
+                       ("view_copy", ((3, 2),)), ("diagonal_copy", ()), ("diagonal_copy", (1,)),
+                       ("unbind_copy", ()), ("unbind_copy", (1,)), ("split_copy", (1,)),
+                       ("split_copy", ([1, 1],)), ("split_with_sizes_copy", ([1, 1],)),
+                       ("detach_copy", ()), ("narrow_copy", (1, 0, 2)),
+                       ("narrow_copy", (1, 0, 2.5))]:
+        yield call("f", name, "M", *args)
+        yield call("f", name, [1.], *args)
+    yield call("f", "diagonal_copy", "M", dim1=1, dim2=0)
+    yield call("f", "expand_copy", "M", (2, 2, 3), implicit=True)
+    yield call("f", "split_copy", "M", 1, dim=1)
+    yield call("f", "t_copy", "M", out="T")
 
 
 def python_methods():

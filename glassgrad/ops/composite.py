@@ -10,12 +10,17 @@ import math
 import warnings
 
 from .. import dtypes
+from .._args import bind as _bind
 from .._creation import arange, empty, linspace, ones_like, tensor, zeros
 from .._tensor import Size, Tensor, _wrap_dim
 from ..backend import xp
 from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
 from . import public, publish
 from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
+
+# the factories' keyword options in torch's signatures
+_FACTORY_OPTIONS = ("ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                    "bool? pin_memory=False, bool? requires_grad=False")
 
 _FMI = ("function", "method", "inplace")
 _LN2 = math.log(2.0)
@@ -455,8 +460,12 @@ def histc(input, bins=100, min=0, max=0):
     return _wrap(xp.bincount(pos, minlength=bins).astype(a.dtype))
 
 
-@public("function", "method")
-def histogram(input, bins, *, range=None, weight=None, density=False):
+@public("function", "method", signatures=(
+    "histogram(Tensor input, Tensor bins, *, Tensor? weight=None, bool density=False, "
+    "TensorList[2] out=None)",
+    "histogram(Tensor input, int64_t bins=100, *, ArrayRef<double>? range=None, "
+    "Tensor? weight=None, bool density=False, TensorList[2] out=None)"))
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
     a = input._data
     edges = bins._data if isinstance(bins, Tensor) else bins
     hist, edges = xp.histogram(a, edges, range=range,
@@ -494,7 +503,9 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
-@public("function", "method")
+@public("function", "method", signatures=(
+    "nanmedian(Tensor input)",
+    "nanmedian(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
 def nanmedian(input, dim=None, keepdim=False):
     """The lower median of the values that are not NaN (NaN where all are)."""
     if dim is None:
@@ -731,19 +742,24 @@ def _tri_indices(lower, row, col, offset, dtype):
     return _wrap(xp.stack([rows, cols]).astype((dtype or dtypes.int64).np).reshape(2, -1))
 
 
-@public("function")
+@public("function", signatures=(
+    f"tril_indices(int64_t row, int64_t col, int64_t offset=0, *, {_FACTORY_OPTIONS})",))
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
                  pin_memory=False, requires_grad=False):
     return _tri_indices(True, row, col, offset, dtype)
 
 
-@public("function")
+@public("function", signatures=(
+    f"triu_indices(int64_t row, int64_t col, int64_t offset=0, *, {_FACTORY_OPTIONS})",))
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None,
                  pin_memory=False, requires_grad=False):
     return _tri_indices(False, row, col, offset, dtype)
 
 
-@public("function")
+@public("function", signatures=tuple(
+    f"logspace({a} start, {b} end, int64_t steps, double base=10.0, *, Tensor out=None, "
+    f"{_FACTORY_OPTIONS})" for a, b in (("Tensor", "Tensor"), ("Scalar", "Tensor"),
+                                        ("Tensor", "Scalar"), ("Scalar", "Scalar"))))
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     want = dtype or dtypes.get_default_dtype()
@@ -865,24 +881,39 @@ def _cosine_sum(*coefficients):
     return make
 
 
-def _window_public(name, make_for):
-    def fn(window_length, periodic=True, *args, dtype=None, layout=None, device=None,
-           pin_memory=False, requires_grad=False):
-        return _window(name, window_length, periodic, dtype, requires_grad, make_for(*args))
-    fn.__name__ = name
-    return public("function")(fn)
+def _window_signatures(name, *extra):
+    """torch's overloads of a window function: the length, then periodic, then each of the
+    extra parameters in turn."""
+    params = ["int64_t window_length", "bool periodic", *extra]
+    return [f"{name}({', '.join(params[:n])}, *, {_FACTORY_OPTIONS})"
+            for n in builtins.range(1, len(params) + 1)]
 
 
-hann_window = _window_public("hann_window", lambda: _cosine_sum(0.5, 0.5))
-hamming_window = _window_public("hamming_window",
-                                lambda alpha=0.54, beta=0.46: _cosine_sum(alpha, beta))
+@public("function", signatures=_window_signatures("hann_window"))
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    return _window("hann_window", window_length, periodic, dtype, requires_grad,
+                   _cosine_sum(0.5, 0.5))
+
+
+@public("function", signatures=_window_signatures("hamming_window", "double alpha",
+                                                  "double beta"))
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                   _cosine_sum(alpha, beta))
+
+
 def _blackman(n, want):
     """ATen's order: w = k * pi/(n-1); 0.08 cos(4w) - 0.5 cos(2w) + 0.42."""
     w = arange(n, dtype=want) * (math.pi / (n - 1))
     return (w * 4).cos() * 0.08 - (w * 2).cos() * 0.5 + 0.42
 
 
-blackman_window = _window_public("blackman_window", lambda: _blackman)
+@public("function", signatures=_window_signatures("blackman_window"))
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad, _blackman)
 
 
 def _bartlett(n, want):
@@ -892,7 +923,10 @@ def _bartlett(n, want):
     return _sh.cat([k[:half], 2 - k[half:]])
 
 
-bartlett_window = _window_public("bartlett_window", lambda: _bartlett)
+@public("function", signatures=_window_signatures("bartlett_window"))
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
+                    pin_memory=False, requires_grad=False):
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad, _bartlett)
 
 
 def _kaiser(beta):
@@ -905,7 +939,12 @@ def _kaiser(beta):
     return make
 
 
-kaiser_window = _window_public("kaiser_window", lambda beta=12.0: _kaiser(beta))
+@public("function", signatures=_window_signatures("kaiser_window", "double beta"))
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad,
+                   _kaiser(beta))
+
 
 # -- tensor facts and dtype rules as functions ------------------------------------------------
 @public("function", signatures=("detach(Tensor input)",))
@@ -993,13 +1032,6 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return input.nan_to_num_(nan, posinf, neginf)
 
 
-def _tensor_arg(name, input):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    return input
-
-
 # -- scatters into a copy, splits, and the view-copy functions ------------------------------------
 def _scatter_into(input, src, view):
     """A copy of input with ``view(copy)`` overwritten by src (gradients through the copy)."""
@@ -1052,18 +1084,36 @@ def unsafe_chunk(input, chunks, dim=0):
     return _sh.chunk(input, chunks, dim)
 
 
-def _view_copy(name):
-    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory)."""
+# torch's signatures of the view-copy functions, less the leading "Tensor input, "
+_VIEW_COPIES = {
+    "expand": ("SymIntArrayRef size, *, bool implicit=False",),
+    "permute": ("IntArrayRef dims",), "select": ("int64_t dim, SymInt index",),
+    "squeeze": ("", "int64_t dim", "IntArrayRef dim"), "unsqueeze": ("int64_t dim",),
+    "t": ("",), "transpose": ("int64_t dim0, int64_t dim1",),
+    "view": ("ScalarType dtype", "SymIntArrayRef size"),
+    "diagonal": ("int64_t offset=0, int64_t dim1=0, int64_t dim2=1",),
+    "unbind": ("int64_t dim=0",), "split": ("SymInt split_size, int64_t dim=0",),
+    "split_with_sizes": ("SymIntArrayRef split_sizes, int64_t dim=0",), "detach": ("",),
+    "narrow": ("int64_t dim, SymInt start, SymInt length",)}
+
+
+def _view_copy(name, params):
+    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory), parsed as torch's
+    (the values go on to the view method, positionally while they can)."""
     def copy(input, *args, **kwargs):
-        out = getattr(_tensor_arg(name + "_copy", input), name)(*args, **kwargs)
+        out = getattr(input, name)(*args, **kwargs)
         return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
-    copy.__name__ = name + "_copy"
-    return public("function")(copy)
+    many = name in ("unbind", "split", "split_with_sizes")
+    out = "TensorList out=None" if many else "Tensor out=None"
+    signatures = []
+    for p in params:
+        parts = ["Tensor input", *([p] if p else []), *([] if "*" in p else ["*"]), out]
+        signatures.append(f"{name}_copy({', '.join(parts)})")
+    return public("function", name=name + "_copy")(_bind(copy, signatures, positional=True))
 
 
-for _name in ("expand", "permute", "select", "squeeze", "unsqueeze", "t", "transpose", "view",
-              "diagonal", "unbind", "split", "split_with_sizes", "detach", "narrow"):
-    globals()[_name + "_copy"] = _view_copy(_name)
-del _name
+for _name, _params in _VIEW_COPIES.items():
+    globals()[_name + "_copy"] = _view_copy(_name, _params)
+del _name, _params
 
 publish(globals())

@@ -101,7 +101,15 @@ def _check_normalized(input, normalized_shape, *params, sep=", "):
     return shape
 
 
-@public("function", "functional")
+@public("functional", name="layer_norm")
+def _functional_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """F.layer_norm, Python in torch: torch.layer_norm's parser sees its arguments positionally."""
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@public("function", signatures=(
+    "layer_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, "
+    "Tensor? bias=None, double eps=1e-05, bool cudnn_enable=True)",))
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
                cudnn_enable=True):
     shape = _check_normalized(input, normalized_shape, ("weight", weight), ("bias", bias))
@@ -171,7 +179,15 @@ _group_norm = defop("NativeGroupNormBackward0", _group_norm_forward, ("input", "
     "bias": lambda grad: _channel_sum(grad)})
 
 
-@public("function", "functional")
+@public("functional", name="group_norm")
+def _functional_group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """F.group_norm, Python in torch: torch.group_norm's parser sees its arguments positionally."""
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@public("function", signatures=(
+    "group_norm(Tensor input, int64_t num_groups, Tensor? weight=None, Tensor? bias=None, "
+    "double eps=1e-05, bool cudnn_enabled=True)",))
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "

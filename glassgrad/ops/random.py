@@ -260,10 +260,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, layout=None,
 _RANGE_NAMES = {"int8": "int8_t", "uint8": "uint8_t", "int16": "int16_t", "int32": "int"}
 
 
-@public("function")
-def randperm(n, *, generator=None, dtype=dtypes.int64, layout=None, device=None,
-             requires_grad=False, pin_memory=False):
+@public("function", signatures=(
+    "randperm(SymInt n, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, "
+    "Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+    "bool? requires_grad=False)",
+    "randperm(SymInt n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, "
+    "Device? device=None, bool? pin_memory=False, bool? requires_grad=False)"))
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False):
     _device.check(device, "randperm")
+    dtype = dtypes.int64 if dtype is None else dtype
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     if dtype is dtypes.bool:

@@ -165,7 +165,8 @@ _pixel_unshuffle = defop("PixelUnshuffleBackward0", lambda xp, self, downscale_f
     "self": lambda grad, downscale_factor: _pixel_shuffle(grad, upscale_factor=downscale_factor)})
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "pixel_shuffle(Tensor input, int64_t upscale_factor)",))
 def pixel_shuffle(input, upscale_factor):
     if input.dim() < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
@@ -181,7 +182,8 @@ def pixel_shuffle(input, upscale_factor):
     return _pixel_shuffle(input, upscale_factor=upscale_factor)
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "pixel_unshuffle(Tensor input, int64_t downscale_factor)",))
 def pixel_unshuffle(input, downscale_factor):
     if input.dim() < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but "
@@ -208,7 +210,8 @@ _channel_shuffle = defop("ChannelShuffleBackward0", _channel_shuffle_forward, dt
                              grad, groups=grad.shape[1] // groups)})
 
 
-@public("function", "functional")
+@public("function", "functional", signatures=(
+    "channel_shuffle(Tensor input, SymInt groups)",))
 def channel_shuffle(input, groups):
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
