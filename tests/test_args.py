@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import glassgrad as gg
+from differential import same
 from glassgrad._args import bind
 
 SIGNATURES = {
@@ -289,3 +290,41 @@ def test_methods_parse_as_torch(name, args, kwargs):
         outcome = _outcome(lambda: getattr(x, name)(*a, **kw))
         results.append((outcome, x.tolist()))
     assert results[1] == results[0]
+
+
+# -- overloads that differ in a default; the samplers bound to torch's overloads ---------------
+def test_overloads_may_differ_in_a_default():
+    """conv1d's padding is 0 in one overload and "valid" in the string one: the implementation
+    has one of the defaults, the parser passes the other overload's; a default that is in no
+    overload is refused when binding."""
+    sigs = ["f(Tensor input, IntArrayRef[1] padding=0)",
+            "f(Tensor input, c10::string_view padding=\"valid\", bool flag=False)"]
+    seen = []
+    fn = bind(lambda input, padding=0, flag=False: seen.append((padding, flag)), sigs)
+    x = gg.ones(2)
+    fn(x), fn(x, 2), fn(x, "same"), fn(x, flag=True)
+    assert seen == [(0, False), (2, False), ("same", False), ("valid", True)]
+    with pytest.raises(TypeError, match="default of 'padding' differs"):
+        bind(lambda input, padding=1, flag=False: None, sigs)
+
+
+SAMPLER_CALLS = [
+    ("normal", ("M", "S"), {}), ("normal", ("M", 2.0), {}), ("normal", (1.0, "S"), {}),
+    ("normal", (0.5, 2.0, (2, 3)), {"dtype": "DT"}), ("normal", (), {"mean": "M"}),
+    ("bernoulli", ("P",), {}), ("bernoulli", ("P", 0.25), {}), ("poisson", ("S",), {}),
+    ("multinomial", ("P", 2), {}), ("multinomial", ("P", 4, True), {}), ("randperm", (6,), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", SAMPLER_CALLS, ids=map(_call_id, SAMPLER_CALLS))
+def test_bound_samplers_draw_as_torch(name, args, kwargs):
+    def value(v, lib):
+        return {"M": lambda: lib.zeros(2, 3), "S": lambda: lib.full((2, 3), 2.),
+                "P": lambda: lib.tensor([[0.2, 0.3, 0.5], [0.5, 0.5, 0.]]),
+                "DT": lambda: lib.float64}.get(v, lambda: v)() if isinstance(v, str) else v
+
+    def program(lib):
+        lib.manual_seed(7)
+        return getattr(lib, name)(*[value(a, lib) for a in args],
+                                  **{k: value(v, lib) for k, v in kwargs.items()})
+    same(program)
