@@ -177,9 +177,11 @@ class _Ops:
     def __init__(self):
         from .ops.linalg import matmul
         from .ops.reduce import mean, sum
+        from .ops.registry import apply_inplace
         from .ops.shape import reshape, stack
         self.matmul, self.mean, self.sum, self.reshape, self.stack = (
             matmul, mean, sum, reshape, stack)
+        self.apply_inplace = apply_inplace
 
 
 _OPS = []
@@ -298,6 +300,8 @@ def matmul_rows(level, op, values, attrs):
     if name in ("MmBackward0", "BmmBackward0"):
         return ops.matmul(pa, pb)
     if name == "MvBackward0":
+        if not _at(a, level.serial):    # one matrix, many vectors: one matrix product
+            return ops.matmul(pb, pa.transpose(0, 1))
         return ops.matmul(pa, pb.unsqueeze(-1)).squeeze(-1)
     # dot: (1 x k) @ (k x 1)
     return ops.matmul(pa.unsqueeze(-2), pb.unsqueeze(-1)).squeeze(-1).squeeze(-1)
@@ -353,6 +357,7 @@ _POINTWISE_NAMES = {
     "FminBackward0", "HypotBackward0", "LogBackward0", "MulBackward0", "SinBackward0",
     "SinhBackward0", "SqrtBackward0", "TanBackward0", "TanhBackward0", "ToCopyBackward0",
     "CloneBackward0", "AliasBackward0", "AddBackward1", "DivBackward1", "ZeroBackward0"}
+_INPLACE_POINTWISE = {"FillBackward2", "FillBackward3", "CopyBackwards"}
 _SIZED = {"ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "ExpandBackward0"}
 _SELF_DIMS = {"IndexSelectBackward0", "IndexFillBackward0"}
 _MATMUL = {"MmBackward0", "MvBackward0", "DotBackward0", "BmmBackward0", "AddmmBackward0"}
@@ -379,6 +384,8 @@ def rule_for(op, attrs):
         return nll_loss
     if name in _SELF_DIMS:
         return self_dims
+    if _module(op) == "glassgrad.ops.random":
+        return _fallback
     if name in _NOT_POINTWISE:
         return _loop
     if any(k in attrs for k in _DIM_KEYS):
@@ -433,7 +440,27 @@ class Level:
         return wrap(out, self.serial)
 
     def handle_inplace(self, op, t, values, attrs, overlap):
-        raise Fallback
+        """An in-place op: pass-through when nothing is batched here; a pointwise one into a
+        batched ``t`` writes its physical tensor; anything else (an unbatched ``t`` that torch
+        refuses to grow, other rows) reruns the call per example."""
+        apply_inplace = _ops().apply_inplace
+        state.handler = self.inner
+        try:
+            if not self.batched(values, attrs):
+                return apply_inplace(op, t, values, attrs, overlap)
+            if not _at(t, self.serial) or op.name not in _INPLACE_POINTWISE and rule_for(
+                    op, attrs) is not pointwise:
+                raise Fallback
+            ndim = t.dim()
+            if any(_is_tensor(v) and v.dim() > ndim for v in values) or (
+                    op.name.startswith("Fill") and _at(values[-1], self.serial)):
+                raise Fallback
+            phys = [v if not _at(v, self.serial) else _pad(v, self.serial, ndim)
+                    for v in values]
+            apply_inplace(op, phys[0], phys, attrs, overlap)
+        finally:
+            state.handler = self
+        return t
 
     def handle_view_inplace(self, op, t, attrs):
         raise Fallback

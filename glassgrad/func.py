@@ -22,7 +22,7 @@ from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
 from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
-from ._creation import arange, ones_like, zeros, zeros_like
+from ._creation import ones_like, zeros, zeros_like
 from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
@@ -396,10 +396,13 @@ def _standard_basis(flat, chunk_size):
     step = total if chunk_size is None else chunk_size
     for start in range(0, total, max(step, 1)):
         n = min(step, total - start)
-        rows = arange(start, start + n).unsqueeze(1)
+        rows = {}   # per dtype: rows start.. of the identity
         chunk, offset = [], 0
         for t, k in zip(flat, numels):
-            block = (rows == arange(offset, offset + k)).to(t.dtype)
+            if t.dtype not in rows:
+                rows[t.dtype] = zeros((n, total), dtype=t.dtype)
+                rows[t.dtype].diagonal(start).fill_(1)
+            block = rows[t.dtype][:, offset:offset + k]
             chunk.append(block.reshape((n,) + tuple(t.shape)))
             offset += k
         yield chunk
@@ -745,12 +748,17 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
         outer = state.vmap
         if size and (outer is None or isinstance(outer, _batching.Level)):
+            rng = default_generator._rng
+            snapshot = rng.snapshot() if randomness == "same" and outer is None else None
             try:
                 return _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims,
-                                     chunk_size)
+                                     chunk_size, "same" if snapshot and chunk_size is None
+                                     else "error")
             except _batching.Fallback:
                 if outer is not None:
                     raise       # the outermost batched vmap reruns the whole call
+                if snapshot is not None:
+                    rng.restore(snapshot)   # draws of the attempt are drawn again
         return _vmap_loop(func, flat_args, flat_dims, spec, size, kwargs, out_dims, randomness)
     return wrapper
 
@@ -785,14 +793,16 @@ class _FallbackRandomness:
         raise _batching.Fallback
 
 
-def _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims, chunk_size):
+def _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims, chunk_size,
+                  randomness):
     """vmap by batching rules: func runs once (per chunk) on BatchedTensors."""
     if chunk_size is not None and chunk_size < size:
         parts = []
         for start in range(0, size, chunk_size):
             n = min(chunk_size, size - start)
             chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_dims)]
-            parts.append(_vmap_batched(func, chunk, flat_dims, spec, n, kwargs, out_dims, None))
+            parts.append(_vmap_batched(func, chunk, flat_dims, spec, n, kwargs, out_dims, None,
+                                       randomness))
         return _concat_chunks(parts, out_dims, _name(func))
     name = _name(func)
     level = _batching.Level(next(_serials), size)
@@ -801,7 +811,8 @@ def _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims, chun
     gen = default_generator
     saved_rng = gen._rng
     state.handler = state.vmap = level
-    gen._rng = _FallbackRandomness()
+    if randomness != "same":    # 'same': one draw for all (random rows on batched operands
+        gen._rng = _FallbackRandomness()    # fall back); else the loop draws as it did
     try:
         output = func(*tree_unflatten(elems, spec), **kwargs)
     except Exception as e:
@@ -842,78 +853,61 @@ def _concat_chunks(parts, out_dims, name):
 
 def _vmap_loop(func, flat_args, flat_dims, spec, size, kwargs, out_dims, randomness):
     """vmap one example at a time (what a body the rules cannot run falls back to)."""
-    if True:
-        name = _name(func)
-        gen = default_generator
-        saved_rng = gen._rng
-        same_state = saved_rng.snapshot() if randomness == "same" and \
-            not isinstance(saved_rng, _NoRandomness) else None
-        per_element = []
-        batching = state.vmap
-        if batching is None:
-            batching = state.vmap = state.handler = _Batching()
-        batching.sizes.append(size)
-        level = len(batching.sizes)
-        try:
-            if randomness == "error":
-                gen._rng = _NoRandomness()
-            for b in range(max(size, 1)):
-                if size == 0:   # nothing to map: one zero example gives the outputs' shapes
-                    elems = [a if d is None else zeros(
-                        tuple(s for i, s in enumerate(a.shape) if i != d), dtype=a.dtype)
-                        for a, d in zip(flat_args, flat_dims)]
-                else:
-                    elems = [a if d is None else a.select(d, b)
-                             for a, d in zip(flat_args, flat_dims)]
-                for a, d in zip(elems, flat_dims):
-                    if d is not None:
-                        batching.mark(a, batching.of((a,)) | {level})
-                if same_state is not None:
-                    gen._rng.restore(same_state)
-                per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
-        finally:
-            if randomness == "error":
-                gen._rng = saved_rng
-            batching.sizes.pop()
-            if not batching.sizes:
-                state.vmap, state.handler = None, batching.inner
-        first = per_element[0]
-        flat_first, out_spec = tree_flatten(first)
-        incompatible = ValueError(
-            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
-            f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
-            f"but outputs has structure {out_spec!r}.")
-        if _is_tensor(first):
-            if isinstance(out_dims, int) or out_dims is None:
-                flat_out_dims = [out_dims]
-            elif isinstance(out_dims, tuple) and len(out_dims) == 1:
-                flat_out_dims = list(out_dims)
+    name = _name(func)
+    gen = default_generator
+    saved_rng = gen._rng
+    same_state = saved_rng.snapshot() if randomness == "same" and \
+        not isinstance(saved_rng, _NoRandomness) else None
+    per_element = []
+    batching = state.vmap
+    if batching is None:
+        batching = state.vmap = state.handler = _Batching()
+    batching.sizes.append(size)
+    level = len(batching.sizes)
+    try:
+        if randomness == "error":
+            gen._rng = _NoRandomness()
+        for b in range(max(size, 1)):
+            if size == 0:   # nothing to map: one zero example gives the outputs' shapes
+                elems = [a if d is None else zeros(
+                    tuple(s for i, s in enumerate(a.shape) if i != d), dtype=a.dtype)
+                    for a, d in zip(flat_args, flat_dims)]
             else:
-                raise incompatible
-        else:
-            flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
-            if flat_out_dims is None:
-                raise incompatible
-        columns = list(zip(*[tree_flatten(o)[0] for o in per_element]))
-        results = []
-        for column, d in zip(columns, flat_out_dims):
-            if d is None:
-                if size and not _same_everywhere(column):
-                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
-                                     "BatchedTensor when out_dim is None")
-                results.append(column[0])
-                continue
-            for v in column:
-                if not _is_tensor(v):
-                    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, "
-                                     f"got type {type(v)}. Did you mean to set out_dims= to "
-                                     "None for output?")
-            results.append(_stack(column, d, size))
-        if state.vmap is not None:      # a nested vmap: batched at the outer levels only
-            for r in results:
-                if _is_tensor(r):
-                    batching.mark(r, batching.of((r,)) - {level})
-        return tree_unflatten(results, out_spec)
+                elems = [a if d is None else a.select(d, b)
+                         for a, d in zip(flat_args, flat_dims)]
+            for a, d in zip(elems, flat_dims):
+                if d is not None:
+                    batching.mark(a, batching.of((a,)) | {level})
+            if same_state is not None:
+                gen._rng.restore(same_state)
+            per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
+    finally:
+        if randomness == "error":
+            gen._rng = saved_rng
+        batching.sizes.pop()
+        if not batching.sizes:
+            state.vmap, state.handler = None, batching.inner
+    flat_out_dims, out_spec = _out_dims_for(per_element[0], out_dims, name)
+    columns = list(zip(*[tree_flatten(o)[0] for o in per_element]))
+    results = []
+    for column, d in zip(columns, flat_out_dims):
+        if d is None:
+            if size and not _same_everywhere(column):
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                 "BatchedTensor when out_dim is None")
+            results.append(column[0])
+            continue
+        for v in column:
+            if not _is_tensor(v):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, "
+                                 f"got type {type(v)}. Did you mean to set out_dims= to "
+                                 "None for output?")
+        results.append(_stack(column, d, size))
+    if state.vmap is not None:      # a nested vmap: batched at the outer levels only
+        for r in results:
+            if _is_tensor(r):
+                batching.mark(r, batching.of((r,)) - {level})
+    return tree_unflatten(results, out_spec)
 
 
 def _stack(column, dim, size):

@@ -438,3 +438,99 @@ def test_grad_is_grads_batched():
             catch(ag.grad, [y], [x], [lib.ones(0, 3)], True, False, True, None, True),
         ]
     same(program)
+
+
+# -- vmap by batching rules ----------------------------------------------------------------------
+
+def _mlp_loss(lib):
+    F = lib.nn.functional
+
+    def loss(p, xb, yb):
+        h = (xb @ p[0] + p[1]).relu()
+        return F.cross_entropy(h @ p[2] + p[3], yb)
+    return loss
+
+
+def test_vmap_runs_the_body_once_like_torch():
+    """A body the rules cover runs once on the whole batch, as torch's does (the count is
+    compared too), with torch's values."""
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        calls = []
+
+        def body(a, b):
+            calls.append(tuple(a.shape))
+            return ((a * b).sin().sum(-1, keepdim=True) + a.t() @ b.t()).softmax(0).reshape(-1)
+        z = f64(lib, [[[1.0, 2.0], [0.5, -1.0]], [[0.3, 0.2], [-0.7, 1.5]]])
+        out = F.vmap(body, in_dims=(0, None))(z, z[0])
+        out2 = F.vmap(lambda a: a.unsqueeze(0).expand(3, 2).transpose(0, 1).mean(), in_dims=1)(y)
+        return [out, out2, calls, F.vmap(F.vmap(lambda a, b: (a @ b).exp()),
+                                          in_dims=(0, None))(z, y[:, :2].t())]
+    same(program)
+
+
+def test_vmap_chunk_size_and_unbatched_outputs():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        return [F.vmap(lambda a: a.cumsum(0) * 2, chunk_size=1)(y),
+                F.vmap(lambda a: (a.exp(), x), chunk_size=2, out_dims=(1, 0))(y),
+                F.vmap(lambda a: x * 2)(y)]
+    same(program)
+
+
+def test_per_sample_grads_like_torch():
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(3)
+        params = (lib.randn(6, 5, generator=g, dtype=lib.float64),
+                  lib.randn(5, generator=g, dtype=lib.float64),
+                  lib.randn(5, 4, generator=g, dtype=lib.float64),
+                  lib.randn(4, generator=g, dtype=lib.float64))
+        X = lib.randn(7, 6, generator=g, dtype=lib.float64)
+        Y = lib.tensor([0, 1, 2, 3, 0, 1, 2])
+        per = F.vmap(F.grad(_mlp_loss(lib)), in_dims=(None, 0, 0))(params, X, Y)
+        per_x = F.vmap(F.grad(lambda xb, w: (xb @ w).tanh().sum()), in_dims=(0, None))(X, params[0])
+        return [per, per_x]
+    same(program)
+
+
+def test_jacobians_on_vmap_like_torch():
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(5)
+        W = lib.randn(9, 4, generator=g, dtype=lib.float64)
+        x = lib.randn(4, generator=g, dtype=lib.float64)
+
+        def f(v):
+            return (W @ v).tanh() * v.sum()
+        return [F.jacrev(f)(x), F.jacrev(f, chunk_size=2)(x), F.jacrev(f, chunk_size=1)(x),
+                F.jacfwd(f)(x), F.hessian(lambda v: (W @ v).sin().sum())(x),
+                F.jacrev(F.jacrev(lambda v: (W @ v).exp().mean()))(x)]
+    same(program)
+
+
+def test_vmap_inplace_and_randomness_same_like_torch():
+    """In-place writes into batched tensors run batched (the body once: the count is compared);
+    randomness='same' draws once; what falls back to the per-example loop (dropout's batched
+    operand, 'different') gives torch's values and leaves the generator where torch's does."""
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        calls = []
+
+        def f(a):
+            calls.append(1)
+            c = a.clone()
+            c.mul_(2).add_(x)
+            c[0] = 5.0
+            c.copy_(c * 3)
+            return c
+        lib.manual_seed(0)
+        return [F.vmap(f)(y), len(calls),
+                F.vmap(lambda a: a + lib.randn(3, dtype=lib.float64), randomness="same")(y),
+                F.vmap(lambda a: lib.nn.functional.dropout(a, 0.5), randomness="same")(y),
+                F.vmap(lambda a: a + lib.randn(3, dtype=lib.float64),
+                       randomness="different")(y), lib.randn(2)]
+    same(program)
