@@ -11,11 +11,13 @@ matmul), never spelt per row where a category fits. A row with no rule runs once
 and the results are stacked (torch's slow fallback): slow, but correct by construction, since it
 is plain ops on plain tensors.
 
+In-place pointwise ops (and fill_/copy_) into a batched tensor write its physical tensor.
 Anything that would read a BatchedTensor's values outside the op table (``.item()``, printing,
-NumPy conversion, a kernel reading ``_data``), an in-place op, a random draw, or any error,
-raises Fallback: func.vmap then reruns the whole call one example at a time (the loop, which
-refuses what torch refuses with torch's words). So a body either runs batched, or as it did
-before: the rules never give a different answer than the loop, only a faster one.
+NumPy conversion, a preamble reading ``_data``), another in-place op or one into an unbatched
+tensor, a random row on a batched operand, a draw under randomness='error'/'different', or any
+error, raises Fallback: func.vmap then reruns the whole call one example at a time (the loop,
+which refuses what torch refuses with torch's words). So a body either runs batched, or as it
+did before.
 
 Autograd records on the physical tensors. A gradient taken inside the vmap (per-sample
 gradients) is per example because every input of it is batched first (an unbatched one is
@@ -210,7 +212,11 @@ def _materialize(v, level, size):
 
 
 def pointwise(level, op, values, attrs):
-    ndim = max(v.dim() for v in values if _is_tensor(v))
+    tensors = [v for v in values if _is_tensor(v)]
+    if len({v.dtype for v in tensors}) > 1 and any(
+            _at(v, level.serial) and v.dim() == 0 for v in tensors):
+        return _loop(level, op, values, attrs)   # a 0-d operand promotes as a 0-d one
+    ndim = max(v.dim() for v in tensors)
     return op(*(_pad(v, level.serial, ndim) if _at(v, level.serial) else v for v in values),
               **attrs)
 
@@ -231,11 +237,13 @@ def dims(level, op, values, attrs):
     every tensor operand batched in front, the dims shifted by one."""
     for k in _DIM_KEYS:
         if k in attrs and attrs[k] is None:
-            raise Fallback      # a full reduction: the per-example loop
+            return _loop(level, op, values, attrs)     # a reduction of every element
     new = dict(attrs)
     for k in _DIM_KEYS:
         if k in new:
             new[k] = _shift(new[k])
+    if op.name == "PermuteBackward0":       # a whole permutation: the batch dim stays first
+        new["dims"] = (0,) + tuple(new["dims"])
     if len([v for v in values if _is_tensor(v)]) > 1:
         values = [_materialize(v, level.serial, level.size) if _is_tensor(v) else v
                   for v in values]
@@ -472,6 +480,16 @@ class Level:
     def mark(self, t, levels):
         if levels:
             raise Fallback
+
+    def like(self, input, t):
+        """The plain tensor t, made like input's physical tensor, batched as input is."""
+        levels = []
+        while type(input) is BatchedTensor:
+            levels.append(input._level)
+            input = input._value
+        for lv in reversed(levels):
+            t = wrap(t, lv)
+        return t
 
     def refuse(self, what, *tensors):
         if self.of(tensors):

@@ -8,10 +8,15 @@ from outside the transform, as torch's levels give. That makes the transforms ne
 ``jacfwd(jacrev(f))`` differentiates the graph the inner one built.
 
 Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
-respect to u in the direction t gives J t. vmap runs the function once per batch element and
-stacks the results. While it runs, what torch's vmap refuses for a batched tensor (.item(),
+respect to u in the direction t gives J t. vmap runs the function once on BatchedTensors
+(_batching.py: the op table's batch rules); jacrev and jacfwd are vmaps of the vjp / jvp over
+the standard basis, as torch builds them. A body the rules cannot run (it reads a batched
+tensor's values, draws random numbers under randomness='error'/'different', writes in place
+where no rule does, or raises) runs again one example at a time, the results stacked
+(_vmap_loop); while that loop runs, what torch's vmap refuses for a batched tensor (.item(),
 data-dependent shapes, control flow on a tensor, in-place writes into an unbatched tensor) is
-refused with torch's words (_Batching).
+refused with torch's words (_Batching). Python side effects of the body before such a point
+happen twice (once in the batched attempt).
 """
 import functools
 import itertools
