@@ -481,6 +481,57 @@ class Level:
         if levels:
             raise Fallback
 
+    def grad(self, outputs, inputs, grads, retain_graph, create_graph):
+        """autograd.grad of batched outputs. The graph is physical at the levels its inputs
+        were lifted to (the vmaps around the grad transform), whose examples are independent,
+        so gradients there are per example; gradients batched at inner levels too (a vjp
+        function called in a vmap inside) stay batched there, over physical tensors of the
+        outer ones, and run through those levels' rules. None where an input is not reached."""
+        from .autograd import grad
+        levels = active_levels()
+        outer = _levels_of(inputs[0])
+        n = len(outer)
+        if any(_levels_of(x) != outer for x in inputs) or outer != [
+                lv.serial for lv in levels[:n]] or any(
+                set(_levels_of(o)) - set(outer) for o in outputs):
+            raise Fallback
+        inner, extra = levels[:n], levels[n:]
+        pairs = [(physical(lift(o, inner)), self._split(g, levels, n))
+                 for o, g in zip(outputs, grads) if g is not None]
+        prev, state.handler = state.handler, self if extra else levels[0].inner
+        try:
+            result = grad([o for o, _ in pairs], [physical(x) for x in inputs],
+                          [g for _, g in pairs], retain_graph=retain_graph,
+                          create_graph=create_graph, allow_unused=True)
+            return [None if g is None else self._join(g, levels, n) for g in result]
+        finally:
+            state.handler = prev
+
+    @staticmethod
+    def _split(g, levels, n):
+        """g as BatchedTensors of the inner levels over the physical tensor of the outer n."""
+        p = physical(lift(g, levels))
+        if n == len(levels):
+            return p
+        prev, state.handler = state.handler, levels[0].inner
+        try:
+            p = p.movedim(tuple(range(n, len(levels))), tuple(range(len(levels) - n)))
+        finally:
+            state.handler = prev
+        return rewrap(p, levels[n:])
+
+    @staticmethod
+    def _join(g, levels, n):
+        """_split's inverse: batched at every level, nested as usual."""
+        if n < len(levels):
+            p = physical(lift(g, levels[n:]))
+            prev, state.handler = state.handler, levels[0].inner
+            try:
+                g = p.movedim(tuple(range(len(levels) - n)), tuple(range(n, len(levels))))
+            finally:
+                state.handler = prev
+        return rewrap(g, levels)
+
     def like(self, input, t):
         """The plain tensor t, made like input's physical tensor, batched as input is."""
         levels = []
@@ -523,6 +574,15 @@ def lift(x, levels=None):
     finally:
         state.handler = prev
     return wrap(inner, top.serial)
+
+
+def _levels_of(t):
+    """The serials t is batched at, outermost first."""
+    out = []
+    while type(t) is BatchedTensor:
+        out.append(t._level)
+        t = t._value
+    return out[::-1]
 
 
 def rewrap(p, levels):

@@ -27,7 +27,7 @@ from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
 from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
-from ._creation import ones_like, zeros, zeros_like
+from ._creation import zeros, zeros_like
 from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
@@ -115,9 +115,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create
     """autograd.grad over the outputs that require grad; zeros for inputs they do not reach."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    if isinstance(state.vmap, _batching.Level) and any(
-            type(o) is _batching.BatchedTensor for o in outputs):
-        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph)
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if pairs:
         result = _autograd.grad([o for o, _ in pairs], inputs, [g for _, g in pairs],
@@ -126,32 +123,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create
     else:
         result = (None,) * len(inputs)
     return tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))
-
-
-def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph):
-    """A gradient inside a batched vmap: on the physical tensors, whose examples are
-    independent (every input was lifted to every level), so the result is per example."""
-    levels = _batching.active_levels()
-    depth = len(levels)
-    phys_in = [_batching.physical(x) for x in inputs]
-    if any(p.dim() != x.dim() + depth for p, x in zip(phys_in, inputs)):
-        raise _batching.Fallback        # an input made outside this vmap
-    outs, gos = [], []
-    for o, g in zip(outputs, grad_outputs):
-        if not o.requires_grad:
-            continue
-        p = _batching.physical(_batching.lift(o))
-        outs.append(p)
-        gos.append(ones_like(p) if g is None else _batching.physical(_batching.lift(g)))
-    prev, state.handler = state.handler, levels[0].inner
-    try:
-        result = _autograd.grad(outs, phys_in, gos, retain_graph=retain_graph,
-                                create_graph=create_graph, allow_unused=True) if outs else \
-            (None,) * len(inputs)
-        result = [zeros_like(p) if g is None else g for g, p in zip(result, phys_in)]
-    finally:
-        state.handler = prev
-    return tuple(_batching.rewrap(g, levels) for g in result)
 
 
 # -- argnums ---------------------------------------------------------------------------------
