@@ -25,6 +25,7 @@ expanded: each example gets its own leaf); vjp functions made outside run the ba
 on batched gradients (the engine in tensor mode), through the same rules.
 """
 from ._autograd.grad_mode import state
+from .backend import may_share_memory
 from ._tensor import Size, Tensor, _new, _wrap_dim
 
 __all__ = ["Fallback", "BatchedTensor", "Level", "physical", "wrap", "level_of"]
@@ -51,7 +52,7 @@ def note(error=None):
 
 class BatchedTensor(Tensor):
     """A tensor batched at vmap level ``_level``: ``_value`` holds the examples along dim 0."""
-    __slots__ = ("_value", "_level")
+    __slots__ = ("_value", "_level", "_copy")   # _copy: a view a rule had to copy
     _batched = True
 
     _data = property(_fallback)     # values are never read through the logical tensor
@@ -140,7 +141,7 @@ Tensor._batched = False
 
 def wrap(value, level):
     t = _new(BatchedTensor)
-    t._value, t._level = value, level
+    t._value, t._level, t._copy = value, level, False
     t._grad = t._base = t._hook_state = t._view = t._grad_fn = t._fw = None
     t._output_nr = 0
     t._requires_grad = False
@@ -443,9 +444,14 @@ class Level:
             out = rule(self, op, values, attrs)
         finally:
             state.handler = self
-        if isinstance(out, (tuple, list)):
-            return type(out)(wrap(o, self.serial) if _is_tensor(o) else o for o in out)
-        return wrap(out, self.serial)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        outs = [wrap(o, self.serial) if _is_tensor(o) else o for o in outs]
+        if op.view:     # a view the rule could only copy: writing into it reruns per example
+            src = values[0]
+            for o in outs:
+                o._copy = _at(src, self.serial) and (src._copy or not may_share_memory(
+                    physical(o)._data, physical(src)._data))
+        return type(out)(outs) if isinstance(out, (tuple, list)) else outs[0]
 
     def handle_inplace(self, op, t, values, attrs, overlap):
         """An in-place op: pass-through when nothing is batched here; a pointwise one into a
@@ -456,8 +462,8 @@ class Level:
         try:
             if not self.batched(values, attrs):
                 return apply_inplace(op, t, values, attrs, overlap)
-            if not _at(t, self.serial) or op.name not in _INPLACE_POINTWISE and rule_for(
-                    op, attrs) is not pointwise:
+            if not _at(t, self.serial) or t._copy or (
+                    op.name not in _INPLACE_POINTWISE and rule_for(op, attrs) is not pointwise):
                 raise Fallback
             ndim = t.dim()
             if any(_is_tensor(v) and v.dim() > ndim for v in values) or (

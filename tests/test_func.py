@@ -614,3 +614,20 @@ def test_transforms_composed_with_vmap_like_torch():
                 F.vmap(lambda x: F.jvp(h, (x,), (one3,))[1])(X),
                 F.jacrev(lambda x: F.vmap(h)(x))(X), calls]
     same(program)
+
+
+def test_vmap_writes_through_views_like_torch():
+    """A view the rules can only copy (a batch dim not in front) is written through as torch
+    writes through its view: the body reruns per example rather than write into a copy."""
+    def program(lib):
+        F = lib.func
+        y = f64(lib, [[1.0, 2.0, 0.5], [0.1, -0.3, 0.7]])
+
+        def f(a):
+            b = a.clone()
+            b.view(-1).add_(1)
+            b.diagonal().mul_(3)
+            return b
+        z = lib.stack([y, y * 2], 0)
+        return [F.vmap(f, in_dims=1)(z), F.vmap(f)(z.transpose(1, 2))]
+    same(program)
