@@ -646,6 +646,39 @@ def bench_w6(rounds):
     return [("W6", "Hessian-vector product, double backward, 256-dim", t, 1, "ms per HVP")]
 
 
+def func_setups(engine):
+    """torch.func workloads (issue 17): jacrev of a 512x64 function, the Hessian of a 128-dim
+    one, per-sample gradients of a 64-128-10 MLP over 64 examples."""
+    lib = _lib(engine)
+    rng = np.random.default_rng(8)
+    t = lambda *shape: lib.tensor(rng.standard_normal(shape).astype(np.float32))  # noqa: E731
+    w, x, a, z = t(512, 64), t(64), t(128, 128), t(128)
+    params = (t(64, 128) * 0.1, t(128) * 0, t(128, 10) * 0.1, t(10) * 0)
+    xs, ys = t(64, 64), lib.tensor(rng.integers(0, 10, 64))
+    F = lib.nn.functional
+
+    def loss(p, xb, yb):
+        return F.cross_entropy((xb @ p[0] + p[1]).relu() @ p[2] + p[3], yb)
+    return {
+        "jacrev": lambda: lib.func.jacrev(lambda v: (w @ v).tanh())(x),
+        "hessian": lambda: lib.func.hessian(lambda v: (a @ v).tanh().sum())(z),
+        "per-sample": lambda: lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0, 0))(
+            params, xs, ys)[0]}
+
+
+def bench_func(rounds):
+    setups = {e: func_setups(e) for e in _engines()}
+    labels = {"jacrev": "jacrev of a 512x64 function", "hessian": "hessian, 128-dim",
+              "per-sample": "per-sample grads, 64-128-10 MLP, 64 examples"}
+    rows = []
+    for key, label in labels.items():
+        steps = {e: setups[e][key] for e in setups}
+        for e in steps:
+            check_close(f"func {key} {e}", steps["glassgrad"](), steps[e]())
+        rows.append(("func", label, interleaved(steps, rounds), 1, "ms per call"))
+    return rows
+
+
 def _fmt(seconds, per, unit):
     v = seconds / per
     return f"{v * 1e6:.2f}" if unit.startswith("µs") else f"{v * 1e3:.2f}"
@@ -670,8 +703,8 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,import",
-                    help="comma-separated workloads (W1,W2,W3,W4,W5,W6,W7,import)")
+    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,func,import",
+                    help="comma-separated workloads (W1,W2,W3,W4,W5,W6,W7,func,import)")
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
@@ -690,7 +723,7 @@ def main(argv=None):
     if torch is None:
         notes.append("PyTorch is not installed: glassgrad and NumPy columns only.")
     benches = (("W1", bench_w1), ("W2", bench_w2), ("W3", bench_w3), ("W4", bench_w4),
-               ("W5", bench_w5), ("W6", bench_w6))
+               ("W5", bench_w5), ("W6", bench_w6), ("func", bench_func))
     for name, fn in benches:
         if name not in only:
             continue

@@ -220,9 +220,17 @@ def _like(input, dtype):
     return input.dtype if dtype is None else dtype
 
 
+def _array_of(input):
+    while input._batched:       # func.vmap's BatchedTensor: made like its physical tensor
+        input = input._value
+    return input._data
+
+
 def _made_like(input, data, requires_grad):
     t = _new(data, None, requires_grad)
     if state.vmap is not None:      # func.vmap: what is made like a batched tensor is batched
+        if input._batched:
+            return state.vmap.like(input, t)
         state.vmap.mark(t, state.vmap.of((input,)))
     return t
 
@@ -246,28 +254,28 @@ def _like_options(input, memory_format, dtype, device, pin_memory, name):
 def zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "zeros_like")
-    return _made_like(input, xp.zeros_like(input._data, dtype.np), requires_grad)
+    return _made_like(input, xp.zeros_like(_array_of(input), dtype.np), requires_grad)
 
 
 @_factory(f"ones_like(Tensor input, *, {_LIKE})")
 def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
               pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "ones_like")
-    return _made_like(input, xp.ones_like(input._data, dtype.np), requires_grad)
+    return _made_like(input, xp.ones_like(_array_of(input), dtype.np), requires_grad)
 
 
 @_factory(f"empty_like(Tensor input, *, {_LIKE})")
 def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "empty_like")
-    return _made_like(input, xp.empty_like(input._data, dtype.np), requires_grad)
+    return _made_like(input, xp.empty_like(_array_of(input), dtype.np), requires_grad)
 
 
 @_factory(f"full_like(Tensor input, Scalar fill_value, *, {_LIKE})")
 def full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None,
               pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "full_like")
-    return _made_like(input, xp.full_like(input._data, fill_value, dtype.np), requires_grad)
+    return _made_like(input, xp.full_like(_array_of(input), fill_value, dtype.np), requires_grad)
 
 
 @_factory(f"arange(Scalar end, *, Tensor out=None, {_OPTIONS})",
@@ -439,5 +447,5 @@ def randint_like(input, low=0, high=None, *, generator=None, memory_format=None,
 def _drawn_like(input, dtype, requires_grad, draw):
     """A random *_like factory's result: laid out as the input (torch's preserve_format), its
     memory filled in order by ``draw(like)`` (torch draws into empty_like's result)."""
-    like = xp.empty_like(input._data, dtype.np)
+    like = xp.empty_like(_array_of(input), dtype.np)
     return _new(sample.place(like, draw(like)), None, requires_grad)

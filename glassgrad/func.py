@@ -8,10 +8,15 @@ from outside the transform, as torch's levels give. That makes the transforms ne
 ``jacfwd(jacrev(f))`` differentiates the graph the inner one built.
 
 Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
-respect to u in the direction t gives J t. vmap runs the function once per batch element and
-stacks the results. While it runs, what torch's vmap refuses for a batched tensor (.item(),
+respect to u in the direction t gives J t. vmap runs the function once on BatchedTensors
+(_batching.py: the op table's batch rules); jacrev and jacfwd are vmaps of the vjp / jvp over
+the standard basis, as torch builds them. A body the rules cannot run (it reads a batched
+tensor's values, draws random numbers under randomness='error'/'different', writes in place
+where no rule does, or raises) runs again one example at a time, the results stacked
+(_vmap_loop); while that loop runs, what torch's vmap refuses for a batched tensor (.item(),
 data-dependent shapes, control flow on a tensor, in-place writes into an unbatched tensor) is
-refused with torch's words (_Batching).
+refused with torch's words (_Batching). Python side effects of the body before such a point
+happen twice (once in the batched attempt).
 """
 import functools
 import itertools
@@ -26,7 +31,8 @@ from ._creation import zeros, zeros_like
 from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
-from .ops.shape import stack
+from .ops.shape import cat, stack
+from . import _batching
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call"]
@@ -67,14 +73,18 @@ class _Level:
     def wrap(self, x):
         if not _is_tensor(x):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        batched = isinstance(state.vmap, _batching.Level)
+        if batched:     # inside a batched vmap: every example gets its own input
+            x = _batching.lift(x)
         if self.outer and x.requires_grad:
             leaf = x.view_as(x)     # differentiable here, and still connected to the outside
         else:
             leaf = x.detach().requires_grad_()
-            _fresh_leaves[id(leaf)] = leaf
-            _fresh_level[id(leaf)] = self.serial
-            weakref.finalize(leaf, _forget, id(leaf))
-        if state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
+            for t in {leaf, _batching.physical(leaf)}:
+                _fresh_leaves[id(t)] = t
+                _fresh_level[id(t)] = self.serial
+                weakref.finalize(t, _forget, id(t))
+        if not batched and state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
             state.vmap.mark(leaf, state.vmap.of((leaf,)) | {_WRAPPED})
         return leaf
 
@@ -353,9 +363,30 @@ def _assemble(per_output, in_spec, out_spec, level):
     return tree_unflatten(jac, out_spec)
 
 
+def _standard_basis(flat, chunk_size):
+    """torch's chunked standard basis for the ``flat`` tensors: N = the sum of their numels
+    basis vectors, chunk_size (default all) at a time; per chunk of n, one (n, *t.shape) tensor
+    per t (the identity's rows, cut at t's columns)."""
+    numels = [t.numel() for t in flat]
+    total = sum(numels)
+    step = total if chunk_size is None else chunk_size
+    for start in range(0, total, max(step, 1)):
+        n = min(step, total - start)
+        rows = {}   # per dtype: rows start.. of the identity
+        chunk, offset = [], 0
+        for t, k in zip(flat, numels):
+            if t.dtype not in rows:
+                rows[t.dtype] = zeros((n, total), dtype=t.dtype)
+                rows[t.dtype].diagonal(start).fill_(1)
+            block = rows[t.dtype][:, offset:offset + k]
+            chunk.append(block.reshape((n,) + tuple(t.shape)))
+            offset += k
+        yield chunk
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """The Jacobian of func with respect to argnums, one vector-Jacobian product per output
-    element."""
+    """The Jacobian of func with respect to argnums: vmap of the vjp over the outputs'
+    standard basis (chunk_size rows at a time), as torch builds it."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")
 
@@ -363,28 +394,31 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     def wrapper(*args):
         _, _, aux, flat_out, flat_in, level, out_spec = _vjp(func, args, has_aux, argnums)
         in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
-        per_output = []
+        outer = level.outer
+
+        def vjp_rows(*cot):
+            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=outer)
+        chunks = []
         with enable_grad():
-            for o in flat_out:
-                rows = [[] for _ in flat_in]
-                for j in range(o.numel()):
-                    cot = zeros((o.numel(),), dtype=o.dtype)
-                    cot[j] = 1
-                    gs = _autograd_grad((o,), flat_in, (cot.reshape(o.shape),),
-                                        retain_graph=True, create_graph=level.outer)
-                    for r, g in zip(rows, gs):
-                        r.append(g)
-                per_output.append([
-                    (stack(r) if r else zeros((0,) + tuple(x.shape), dtype=x.dtype))
-                    .reshape(tuple(o.shape) + tuple(x.shape)) for r, x in zip(rows, flat_in)])
+            for basis in _standard_basis(flat_out, chunk_size):
+                chunks.append(list(vmap(vjp_rows)(*basis)) if chunk_size != 1 else
+                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis])])
+        numels = [o.numel() for o in flat_out]
+        per_output = [[] for _ in flat_out]
+        for k, x in enumerate(flat_in):
+            col = (cat([c[k] for c in chunks], 0) if len(chunks) > 1 else chunks[0][k]) \
+                if chunks else zeros((0,) + tuple(x.shape), dtype=x.dtype)
+            for i, (o, part) in enumerate(zip(flat_out, col.split(numels, 0))):
+                per_output[i].append(part.reshape(tuple(o.shape) + tuple(x.shape)))
         result = _assemble(per_output, in_spec, out_spec, level)
         return (result, aux) if has_aux else result
     return wrapper
 
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
-    """The Jacobian of func with respect to argnums, one Jacobian-vector product (double-vjp)
-    per input element; the same numbers jacrev gives."""
+    """The Jacobian of func with respect to argnums: vmap of the Jacobian-vector product
+    (double-vjp) over the inputs' standard basis, as torch builds it; the numbers jacrev
+    gives."""
     _check_randomness(randomness)
 
     @functools.wraps(func)
@@ -403,22 +437,21 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                                   tree_flatten(primals)[1])
         lin, _, out_spec, aux = _jvp_setup(inner, primals, tangents, has_aux)
         level, flat_in, flat_out = lin.level, lin.flat_in, lin.flat_out
-        cols = [[[] for _ in flat_in] for _ in flat_out]     # cols[i][k]: J_ik columns
+
+        def jvp_rows(*basis):
+            return tuple(lin.jvp(list(basis), create_graph=level.outer))
+        numels = [x.numel() for x in flat_in]
         with enable_grad():
-            for k, x in enumerate(flat_in):
-                for j in range(x.numel()):
-                    basis = [zeros_like(p) for p in flat_in]
-                    e = zeros((x.numel(),), dtype=x.dtype)
-                    e[j] = 1
-                    basis[k] = e.reshape(x.shape)
-                    for i, t in enumerate(lin.jvp(basis, create_graph=level.outer)):
-                        cols[i][k].append(t)
+            basis = next(_standard_basis(flat_in, None), None)
+            if basis is not None:
+                cols = vmap(jvp_rows)(*basis)      # per output: (N, *out.shape)
+            else:
+                cols = [zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in flat_out]
         per_output = []
-        for i, o in enumerate(flat_out):
-            per_output.append([
-                (stack(cols[i][k], dim=-1) if cols[i][k]
-                 else zeros(tuple(o.shape) + (0,), dtype=o.dtype))
-                .reshape(tuple(o.shape) + tuple(x.shape)) for k, x in enumerate(flat_in)])
+        for o, col in zip(flat_out, cols):
+            moved = col.movedim(0, -1) if col.dim() > 1 else col
+            per_output.append([part.reshape(tuple(o.shape) + tuple(x.shape)) for x, part in
+                               zip(flat_in, moved.split(numels, -1))])
         result = _assemble(per_output, in_spec, out_spec, level)
         return (result, aux) if has_aux else result
     return wrapper
@@ -689,78 +722,168 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapper(*args, **kwargs):
         _check_out_dims(out_dims, func)
         size, flat_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
-        name = _name(func)
-        gen = default_generator
-        saved_rng = gen._rng
-        same_state = saved_rng.snapshot() if randomness == "same" and \
-            not isinstance(saved_rng, _NoRandomness) else None
-        per_element = []
-        batching = state.vmap
-        if batching is None:
-            batching = state.vmap = state.handler = _Batching()
-        batching.sizes.append(size)
-        level = len(batching.sizes)
-        try:
-            if randomness == "error":
-                gen._rng = _NoRandomness()
-            for b in range(max(size, 1)):
-                if size == 0:   # nothing to map: one zero example gives the outputs' shapes
-                    elems = [a if d is None else zeros(
-                        tuple(s for i, s in enumerate(a.shape) if i != d), dtype=a.dtype)
-                        for a, d in zip(flat_args, flat_dims)]
-                else:
-                    elems = [a if d is None else a.select(d, b)
-                             for a, d in zip(flat_args, flat_dims)]
-                for a, d in zip(elems, flat_dims):
-                    if d is not None:
-                        batching.mark(a, batching.of((a,)) | {level})
-                if same_state is not None:
-                    gen._rng.restore(same_state)
-                per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
-        finally:
-            if randomness == "error":
-                gen._rng = saved_rng
-            batching.sizes.pop()
-            if not batching.sizes:
-                state.vmap, state.handler = None, batching.inner
-        first = per_element[0]
-        flat_first, out_spec = tree_flatten(first)
-        incompatible = ValueError(
-            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
-            f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
-            f"but outputs has structure {out_spec!r}.")
-        if _is_tensor(first):
-            if isinstance(out_dims, int) or out_dims is None:
-                flat_out_dims = [out_dims]
-            elif isinstance(out_dims, tuple) and len(out_dims) == 1:
-                flat_out_dims = list(out_dims)
-            else:
-                raise incompatible
-        else:
-            flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
-            if flat_out_dims is None:
-                raise incompatible
-        columns = list(zip(*[tree_flatten(o)[0] for o in per_element]))
-        results = []
-        for column, d in zip(columns, flat_out_dims):
-            if d is None:
-                if size and not _same_everywhere(column):
-                    raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
-                                     "BatchedTensor when out_dim is None")
-                results.append(column[0])
-                continue
-            for v in column:
-                if not _is_tensor(v):
-                    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, "
-                                     f"got type {type(v)}. Did you mean to set out_dims= to "
-                                     "None for output?")
-            results.append(_stack(column, d, size))
-        if state.vmap is not None:      # a nested vmap: batched at the outer levels only
-            for r in results:
-                if _is_tensor(r):
-                    batching.mark(r, batching.of((r,)) - {level})
-        return tree_unflatten(results, out_spec)
+        outer = state.vmap
+        if size and (outer is None or isinstance(outer, _batching.Level)):
+            rng = default_generator._rng
+            snapshot = rng.snapshot() if randomness == "same" and outer is None else None
+            try:
+                return _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims,
+                                     chunk_size, "same" if snapshot and chunk_size is None
+                                     else "error")
+            except _batching.Fallback:
+                if outer is not None:
+                    raise       # the outermost batched vmap reruns the whole call
+                if snapshot is not None:
+                    rng.restore(snapshot)   # draws of the attempt are drawn again
+        return _vmap_loop(func, flat_args, flat_dims, spec, size, kwargs, out_dims, randomness)
     return wrapper
+
+
+def _out_dims_for(first, out_dims, name):
+    """out_dims flattened to match the outputs' structure (torch's ValueError if it cannot)."""
+    flat_first, out_spec = tree_flatten(first)
+    incompatible = ValueError(
+        f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
+        f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
+        f"but outputs has structure {out_spec!r}.")
+    if _is_tensor(first):
+        if isinstance(out_dims, int) or out_dims is None:
+            return [out_dims], out_spec
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims), out_spec
+        raise incompatible
+    flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
+    if flat_out_dims is None:
+        raise incompatible
+    return flat_out_dims, out_spec
+
+
+_serials = itertools.count(1)
+
+
+class _FallbackRandomness:
+    """The default generator's engine while a batched body runs: a random op reruns the call
+    per example (where randomness= decides what it draws)."""
+
+    def __getattr__(self, name):
+        raise _batching.Fallback
+
+
+def _vmap_batched(func, flat_args, flat_dims, spec, size, kwargs, out_dims, chunk_size,
+                  randomness):
+    """vmap by batching rules: func runs once (per chunk) on BatchedTensors."""
+    if chunk_size is not None and chunk_size < size:
+        parts = []
+        for start in range(0, size, chunk_size):
+            n = min(chunk_size, size - start)
+            chunk = [a if d is None else a.narrow(d, start, n) for a, d in zip(flat_args, flat_dims)]
+            parts.append(_vmap_batched(func, chunk, flat_dims, spec, n, kwargs, out_dims, None,
+                                       randomness))
+        return _concat_chunks(parts, out_dims, _name(func))
+    name = _name(func)
+    level = _batching.Level(next(_serials), size)
+    elems = [a if d is None else _batching.wrap(a if d == 0 else a.movedim(d, 0), level.serial)
+             for a, d in zip(flat_args, flat_dims)]
+    gen = default_generator
+    saved_rng = gen._rng
+    state.handler = state.vmap = level
+    if randomness != "same":    # 'same': one draw for all (random rows on batched operands
+        gen._rng = _FallbackRandomness()    # fall back); else the loop draws as it did
+    try:
+        output = func(*tree_unflatten(elems, spec), **kwargs)
+    except Exception as e:
+        _batching.note(e)
+        raise _batching.Fallback from None     # the per-example loop raises torch's error
+    finally:
+        state.handler, state.vmap = level.inner, level.outer_vmap
+        gen._rng = saved_rng
+    flat_out_dims, out_spec = _out_dims_for(output, out_dims, name)
+    results = []
+    for out, d in zip(tree_flatten(output)[0], flat_out_dims):
+        batched = type(out) is _batching.BatchedTensor and out._level == level.serial
+        if d is None:
+            if batched:
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                 "BatchedTensor when out_dim is None")
+            results.append(out)
+        elif not _is_tensor(out):
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type "
+                             f"{type(out)}. Did you mean to set out_dims= to None for output?")
+        elif batched:
+            results.append(out._value if d == 0 else out._value.movedim(0, d))
+        else:   # the same for every example: torch's expanded view
+            shape = list(out.shape)
+            shape.insert(d % (out.dim() + 1) if -out.dim() - 1 <= d <= out.dim() else d, size)
+            results.append(out.unsqueeze(d).expand(shape))
+    return tree_unflatten(results, out_spec)
+
+
+def _concat_chunks(parts, out_dims, name):
+    flat_parts = [tree_flatten(p)[0] for p in parts]
+    flat_out_dims, out_spec = _out_dims_for(parts[0], out_dims, name)
+    results = []
+    for column, d in zip(zip(*flat_parts), flat_out_dims):
+        results.append(column[0] if d is None else cat(list(column), d))
+    return tree_unflatten(results, out_spec)
+
+
+def _vmap_loop(func, flat_args, flat_dims, spec, size, kwargs, out_dims, randomness):
+    """vmap one example at a time (what a body the rules cannot run falls back to)."""
+    name = _name(func)
+    gen = default_generator
+    saved_rng = gen._rng
+    same_state = saved_rng.snapshot() if randomness == "same" and \
+        not isinstance(saved_rng, _NoRandomness) else None
+    per_element = []
+    batching = state.vmap
+    if batching is None:
+        batching = state.vmap = state.handler = _Batching()
+    batching.sizes.append(size)
+    level = len(batching.sizes)
+    try:
+        if randomness == "error":
+            gen._rng = _NoRandomness()
+        for b in range(max(size, 1)):
+            if size == 0:   # nothing to map: one zero example gives the outputs' shapes
+                elems = [a if d is None else zeros(
+                    tuple(s for i, s in enumerate(a.shape) if i != d), dtype=a.dtype)
+                    for a, d in zip(flat_args, flat_dims)]
+            else:
+                elems = [a if d is None else a.select(d, b)
+                         for a, d in zip(flat_args, flat_dims)]
+            for a, d in zip(elems, flat_dims):
+                if d is not None:
+                    batching.mark(a, batching.of((a,)) | {level})
+            if same_state is not None:
+                gen._rng.restore(same_state)
+            per_element.append(func(*tree_unflatten(elems, spec), **kwargs))
+    finally:
+        if randomness == "error":
+            gen._rng = saved_rng
+        batching.sizes.pop()
+        if not batching.sizes:
+            state.vmap, state.handler = None, batching.inner
+    flat_out_dims, out_spec = _out_dims_for(per_element[0], out_dims, name)
+    columns = list(zip(*[tree_flatten(o)[0] for o in per_element]))
+    results = []
+    for column, d in zip(columns, flat_out_dims):
+        if d is None:
+            if size and not _same_everywhere(column):
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a "
+                                 "BatchedTensor when out_dim is None")
+            results.append(column[0])
+            continue
+        for v in column:
+            if not _is_tensor(v):
+                raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, "
+                                 f"got type {type(v)}. Did you mean to set out_dims= to "
+                                 "None for output?")
+        results.append(_stack(column, d, size))
+    if state.vmap is not None:      # a nested vmap: batched at the outer levels only
+        for r in results:
+            if _is_tensor(r):
+                batching.mark(r, batching.of((r,)) - {level})
+    return tree_unflatten(results, out_spec)
 
 
 def _stack(column, dim, size):

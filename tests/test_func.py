@@ -438,3 +438,196 @@ def test_grad_is_grads_batched():
             catch(ag.grad, [y], [x], [lib.ones(0, 3)], True, False, True, None, True),
         ]
     same(program)
+
+
+# -- vmap by batching rules ----------------------------------------------------------------------
+
+def _mlp_loss(lib):
+    F = lib.nn.functional
+
+    def loss(p, xb, yb):
+        h = (xb @ p[0] + p[1]).relu()
+        return F.cross_entropy(h @ p[2] + p[3], yb)
+    return loss
+
+
+def test_vmap_runs_the_body_once_like_torch():
+    """A body the rules cover runs once on the whole batch, as torch's does (the count is
+    compared too), with torch's values."""
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        calls = []
+
+        def body(a, b):
+            calls.append(tuple(a.shape))
+            return ((a * b).sin().sum(-1, keepdim=True) + a.t() @ b.t()).softmax(0).reshape(-1)
+        z = f64(lib, [[[1.0, 2.0], [0.5, -1.0]], [[0.3, 0.2], [-0.7, 1.5]]])
+        out = F.vmap(body, in_dims=(0, None))(z, z[0])
+        out2 = F.vmap(lambda a: a.unsqueeze(0).expand(3, 2).transpose(0, 1).mean(), in_dims=1)(y)
+        return [out, out2, calls, F.vmap(F.vmap(lambda a, b: (a @ b).exp()),
+                                          in_dims=(0, None))(z, y[:, :2].t())]
+    same(program)
+
+
+def test_vmap_chunk_size_and_unbatched_outputs():
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        return [F.vmap(lambda a: a.cumsum(0) * 2, chunk_size=1)(y),
+                F.vmap(lambda a: (a.exp(), x), chunk_size=2, out_dims=(1, 0))(y),
+                F.vmap(lambda a: x * 2)(y)]
+    same(program)
+
+
+def test_per_sample_grads_like_torch():
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(3)
+        params = (lib.randn(6, 5, generator=g, dtype=lib.float64),
+                  lib.randn(5, generator=g, dtype=lib.float64),
+                  lib.randn(5, 4, generator=g, dtype=lib.float64),
+                  lib.randn(4, generator=g, dtype=lib.float64))
+        X = lib.randn(7, 6, generator=g, dtype=lib.float64)
+        Y = lib.tensor([0, 1, 2, 3, 0, 1, 2])
+        per = F.vmap(F.grad(_mlp_loss(lib)), in_dims=(None, 0, 0))(params, X, Y)
+        per_x = F.vmap(F.grad(lambda xb, w: (xb @ w).tanh().sum()), in_dims=(0, None))(X, params[0])
+        return [per, per_x]
+    same(program)
+
+
+def test_jacobians_on_vmap_like_torch():
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(5)
+        W = lib.randn(9, 4, generator=g, dtype=lib.float64)
+        x = lib.randn(4, generator=g, dtype=lib.float64)
+
+        def f(v):
+            return (W @ v).tanh() * v.sum()
+        return [F.jacrev(f)(x), F.jacrev(f, chunk_size=2)(x), F.jacrev(f, chunk_size=1)(x),
+                F.jacfwd(f)(x), F.hessian(lambda v: (W @ v).sin().sum())(x),
+                F.jacrev(F.jacrev(lambda v: (W @ v).exp().mean()))(x)]
+    same(program)
+
+
+def test_vmap_inplace_and_randomness_same_like_torch():
+    """In-place writes into batched tensors run batched (the body once: the count is compared);
+    randomness='same' draws once; what falls back to the per-example loop (dropout's batched
+    operand, 'different') gives torch's values and leaves the generator where torch's does."""
+    def program(lib):
+        F = lib.func
+        x, y = data(lib)
+        calls = []
+
+        def f(a):
+            calls.append(1)
+            c = a.clone()
+            c.mul_(2).add_(x)
+            c[0] = 5.0
+            c.copy_(c * 3)
+            return c
+        lib.manual_seed(0)
+        return [F.vmap(f)(y), len(calls),
+                F.vmap(lambda a: a + lib.randn(3, dtype=lib.float64), randomness="same")(y),
+                F.vmap(lambda a: lib.nn.functional.dropout(a, 0.5), randomness="same")(y),
+                F.vmap(lambda a: a + lib.randn(3, dtype=lib.float64),
+                       randomness="different")(y), lib.randn(2)]
+    same(program)
+
+
+_BATCHED_OPS = {   # each runs batched in both (one call of the body), compared with torch's
+    "argmax": lambda L, a: a.argmax(), "argmax_dim": lambda L, a: a.argmax(-1),
+    "max_dim": lambda L, a: a.max(-1)[0], "sort": lambda L, a: a.sort(-1)[1],
+    "topk": lambda L, a: a.topk(2, -1)[0], "cumsum": lambda L, a: a.cumsum(-1),
+    "norm": lambda L, a: a.norm(), "vector_norm": lambda L, a: L.linalg.vector_norm(a, dim=-1),
+    "std": lambda L, a: a.std(0), "var": lambda L, a: a.var(), "prod": lambda L, a: a.prod(),
+    "logsumexp": lambda L, a: a.logsumexp(-1), "diagonal": lambda L, a: a.diagonal(),
+    "tril": lambda L, a: a.tril(), "flip": lambda L, a: a.flip(0), "roll": lambda L, a: a.roll(1, 1),
+    "repeat": lambda L, a: a.repeat(2, 1), "cat": lambda L, a: L.cat([a, a * 2], 1),
+    "stack": lambda L, a: L.stack([a, a.exp()], -1), "split": lambda L, a: a.split(1, 1)[1],
+    "unbind": lambda L, a: a.unbind(1)[0], "narrow": lambda L, a: a.narrow(1, 1, 2),
+    "index": lambda L, a: a[:, [0, 2]], "slice": lambda L, a: a[..., 1:],
+    "gather": lambda L, a: a.gather(1, L.tensor([[0, 1], [2, 2]])),
+    "index_select": lambda L, a: a.index_select(1, L.tensor([2, 0])),
+    "where": lambda L, a: L.where(a > 0, a, a * 0.1), "clamp": lambda L, a: a.clamp(-0.5, 0.5),
+    "pow": lambda L, a: a.abs() ** 1.5, "mm": lambda L, a: a @ a.t(),
+    "einsum": lambda L, a: L.einsum("ij,kj->ik", a, a),
+    "log_softmax": lambda L, a: L.nn.functional.log_softmax(a, 0),
+    "linear": lambda L, a: L.nn.functional.linear(a, L.ones(4, 3, dtype=L.float64)),
+    "layer_norm": lambda L, a: L.nn.functional.layer_norm(a, (3,)),
+    "squeeze": lambda L, a: a.unsqueeze(0).squeeze(), "squeeze_dim": lambda L, a: a[:1].squeeze(0),
+    "mse": lambda L, a: L.nn.functional.mse_loss(a, L.zeros(2, 3, dtype=L.float64)),
+    "zeros_like": lambda L, a: L.zeros_like(a) + a,
+    "zero_dim_promotion": lambda L, a: a.sum() * L.ones(3, dtype=L.float32),
+    "permute": lambda L, a: a.permute(1, 0).contiguous().view(-1),
+    "expand": lambda L, a: a[:, :1].expand(2, 5), "mean": lambda L, a: a.mean(),
+    "bmm": lambda L, a: L.bmm(a.unsqueeze(0), a.t().unsqueeze(0)),
+    "dot": lambda L, a: L.dot(a[0], a[1]), "mv": lambda L, a: L.mv(a, a[0]),
+    "addmm": lambda L, a: L.addmm(a[:, :2], a, a.t(), beta=0.5, alpha=2),
+    "sum_to_size": lambda L, a: a.sum_to_size(1, 3), "t": lambda L, a: a[0].t(),
+    "pad": lambda L, a: L.nn.functional.pad(a, (1, 1)),
+    "cross_entropy": lambda L, a: L.nn.functional.cross_entropy(a[0], L.tensor(1)),
+    "cross_entropy_rows": lambda L, a: L.nn.functional.cross_entropy(a, L.tensor([1, 2])),
+}
+
+
+def test_vmap_batch_rules_like_torch():
+    def program(lib):
+        g = lib.Generator().manual_seed(11)
+        x = lib.randn(4, 2, 3, generator=g, dtype=lib.float64)
+        out = []
+        for name, f in _BATCHED_OPS.items():
+            calls = []
+
+            def body(a, f=f, calls=calls):
+                calls.append(1)
+                return f(lib, a)
+            out += [name, lib.func.vmap(body)(x), len(calls)]
+        return out
+    same(program)
+
+
+def test_transforms_composed_with_vmap_like_torch():
+    """vmap of hessian/jacrev/jacfwd/vjp/jvp/grad-of-grad, nested vmaps of grad, grad and
+    jacrev of a vmap: torch's values, and every body once (the counts are compared)."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(2)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+        calls = []
+
+        def f(v):
+            calls.append(1)
+            return (W @ v).tanh().sum()
+
+        def h(v):
+            calls.append(2)
+            return (W @ v).sin()
+        one5, one3 = lib.ones(5, dtype=lib.float64), lib.ones(3, dtype=lib.float64)
+        return [F.vmap(F.hessian(f))(X), F.vmap(F.jacrev(h))(X), F.vmap(F.jacfwd(h))(X),
+                F.grad(lambda w: F.vmap(lambda x: (w @ x).tanh().sum())(X).sum())(W),
+                F.vmap(F.vmap(F.grad(f)))(X.reshape(2, 2, 3)),
+                F.vmap(F.grad(lambda v: F.grad(f)(v).sum()))(X),
+                F.vmap(lambda x: F.vjp(h, x)[1](one5)[0])(X),
+                F.vmap(lambda x: F.jvp(h, (x,), (one3,))[1])(X),
+                F.jacrev(lambda x: F.vmap(h)(x))(X), calls]
+    same(program)
+
+
+def test_vmap_writes_through_views_like_torch():
+    """A view the rules can only copy (a batch dim not in front) is written through as torch
+    writes through its view: the body reruns per example rather than write into a copy."""
+    def program(lib):
+        F = lib.func
+        y = f64(lib, [[1.0, 2.0, 0.5], [0.1, -0.3, 0.7]])
+
+        def f(a):
+            b = a.clone()
+            b.view(-1).add_(1)
+            b.diagonal().mul_(3)
+            return b
+        z = lib.stack([y, y * 2], 0)
+        return [F.vmap(f, in_dims=1)(z), F.vmap(f)(z.transpose(1, 2))]
+    same(program)

@@ -67,8 +67,13 @@ def _validate(node, grads):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
-        d = g._data if isinstance(g, Tensor) else g     # without building Size and dtype
-        if d.shape != shape or _FROM_NP.get(d.dtype) is not dtype:
+        if isinstance(g, Tensor):
+            if g._batched:      # func.vmap's BatchedTensor: its per-example shape
+                if g.shape != shape or g.dtype is not dtype:
+                    return _conform(node, grads)
+                continue
+            g = g._data         # without building Size and dtype
+        if g.shape != shape or _FROM_NP.get(g.dtype) is not dtype:
             return _conform(node, grads)
     return grads
 
@@ -82,7 +87,7 @@ def _conform(node, grads):
             continue
         shape, dtype = nxt._input_metadata[nr]
         is_tensor = isinstance(g, Tensor)
-        d = g._data if is_tensor else g
+        d = _meta(g) if is_tensor else g
         if d.shape != shape:
             if not expandable(shape, d.shape):
                 raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
@@ -92,14 +97,26 @@ def _conform(node, grads):
             if state.tracer is not None:
                 state.tracer.reduce(node, i, nxt, g, reduced)
             g = reduced
-            d = g._data if is_tensor else g
-        if _FROM_NP.get(d.dtype) is not dtype:
+            d = _meta(g) if is_tensor else g
+        if (d.dtype if is_tensor else _FROM_NP.get(d.dtype)) is not dtype:
             cast = g.to(dtype) if is_tensor else d.astype(dtype.np)
             if state.tracer is not None:
                 state.tracer.cast(node, i, nxt, g, cast)
             g = cast
         out[i] = g
     return out
+
+
+class _Meta:
+    __slots__ = ("shape", "dtype")
+
+
+def _meta(t):
+    """A tensor's shape (a tuple) and dtype (torch's), for a BatchedTensor its per-example
+    ones."""
+    m = _Meta()
+    m.shape, m.dtype = (tuple(t.shape), t.dtype) if t._batched else (t._data.shape, t.dtype)
+    return m
 
 
 def _sum_to(g, shape):
@@ -228,7 +245,9 @@ class GraphTask:
                 for i, (n, nr) in enumerate(targets):
                     self.captures.setdefault(n, []).append((i, nr))
                 self.captured = [None] * len(targets)
-        self.arrays = not create_graph or state.inference
+        # array mode, unless func.vmap's batched gradients run the formulas through its rules
+        self.arrays = (not create_graph or state.inference) and not any(
+            g is not None and g._batched for g in root_grads)
         # every node through the hook-aware path: anomaly mode, or a trace_backward running
         self.slow = state.anomaly or state.tracer is not None
         self.buffers = buffers = {}

@@ -202,17 +202,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    targets = [gradient_edge(t) for t in inputs]
-    roots = _roots(outputs)
-    token = _checkpoint_state.enter(False)
-    try:
-        if is_grads_batched:
-            result = _batched_backward(roots, grads, retain_graph, create_graph, targets)
-        else:
-            result = run_backward(roots, grads, retain_graph, create_graph, targets,
-                                  accumulate=False)
-    finally:
-        _checkpoint_state.leave(token)
+    if state.vmap is not None and any(o._batched for o in outputs):
+        result = state.vmap.grad(outputs, inputs, grads, retain_graph, create_graph)
+    else:
+        result = _grad(outputs, inputs, grads, retain_graph, create_graph, is_grads_batched)
     for i, g in enumerate(result):
         if g is None:
             if materialize_grads:
@@ -222,6 +215,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+def _grad(outputs, inputs, grads, retain_graph, create_graph, is_grads_batched):
+    targets = [gradient_edge(t) for t in inputs]
+    roots = _roots(outputs)
+    token = _checkpoint_state.enter(False)
+    try:
+        if is_grads_batched:
+            return _batched_backward(roots, grads, retain_graph, create_graph, targets)
+        return run_backward(roots, grads, retain_graph, create_graph, targets, accumulate=False)
+    finally:
+        _checkpoint_state.leave(token)
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -448,10 +448,12 @@ def _check_nll(input, target, weight, ignore_index):
                            f"{_name(target.dtype)}")
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    c = input.shape[_class_dim(input._data)]
+    c = input.shape[_class_dim(input)]
     if weight is not None and (weight.dim() != 1 or weight.numel() != c):
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
+    while target._batched:      # func.vmap: the targets of every example, checked at once
+        target = target._value
     t = target._data
     bad = (t != ignore_index) & ((t < 0) | (t >= c))
     if bad.any():

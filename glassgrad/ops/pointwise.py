@@ -1713,6 +1713,8 @@ def fill_(self, value):
     "copy_(Tensor self, Tensor other, bool async=False)|deprecated"))
 def copy_(self, src, non_blocking=False):
     # from self's own memory (same place, strides, dtype) PyTorch returns at once, unchecked
+    if self._batched or getattr(src, "_batched", False):   # func.vmap: its rules write
+        return apply_inplace(_copy, self, (self, src), {})
     a, b = self._data, getattr(src, "_data", None)
     same = (b is not None and a.dtype == b.dtype and a.shape == b.shape and
             a.strides == b.strides and

@@ -288,7 +288,7 @@ def view(input, size):
     "reshape(Tensor input, SymIntArrayRef shape)",))
 def reshape(input, shape):
     size = _infer_size(_parse_size(shape), input.numel())
-    if input._data.flags.c_contiguous:
+    if input._batched or input._data.flags.c_contiguous:   # (func.vmap's rules reshape)
         return _view(input, size=size)
     try:    # a strided view of a non-contiguous tensor (torch's _reshape_alias)
         xp.reshape(input._data, size, copy=False)
