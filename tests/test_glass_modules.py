@@ -408,3 +408,12 @@ def test_summary_without_grad_keeps_nothing(capsys):
         result = summary(net, torch.ones(1, 2))
     assert result.saved_bytes == 0 and result.total_params == 6
     capsys.readouterr()
+
+
+def test_committed_docs_show_the_modules_section_as_generated():
+    import pathlib
+    from tools.glass_docs import modules_section
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "glass.md").read_text()
+    assert modules_section() in page.replace(
+        '`g.render("glass_modules.svg")`:\n\n![modules](glass_modules.svg)\n\n', ""), \
+        "docs/glass.md is stale: run `make docs`"

@@ -210,6 +210,7 @@ def generate(out_dir):
     ns = _run(SEED1)
     parts.append("## DOT source\n\n`graph(z).to_dot()` for the first seed (feed it to any "
                  "Graphviz tool):\n\n" + _block(graph(ns["z"], names=ns).to_dot(), "dot") + "\n")
+    parts.append(modules_section(out_dir))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp).resolve()
         (tmp / "seed1.py").write_text(CLI_ERROR)
@@ -241,6 +242,114 @@ def generate(out_dir):
     parts.append(_anomaly_section())
     (out_dir / "glass.md").write_text("".join(parts))
     return out_dir / "glass.md"
+
+
+MODULES_ERROR = """\
+from glassgrad import nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4), nn.Sigmoid(),
+                    nn.ReLU(inplace=True))
+x = torch.randn(2, 4)
+net(x).sum().backward()
+"""
+
+MODULES_GRAPH = """\
+from glassgrad import nn
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 3)
+        self.act = nn.Tanh()
+
+    def forward(self, x):
+        return self.act(self.linear(x)) + x
+
+torch.manual_seed(0)
+model = nn.Sequential(Block(), nn.Linear(3, 1))
+loss = model(torch.ones(2, 3)).sum()
+g = torch.glass.graph(loss)
+print(g.text())
+"""
+
+MODULES_SUMMARY = """\
+from glassgrad import nn
+
+torch.manual_seed(0)
+cnn = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                    nn.Flatten(), nn.Linear(4 * 4 * 4, 10))
+result = torch.glass.summary(cnn, torch.randn(8, 1, 8, 8))
+"""
+
+
+def _printed(code):
+    """What ``code`` (run as prog.py, torch bound to glassgrad) prints, and its namespace."""
+    import contextlib
+    import io
+    import linecache
+    out, ns = io.StringIO(), {"torch": glassgrad}
+    try:
+        with contextlib.redirect_stdout(out):
+            _exec(code, ns)
+    finally:
+        linecache.cache.pop("prog.py", None)
+    return out.getvalue(), ns
+
+
+def modules_section(out_dir=None):
+    """The page's section on modules: the classic error, a graph grouped by module (its SVG
+    written to ``out_dir``), and summary."""
+    import linecache
+    try:
+        _exec(MODULES_ERROR, {"torch": glassgrad})
+    except RuntimeError as e:
+        message = "".join(traceback.format_exception_only(e))
+    else:
+        raise AssertionError("the modules example did not raise")
+    finally:
+        linecache.cache.pop("prog.py", None)
+    graph_text, ns = _printed(MODULES_GRAPH)
+    summary_text, _ = _printed(MODULES_SUMMARY)
+    parts = [textwrap.dedent("""\
+        ## Modules
+
+        Every node remembers the `nn.Module` call it was made in (and every in-place version
+        bump the module it happened in): `nn.Module.__call__` keeps a per-thread chain of the
+        running module calls, which provenance records with the source site. A module's path
+        (`encoder.layers.0.linear1`) is found from the root module's `named_modules()` only when
+        explaining, and the root is named by the variable that holds the model (else its class).
+        Modules are held weakly: a graph never keeps a model alive (a module gone is named by its
+        class, `<Sequential>.<Linear>`).
+
+        The classic error: `nn.ReLU(inplace=True)` overwrites the output `nn.Sigmoid()` saved.
+        The message is PyTorch's; the explanation names both modules and the fix:
+
+        """), _block(MODULES_ERROR, "python"), "\n", _block(message), "\n",
+        textwrap.dedent("""\
+        Graph pictures group nodes by module: the text form shows each node's module, the DOT
+        source puts the nodes of each module in a `subgraph cluster_k` labelled with its path and
+        class (nested as the modules ran; the module's repr is the tooltip), a parameter's leaf
+        in its module's cluster, and parameters are named by their paths (`model.0.linear.weight`):
+
+        """), _block(MODULES_GRAPH, "python"), "\n", _block(graph_text), "\n"]
+    if out_dir is not None and dot_available():
+        ns["g"].render(pathlib.Path(out_dir) / "glass_modules.svg")
+        parts.append('`g.render("glass_modules.svg")`:\n\n![modules](glass_modules.svg)\n\n')
+    parts += [textwrap.dedent("""\
+        `glassgrad.glass.summary(model, *inputs, **kwargs)` runs the model once and prints (and
+        returns: `.rows`, `.output`, `str()`) a table of each module's output shape(s), its own
+        parameters (all, and those that require grad) and the **bytes it keeps for backward**:
+        the tensors its nodes saved (torch's `grad_fn._saved_*`), counted by storage (each once,
+        whole), charged to the module whose node saved it first, leaving out the parameters,
+        buffers and the inputs, which are held anyway. A module's figures are its own (its
+        submodules have their rows), so each column adds up to the total:
+
+        """), _block(MODULES_SUMMARY, "python"), "\n", _block(summary_text), "\n",
+        "Conv2d keeps its input and weight (both held anyway); ReLU keeps its output, which "
+        "MaxPool2d keeps too (charged once, to ReLU) with its int64 indices; the Linear keeps "
+        "the pooled activations (a view of MaxPool2d's output, through Flatten).\n\n"]
+    return "".join(parts)
 
 
 TRACE = """\
