@@ -417,3 +417,12 @@ def test_committed_docs_show_the_modules_section_as_generated():
     assert modules_section() in page.replace(
         '`g.render("glass_modules.svg")`:\n\n![modules](glass_modules.svg)\n\n', ""), \
         "docs/glass.md is stale: run `make docs`"
+
+
+def test_explain_names_the_module_of_each_node():
+    net = classic(torch)
+    out = net(torch.ones(2, 4)).sum()
+    text = torch.explain(out)
+    assert line_with(text, "made in `net.3` (Sigmoid()) at ", "`out = net(torch.ones(2, 4)).sum()`")
+    assert "made in `net.0` (Linear(in_features=4, out_features=4, bias=True)) at " in text
+    assert "net.4 = " not in text and "ReluBackward0#2\n  made in `net.4` (ReLU(inplace=True))" in text
