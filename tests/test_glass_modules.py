@@ -426,3 +426,21 @@ def test_explain_names_the_module_of_each_node():
     assert line_with(text, "made in `net.3` (Sigmoid()) at ", "`out = net(torch.ones(2, 4)).sum()`")
     assert "made in `net.0` (Linear(in_features=4, out_features=4, bias=True)) at " in text
     assert "net.4 = " not in text and "ReluBackward0#2\n  made in `net.4` (ReLU(inplace=True))" in text
+
+
+def test_each_thread_has_its_own_module_chain():
+    import threading
+    made = {}
+
+    class Spawn(nn.Module):
+        def forward(self, x):
+            def other():
+                made["other"] = (x * 3).grad_fn      # no module runs in this thread
+            t = threading.Thread(target=other)
+            t.start()
+            t.join()
+            return x * 2
+    net = Spawn()
+    y = net(torch.ones(2, requires_grad=True))
+    assert provenance.module_call(made["other"]._source) is None
+    assert provenance.module_call(y.grad_fn._source)[0]() is net
