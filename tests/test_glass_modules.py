@@ -423,9 +423,9 @@ def test_explain_names_the_module_of_each_node():
     net = classic(torch)
     out = net(torch.ones(2, 4)).sum()
     text = torch.explain(out)
-    assert line_with(text, "made in `net.3` (Sigmoid()) at ", "`out = net(torch.ones(2, 4)).sum()`")
+    assert line_with(text, "made in `net.3` (Sigmoid()) at ", "`out = net(torch.ones(2, 4))")
     assert "made in `net.0` (Linear(in_features=4, out_features=4, bias=True)) at " in text
-    assert "net.4 = " not in text and "ReluBackward0#2\n  made in `net.4` (ReLU(inplace=True))" in text
+    assert "ReluBackward0#2\n  made in `net.4` (ReLU(inplace=True)) at " in text
 
 
 def test_each_thread_has_its_own_module_chain():

@@ -13,14 +13,15 @@ A *site* is ``(code, lasti, entry, call)``: the first stack frame outside the gl
 the line when explaining), the code of the glassgrad function user code called there
 (``entry_name(site)``: ``zero_``, ``__setitem__``) and the innermost ``nn.Module`` call running
 then (``module_call(site)``, None outside modules). The line's text is read only when
-explaining (linecache).
+explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures
+its cost that way).
 
 A module *call* is ``(weakref(module), type(module), outer call)``: ``nn.Module.__call__`` sets
-``module_calls.top`` to it around ``forward`` (and puts the outer one back after), so the chain
-runs from the innermost module to the root module the user called. Only the module is kept
-(weakly: a graph never keeps a model alive; its class names it once it is gone); its path (``encoder.layers.0.linear1``) is found
-from the root's ``named_modules`` when explaining (glass/modules.py), never while running. ``set_provenance(False)`` turns all of it off (the benchmark measures
-its cost that way).
+``module_calls.top`` (per thread) to it around ``forward`` and puts the outer one back after,
+so the chain runs from the innermost module to the root module the user called. The module is
+kept weakly (a graph never keeps a model alive; its class names it once it is gone); its path
+(``encoder.layers.0.linear1``) is found from the root's ``named_modules`` when explaining
+(glass/modules.py), never while running.
 """
 import linecache
 import os

@@ -24,7 +24,7 @@ from .._autograd import explain_hook, provenance
 from .._autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
                                     where)
 from .._autograd.saved import FREED_MESSAGE
-from .history import History, _shape
+from .history import MODULE_CALL, History, _shape
 from .modules import ModuleNames, module_names
 from .._tensor import Tensor
 
@@ -253,14 +253,14 @@ def _saved_origin(h, s, node):
 
 
 def _fix_modified(ctx, h, s, who, bumps):
-    ops = {entry_name(b[2]) for b in bumps} - {None, *_MODULE_CALL}
+    ops = {entry_name(b[2]) for b in bumps} - {None, *MODULE_CALL}
     alias_names = [ctx.name(b[3]()) for b in bumps if b[3]() is not None]
     alias = next((a for a in alias_names if a and a != who), None)
     lines = ["Fix: leave the saved tensor as it is until backward has run:"]
     lines += _inplace_modules(h, bumps)
     if alias:
         lines.append(f"  - modify a copy: `{alias} = {who}.detach().clone()` has its own storage;")
-    elif who.isidentifier():
+    elif all(part.isidentifier() for part in who.split(".")):     # x, net.0.weight
         lines.append(f"  - modify a copy: `{who}.clone()` (or `.detach().clone()`) has its own "
                      "storage;")
     else:
@@ -272,9 +272,6 @@ def _fix_modified(ctx, h, s, who, bumps):
                  + (f" ({'; '.join(outs)})" if outs else "") + ";")
     lines.append("  - or run the in-place op after backward.")
     return lines
-
-
-_MODULE_CALL = {"_wrapped_call_impl", "_call_impl"}
 
 
 def _inplace_modules(h, bumps):
@@ -325,7 +322,8 @@ def freed(ctx, m):
     node = ctx.failing_node()
     lines = []
     if node is not None:
-        lines.append(f"This backward reached {node.name()}, {_made(node_source(node), modules=ctx.modules)}, whose "
+        made = _made(node_source(node), modules=ctx.modules)
+        lines.append(f"This backward reached {node.name()}, {made}, whose "
                      "saved tensors an earlier backward already freed.")
     earlier = _which_backward(node) if node is not None else None
     if earlier is not None:
@@ -648,7 +646,8 @@ def non_leaf_grad_warning(text, t):
         modules = ModuleNames(module_names(_scopes(frame)))
         return with_explanation(text, [
             f"{name} is not a leaf: it is the output of {t.grad_fn.name()}, "
-            f"{_made(src, modules=modules)}; backward passes its gradient on to the leaves and does not keep it.",
+            f"{_made(src, modules=modules)}; backward passes its gradient on to the leaves and "
+            "does not keep it.",
             f"Fix: call `{name}.retain_grad()` before backward to keep it in {name}.grad, or "
             "read the .grad of the leaf (a tensor created with requires_grad=True) instead."])
     except Exception:       # noqa: BLE001  (a warning never fails)

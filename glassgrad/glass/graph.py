@@ -265,7 +265,8 @@ def node_lines(info):
     if info.source is not None:
         lines.append(f"    source: {info.source}")
     if info.module is not None:
-        lines.append(f"    module: {info.module} ({_class(ModuleNames.module(info.module_call), info.module_call)})")
+        cls = _class(ModuleNames.module(info.module_call), info.module_call)
+        lines.append(f"    module: {info.module} ({cls})")
     for e in info.edges:
         nr = f" (output {e.output_nr})" if e.node.n_outputs > 1 else ""
         lines.append(f"    input {e.input} <--- {e.node.label}{nr}")

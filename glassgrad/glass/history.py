@@ -439,13 +439,14 @@ def _why(op, name):
     return f"its backward formulas for {' and '.join(users)} use it"
 
 
-_MODULE_CALL = {"_wrapped_call_impl", "_call_impl"}     # user code called a module: name the op
+# the entry of a site where user code called a module (nn.Module.__call__): op_words names the op
+MODULE_CALL = {"_wrapped_call_impl", "_call_impl"}
 
 
 def op_words(op, site):
     """'`zero_`' (the glassgrad function user code called), else the in-place op's node."""
     entry = entry_name(site)
-    if entry and not entry.startswith("<") and entry not in _MODULE_CALL:
+    if entry and not entry.startswith("<") and entry not in MODULE_CALL:
         return f"`{entry}`"
     return f"an in-place op ({op})"
 

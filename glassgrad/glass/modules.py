@@ -2,9 +2,9 @@
 
 Provenance keeps, with every node and in-place version bump, the innermost module call running
 when it happened: ``(weakref(module), its class, outer call)``, a chain up to the root module
-the user called (``_autograd/provenance.py``). ``ModuleNames`` turns a call into the module's path from
-that root, found in the root's ``named_modules()`` (so ``encoder.layers.0.linear1``), and
-prefixes the root's name: the variable the user gave the model (``net``) when it is known, else
+the user called (``_autograd/provenance.py``). ``ModuleNames`` turns a call into the module's
+path from that root, found in the root's ``named_modules()`` (so ``encoder.layers.0.linear1``),
+and prefixes the root's name: the variable the user gave the model (``net``) when it is known, else
 its class name (``Sequential``). Each root's name table is built once per ``ModuleNames``
 (that is, once per explanation or picture), never while the program runs.
 
