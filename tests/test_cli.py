@@ -29,9 +29,9 @@ def glassgrad(*args, cwd=None):
                           capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
 
 
-def python(*args, cwd=None):
+def python(*args, cwd=None, env=None):
     return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
-                          timeout=300, cwd=cwd)
+                          timeout=300, cwd=cwd, env=env)
 
 
 def script(tmp_path, name, source):
@@ -203,7 +203,9 @@ def test_console_script_is_declared():
 
 
 def test_docs_generator_writes_the_page(tmp_path):
-    proc = python(str(pathlib.Path(__file__).parent.parent / "tools" / "glass_docs.py"), tmp_path)
+    root = pathlib.Path(__file__).parent.parent     # this checkout's glassgrad, not an install
+    proc = python(str(root / "tools" / "glass_docs.py"), tmp_path,
+                  env={**os.environ, "PYTHONPATH": str(root)})
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "glass.md").read_text()
     assert "x ---> y = AddBackward0 ---> z = PowBackward0" in page

@@ -33,3 +33,26 @@ def test_doc_block_prints_what_torch_prints(index):
     assert "loss" in mine or "Net" in mine
     strip = re.compile(r" object at 0x[0-9a-f]+")      # grad_fn reprs name an address
     assert strip.sub("", mine) == strip.sub("", theirs), f"glassgrad:\n{mine}\ntorch:\n{theirs}"
+
+
+GLASS_BLOCKS = re.findall(r"```python glass\n(.*?)```\n\n```text\n(.*?)```", DOC.read_text(), re.S)
+
+
+def test_the_doc_has_a_glass_block():
+    assert GLASS_BLOCKS and "summary(" in GLASS_BLOCKS[0][0]
+
+
+@pytest.mark.parametrize("index", range(len(GLASS_BLOCKS)))
+def test_glass_block_prints_what_the_doc_shows(index):
+    """The glassgrad-only blocks (the glass box): run as example.py (its lines readable, as the
+    explanations quote them), they print the text block that follows them."""
+    import linecache
+    code, shown = GLASS_BLOCKS[index]
+    linecache.cache["example.py"] = (len(code), None, code.splitlines(True), "example.py")
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "example.py", "exec"), {"__name__": "doc_block"})
+    finally:
+        linecache.cache.pop("example.py", None)
+    assert out.getvalue() == shown

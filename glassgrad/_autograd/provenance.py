@@ -8,12 +8,20 @@
   whether that tensor was a view, a tensor with history, or a plain tensor such as a
   ``detach()`` alias). Bounded, so an optimizer's in-place updates never grow memory.
 
-A *site* is ``(code, lasti, entry)``: the first stack frame outside the glassgrad package
+A *site* is ``(code, lasti, entry, call)``: the first stack frame outside the glassgrad package
 (its code object and the offset of the instruction it was at: ``lineno(site)`` turns that into
-the line when explaining) and the code of the glassgrad function user code called there
-(``entry_name(site)``: ``zero_``, ``__setitem__``). The line's text is read only when
+the line when explaining), the code of the glassgrad function user code called there
+(``entry_name(site)``: ``zero_``, ``__setitem__``) and the innermost ``nn.Module`` call running
+then (``module_call(site)``, None outside modules). The line's text is read only when
 explaining (linecache). ``set_provenance(False)`` turns all of it off (the benchmark measures
 its cost that way).
+
+A module *call* is ``(weakref(module), type(module), outer call)``: ``nn.Module.__call__`` sets
+``module_calls.top`` (per thread) to it around ``forward`` and puts the outer one back after,
+so the chain runs from the innermost module to the root module the user called. The module is
+kept weakly (a graph never keeps a model alive; its class names it once it is gone); its path
+(``encoder.layers.0.linear1``) is found from the root's ``named_modules`` when explaining
+(glass/modules.py), never while running.
 """
 import linecache
 import os
@@ -62,7 +70,7 @@ def site(depth=2):
     f = _getframe(depth)
     if _is_internal(f.f_code.co_filename):
         return site_above(depth + 1)    # that frame is one further up from there
-    return (f.f_code, f.f_lasti, None)
+    return (f.f_code, f.f_lasti, None, module_calls.top)
 
 
 def site_above(depth=2):
@@ -86,18 +94,18 @@ def site_above(depth=2):
         return site_above(depth + 1)
     except AttributeError:  # f is None: the bottom of the stack, no user frame
         return None
-    return (code, f.f_lasti, entry or _getframe(depth).f_code)
+    return (code, f.f_lasti, entry or _getframe(depth).f_code, module_calls.top)
 
 
 def frame_site(frame):
     """The site of a live frame (the explanations' own look at the user's frame)."""
-    return (frame.f_code, frame.f_lasti, None)
+    return (frame.f_code, frame.f_lasti, None, None)
 
 
 def line_site(code, line):
     """A site for a line of ``code`` that the explanations found by reading the source. It
     holds -line where a recorded site holds an instruction offset (never negative there)."""
-    return (code, -line, None)
+    return (code, -line, None, None)
 
 
 def bumped(t, op_name):
@@ -116,6 +124,21 @@ def bumped(t, op_name):
         history.append(entry)
         if len(history) > HISTORY:
             del history[0]
+
+
+class _ModuleCalls(threading.local):
+    """This thread's innermost running module call (None outside every module); nn.Module's
+    ``__call__`` keeps it."""
+    top = None
+
+
+module_calls = _ModuleCalls()
+
+
+def module_call(src):
+    """The module call a site was recorded in: (weakref(module), type(module), outer call),
+    or None."""
+    return src[3] if src is not None else None
 
 
 class _Backwards(threading.local):

@@ -24,7 +24,8 @@ from .._autograd import explain_hook, provenance
 from .._autograd.provenance import (describe, entry_name, line_text, node_source, leaf_source,
                                     where)
 from .._autograd.saved import FREED_MESSAGE
-from .history import History, _shape
+from .history import MODULE_CALL, History, _shape
+from .modules import ModuleNames, module_names
 from .._tensor import Tensor
 
 HEADER = "glassgrad explains:"
@@ -130,6 +131,13 @@ class Context:
         self.by_id = {}
         for k, v in names.items():
             self.by_id.setdefault(id(v), k)
+        found = module_names(_scopes(frame))
+        self.modules = ModuleNames(found)    # the user's names for the models
+        self.history_names = {**names, **{k: m for k, m in found.values()}}
+
+    def history(self, roots):
+        """The History of ``roots``, tensors and modules named by the caller's variables."""
+        return History(roots, self.history_names)
 
     def name(self, t, fallback=None):
         return self.by_id.get(id(t), fallback)
@@ -139,19 +147,26 @@ class Context:
         return explain_hook.facts(self.e).get("node")
 
 
+def _scopes(frame):
+    return (frame.f_locals, frame.f_globals) if frame is not None else ()
+
+
 def _frame_names(frame):
     out = {}
-    if frame is None:
-        return out
-    for scope in (frame.f_locals, frame.f_globals):
+    for scope in _scopes(frame):
         for k, v in list(scope.items()):
             if isinstance(v, Tensor) and not k.startswith("_") and k not in out:
                 out[k] = v
     return out
 
 
-def _made(src, what="made"):
-    return f"{what} at {describe(src)}" if src is not None else f"{what} at an unrecorded place"
+def _made(src, what="made", modules=None):
+    """'made at prog.py:3: `y = x + 1`', or 'made in `net.3` (Sigmoid()) at ...' for a site
+    recorded inside a module (``modules``: the ModuleNames naming it)."""
+    if src is None:
+        return f"{what} at an unrecorded place"
+    module = (modules or ModuleNames()).of_site(src)
+    return f"{what} in {module} at {describe(src)}" if module else f"{what} at {describe(src)}"
 
 
 def _tensor_words(t):
@@ -163,7 +178,7 @@ def saved_modified(ctx, m):
     node = ctx.failing_node()
     if node is None:
         return []
-    h = History([*(o for o in ctx.outputs if o.requires_grad)], ctx.names)
+    h = ctx.history([o for o in ctx.outputs if o.requires_grad])
     info = h.by_node.get(node)
     if info is None:
         return []
@@ -172,9 +187,10 @@ def saved_modified(ctx, m):
         if not s.modified:
             continue
         who = s.tensor
-        created = _saved_origin(h, s)
-        lines.append(f"{info.short}, {_made(node_source(node))}, saved `{s.name}` = {who}, "
-                     f"a {s.dtype} tensor of shape {_shape(s.shape)} {created}.")
+        created = _saved_origin(h, s, node)
+        lines.append(f"{info.short}, {_made(node_source(node), modules=h.modules)}, saved "
+                     f"`{s.name}` = {who}, a {s.dtype} tensor of shape {_shape(s.shape)}"
+                     f"{created}.")
         math = _derivative(info, s, who)
         lines.append(f"It keeps {who} because {s.why}"
                      + (f" ({math})" if math else "")
@@ -189,7 +205,7 @@ def saved_modified(ctx, m):
         if missing > 0:
             lines.append(f"  ({missing} more in-place op{'s' * (missing != 1)} not recorded"
                          " (provenance was off, or the op bumps the version itself))")
-        lines += _fix_modified(ctx, s, who, bumps)
+        lines += _fix_modified(ctx, h, s, who, bumps)
     return lines
 
 
@@ -204,7 +220,7 @@ def _derivative(info, s, who):
     for other in info.saved:
         names[other.name] = (other.tensor if other.tensor and " " not in other.tensor else
                              str(other.value) if other.is_number else other.name)
-    names[s.name] = who
+    names[s.name] = who if " " not in who else s.name
     text = re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(1)), text)
     return _simplified(text)
 
@@ -219,29 +235,36 @@ def _simplified(math):
     return re.sub(r"\*\*\((-?\d+(?:\.\d+)?) - 1\)", power, math)
 
 
-def _saved_origin(h, s):
-    """'made at prog.py:3: `y = x + 1`' for a saved tensor: its node's or its leaf's site."""
+def _saved_origin(h, s, node):
+    """' made at prog.py:3: `y = x + 1`' for a saved tensor: its node's or its leaf's site
+    (' (its own output)' for an output of ``node``, the node that saved it)."""
     if s.owner is not None:
-        return _made(node_source(s.owner[0]), "made")
+        if s.owner[0] is node:
+            return " (its own output)"
+        return " " + _made(node_source(s.owner[0]), "made", h.modules)
     t = s.obj
     if t is not None and t.grad_fn is None:
         src = leaf_source(t)
         if src is not None:
-            return _made(src, "created")
-        return "(a tensor that does not require grad)" if not t.requires_grad else \
-            "(a leaf)"
+            return " " + _made(src, "created", h.modules)
+        return " (a tensor that does not require grad)" if not t.requires_grad else \
+            " (a leaf)"
     return ""
 
 
-def _fix_modified(ctx, s, who, bumps):
-    ops = {entry_name(b[2]) for b in bumps} - {None}
+def _fix_modified(ctx, h, s, who, bumps):
+    ops = {entry_name(b[2]) for b in bumps} - {None, *MODULE_CALL}
     alias_names = [ctx.name(b[3]()) for b in bumps if b[3]() is not None]
     alias = next((a for a in alias_names if a and a != who), None)
     lines = ["Fix: leave the saved tensor as it is until backward has run:"]
+    lines += _inplace_modules(h, bumps)
     if alias:
         lines.append(f"  - modify a copy: `{alias} = {who}.detach().clone()` has its own storage;")
-    else:
+    elif all(part.isidentifier() for part in who.split(".")):     # x, net.0.weight
         lines.append(f"  - modify a copy: `{who}.clone()` (or `.detach().clone()`) has its own "
+                     "storage;")
+    else:
+        lines.append("  - modify a copy: a `.clone()` (or `.detach().clone()`) of it has its own "
                      "storage;")
     outs = [_out_of_place(op, alias or who) for op in sorted(ops)]
     outs = [o for o in outs if o]
@@ -249,6 +272,29 @@ def _fix_modified(ctx, s, who, bumps):
                  + (f" ({'; '.join(outs)})" if outs else "") + ";")
     lines.append("  - or run the in-place op after backward.")
     return lines
+
+
+def _inplace_modules(h, bumps):
+    """The fix for modules built to work in place (``inplace=True``) that made the bumps."""
+    lines = []
+    for b in bumps:
+        call = provenance.module_call(b[2])
+        module = h.modules.module(call)
+        if module is None or getattr(module, "inplace", None) is not True:
+            continue
+        path = h.modules.path(call)
+        line = (f"  - {h.modules.describe(call)} writes its result into its input: build it "
+                "without inplace=True (inplace=False is the default), "
+                f"or set `{_expression(path)}.inplace = False` before the forward;")
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _expression(path):
+    """'net[4].act' for the module path 'net.4.act': how Python code reaches the module."""
+    head, *parts = path.split(".")
+    return head + "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in parts)
 
 
 def _out_of_place(op, t):
@@ -276,7 +322,8 @@ def freed(ctx, m):
     node = ctx.failing_node()
     lines = []
     if node is not None:
-        lines.append(f"This backward reached {node.name()}, {_made(node_source(node))}, whose "
+        made = _made(node_source(node), modules=ctx.modules)
+        lines.append(f"This backward reached {node.name()}, {made}, whose "
                      "saved tensors an earlier backward already freed.")
     earlier = _which_backward(node) if node is not None else None
     if earlier is not None:
@@ -334,7 +381,7 @@ def unused_input(ctx, m):
     t = ctx.inputs[i]
     name = ctx.name(t, f"inputs[{i}]")
     roots = [o for o in ctx.outputs if o is not None and o.requires_grad]
-    h = History(roots, ctx.names)
+    h = ctx.history(roots)
     leaves = [info.label for info in h.nodes if info.kind == "leaf"]
     lines = [f"{name} (inputs[{i}], {_tensor_words(t)}) is not in the history of the outputs: "
              "no path of backward's graph leads from them to it."]
@@ -342,7 +389,7 @@ def unused_input(ctx, m):
         lines.append(f"The outputs' history reaches these leaves: {', '.join(leaves[:8])}.")
     src = leaf_source(t) if t.grad_fn is None else node_source(t.grad_fn)
     if src is not None:
-        lines.append(f"{name} was {_made(src)}.")
+        lines.append(f"{name} was {_made(src, modules=ctx.modules)}.")
     lines.append("If the outputs were computed from a copy of it (a detach(), .data, "
                  "torch.tensor(...) of it) or before it existed, compute them from it; if it "
                  "is unused on purpose, pass allow_unused=True (its gradient is then None) or "
@@ -503,7 +550,8 @@ def non_scalar(ctx, m):
     for o in ctx.outputs:
         if o is not None and o.requires_grad and o.numel() != 1:
             name = ctx.name(o)
-            made = _made(node_source(o.grad_fn)) if o.grad_fn is not None else "a leaf"
+            made = _made(node_source(o.grad_fn), modules=ctx.modules) \
+                if o.grad_fn is not None else "a leaf"
             lines.append(f"{name or 'The output'} has shape {_shape(o._data.shape)} ({o.numel()} elements), "
                          f"{made}.")
             lines.append("backward() with no gradient argument needs a single number to start "
@@ -521,7 +569,8 @@ def shape_mismatch(ctx, m):
     i = int(m.group(1))
     o = ctx.outputs[i]
     name = ctx.name(o, f"output[{i}]")
-    made = _made(node_source(o.grad_fn)) if o.grad_fn is not None else "a leaf"
+    made = _made(node_source(o.grad_fn), modules=ctx.modules) if o.grad_fn is not None else \
+        "a leaf"
     return [f"{name} has shape {_shape(o._data.shape)} ({made}), but the gradient given for "
             f"it (grad_output[{i}]) has shape {m.group(2)}.",
             "The gradient passed to backward()/grad() holds d(something)/d(output) for each of "
@@ -536,7 +585,7 @@ def invalid_gradient(ctx, m):
     lines = [f"The backward of {m.group(1)} returned a gradient of shape {m.group(3)} for its "
              f"input {m.group(2)}, whose shape was {m.group(4)} in the forward pass."]
     if node is not None and node_source(node) is not None:
-        lines.append(f"{m.group(1)} was {_made(node_source(node))}.")
+        lines.append(f"{m.group(1)} was {_made(node_source(node), modules=ctx.modules)}.")
     lines.append("Each gradient a backward returns must have its input's shape (or one that "
                  "sums down to it by broadcasting rules). Fix the backward method so that it "
                  "returns, for every forward input, a gradient shaped like that input.")
@@ -565,10 +614,16 @@ def _inplace_on_leaf(exc, t, view):
     frame = provenance.user_frame(1)
     names = _frame_names(frame)
     by_id = {id(v): k for k, v in reversed(list(names.items()))}
-    name = by_id.get(id(leaf), "the leaf")
+    modules = ModuleNames(module_names(_scopes(frame)))
+    call = provenance.module_calls.top      # the module running the in-place op, if any
+    owned = modules.tensor_names([call] if call is not None else ())
+    name = by_id.get(id(leaf)) or owned.get(id(leaf), ("the leaf",))[0]
     src = leaf_source(leaf)
     lines = [f"{name} is a leaf that requires grad ({_tensor_words(leaf)}), "
              f"{_made(src, 'created') if src is not None else 'created without a recorded site'}."]
+    if call is not None:
+        lines.append(f"The in-place op ran in {modules.describe(call)}, called at "
+                     f"{describe(provenance.frame_site(frame))}.")
     if view:
         lines.append(f"The tensor written into, {by_id.get(id(t), 'a view')}, is a view of it: "
                      "writing into the view writes into the leaf.")
@@ -588,9 +643,11 @@ def non_leaf_grad_warning(text, t):
         names = _frame_names(frame)
         name = next((k for k, v in names.items() if v is t), "this tensor")
         src = node_source(t.grad_fn)
+        modules = ModuleNames(module_names(_scopes(frame)))
         return with_explanation(text, [
             f"{name} is not a leaf: it is the output of {t.grad_fn.name()}, "
-            f"{_made(src)}; backward passes its gradient on to the leaves and does not keep it.",
+            f"{_made(src, modules=modules)}; backward passes its gradient on to the leaves and "
+            "does not keep it.",
             f"Fix: call `{name}.retain_grad()` before backward to keep it in {name}.grad, or "
             "read the .grad of the leaf (a tensor created with requires_grad=True) instead."])
     except Exception:       # noqa: BLE001  (a warning never fails)

@@ -72,8 +72,11 @@ def node_block(h, info):
     else:
         kind = " (a custom autograd.Function)" if info.kind == "function" else ""
         lines = [f"{info.label}{kind}"]
+    module = h.modules.describe(info.module_call)
     if info.source is not None:
-        lines.append(f"  made at {info.source}")
+        lines.append(f"  made {f'in {module} ' if module else ''}at {info.source}")
+    elif module:
+        lines.append(f"  made in {module}")
     if info.view_op:
         lines.append("  a view op: its output shares storage and version counter with its input")
     for v in info.views:

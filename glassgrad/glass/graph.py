@@ -11,6 +11,7 @@ import pathlib
 import shutil
 
 from .history import History, caller_names, _shape
+from .modules import ModuleNames, one_line
 
 MAX_PATHS = 32
 NEWLINE = "\\n"     # a centred line break in a DOT label
@@ -95,6 +96,9 @@ class Graph:
 
     # -- Graphviz ---------------------------------------------------------------------------
     def to_dot(self):
+        """Graphviz DOT source. Nodes made inside ``nn.Module`` calls lie in one
+        ``subgraph cluster_k`` per module, nested as the modules ran (labelled ``net.0: Linear``;
+        its full repr is the tooltip); a parameter's leaf lies in its module's cluster."""
         h = self.history
         ids = {info.node: f"n{k}" for k, info in enumerate(self.nodes)}
         roots = {info.node for info, _ in h.root_infos}
@@ -105,50 +109,60 @@ class Graph:
                '  edge [fontname="Helvetica", fontsize=9];']
         if not h.root_infos:
             out.append(f'  empty [label={_q(self.text().strip())}, shape=plaintext];')
+        statements, edges = {}, []
         for info in self.nodes:
-            nid = ids[info.node]
-            head, *rest = node_lines(info)
-            if info.kind == "leaf":
-                var = info.variable
-                head = "\n".join(([info.outputs[0]] if info.outputs else []) + [
-                    "AccumulateGrad", f"leaf {info.dtype} {_shape(info.shape)}"
-                    + (" requires_grad" if var._requires_grad else "")])
-            head = head.replace(VIEW_NOTE, " (view op)")
-            label = head.split("\n") + [line.strip() for line in rest
-                                          if not line.strip().startswith(("input ", "saved "))]
-            attrs = {"label": _q(_lines(label), raw=True)}
-            if info.kind == "leaf":
-                attrs["fillcolor"] = '"#cfe2ff"'
-            elif info.view_op:
-                attrs["fillcolor"] = '"#eeeeee"'
-            if info.node in roots:
-                attrs.update(penwidth="2", fillcolor='"#d4edda"')
-            out.append(f"  {nid} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];")
-            for k, s in enumerate(info.saved):
-                sid = f"{nid}_s{k}"
-                lines = [f"saved {s.name}" + (f": {s.tensor}" if s.tensor else "")]
-                if s.shape is not None:
-                    lines.append(f"{s.dtype} {_shape(s.shape)}")
-                lines.append(s.versions())
-                if s.view_of:
-                    lines.append(f"view of {s.view_of}")
-                if s.aliases:
-                    lines.append(f"aliases: {', '.join(s.aliases)}")
-                color = '"#f8d7da", color="#c0392b"' if s.modified else \
-                    '"#eeeeee"' if s.is_number else '"#fff3cd"'
-                out.append(f"  {sid} [shape=ellipse, style=filled, fillcolor={color}, "
-                           f"label={_q(_lines(lines, NEWLINE), raw=True)}];")
-                out.append(f'  {sid} -> {nid} [style=dashed, arrowhead=odot, label="saved"];')
-                maker = _maker(h, s)
-                if maker is not None and maker is not info.node and maker in ids:
-                    out.append(f"  {ids[maker]} -> {sid} [style=dotted, arrowhead=none, "
-                               'color="#888888"];')
+            statements[info.node] = self._dot_node(info, ids, roots, edges)
         for info in self.nodes:
             for e in info.edges:
                 label = e.input + (f" (output {e.output_nr})" if e.node.n_outputs > 1 else "")
-                out.append(f"  {ids[e.node.node]} -> {ids[info.node]} [label={_q(label)}];")
+                edges.append(f"{ids[e.node.node]} -> {ids[info.node]} [label={_q(label)}];")
+        out += _emit(module_clusters(h), statements, "  ")
+        out += ["  " + e for e in edges]
         out.append("}")
         return "\n".join(out) + "\n"
+
+    def _dot_node(self, info, ids, roots, edges):
+        """The statements of one node (its box and its saved tensors' ellipses); the edges to
+        its saved tensors go to ``edges``."""
+        h = self.history
+        nid = ids[info.node]
+        head, *rest = node_lines(info)
+        if info.kind == "leaf":
+            var = info.variable
+            head = "\n".join(([info.outputs[0]] if info.outputs else []) + [
+                "AccumulateGrad", f"leaf {info.dtype} {_shape(info.shape)}"
+                + (" requires_grad" if var._requires_grad else "")])
+        head = head.replace(VIEW_NOTE, " (view op)")
+        label = head.split("\n") + [line.strip() for line in rest if not line.strip()
+                                      .startswith(("input ", "saved ", "module: "))]
+        attrs = {"label": _q(_lines(label), raw=True)}
+        if info.kind == "leaf":
+            attrs["fillcolor"] = '"#cfe2ff"'
+        elif info.view_op:
+            attrs["fillcolor"] = '"#eeeeee"'
+        if info.node in roots:
+            attrs.update(penwidth="2", fillcolor='"#d4edda"')
+        out = [f"{nid} [{', '.join(f'{k}={v}' for k, v in attrs.items())}];"]
+        for k, s in enumerate(info.saved):
+            sid = f"{nid}_s{k}"
+            lines = [f"saved {s.name}" + (f": {s.tensor}" if s.tensor else "")]
+            if s.shape is not None:
+                lines.append(f"{s.dtype} {_shape(s.shape)}")
+            lines.append(s.versions())
+            if s.view_of:
+                lines.append(f"view of {s.view_of}")
+            if s.aliases:
+                lines.append(f"aliases: {', '.join(s.aliases)}")
+            color = '"#f8d7da", color="#c0392b"' if s.modified else \
+                '"#eeeeee"' if s.is_number else '"#fff3cd"'
+            out.append(f"{sid} [shape=ellipse, style=filled, fillcolor={color}, "
+                       f"label={_q(_lines(lines, NEWLINE), raw=True)}];")
+            edges.append(f'{sid} -> {nid} [style=dashed, arrowhead=odot, label="saved"];')
+            maker = _maker(h, s)
+            if maker is not None and maker is not info.node and maker in ids:
+                edges.append(f"{ids[maker]} -> {sid} [style=dotted, arrowhead=none, "
+                             'color="#888888"];')
+        return out
 
     def render(self, path, format=None):
         """Write the picture to ``path`` through Graphviz's `dot`; the format comes from the
@@ -182,6 +196,62 @@ def graph(t, names=None, max_paths=MAX_PATHS):
     return Graph(t, names, max_paths)
 
 
+class Cluster:
+    """A module's box in the picture: its path, the module, the nodes made in it directly and
+    the clusters of the modules it called."""
+
+    def __init__(self, path=None, module=None, cls=None):
+        self.path, self.module, self.cls = path, module, cls
+        self.nodes, self.children = [], []
+
+
+def module_clusters(h):
+    """The module clusters of a history: the top (no module) with the root modules' clusters
+    as children. A node lies in the cluster of the module it was made in, a parameter's or
+    buffer's leaf in its module's (when that module made nodes of the history)."""
+    top, by_path = Cluster(), {}
+    for info in h.nodes:
+        if info.module_call is None:
+            continue
+        parent = top
+        for path, module, cls in h.modules.chain(info.module_call):
+            c = by_path.get(path)
+            if c is None:
+                c = by_path[path] = Cluster(path, module, cls)
+                parent.children.append(c)
+            parent = c
+        parent.nodes.append(info.node)
+    placed = {n for c in by_path.values() for n in c.nodes}
+    for info in h.nodes:
+        if info.node in placed:
+            continue
+        owner = by_path.get(info.label.rpartition(".")[0]) if info.kind == "leaf" else None
+        (owner or top).nodes.append(info.node)
+    return top
+
+
+def _emit(cluster, statements, indent, counter=None):
+    """DOT lines for ``cluster``: its nodes' statements, then its children as nested
+    ``subgraph cluster_k`` blocks."""
+    counter = counter if counter is not None else [0]
+    out = [indent + line for node in cluster.nodes for line in statements[node]]
+    for child in cluster.children:
+        counter[0] += 1
+        out.append(f"{indent}subgraph cluster_{counter[0]} {{")
+        out.append(f"{indent}  label={_q(child.path + ': ' + child.cls.__name__)}; "
+                   f"tooltip={_q(one_line(child.module) if child.module is not None else '?')}; "
+                   'style="rounded,dashed"; color="#7f8c8d"; fontcolor="#34495e";')
+        out += _emit(child, statements, indent + "  ", counter)
+        out.append(f"{indent}}}")
+    return out
+
+
+def _class(module, call=None):
+    """A module's class name (for a module no longer alive: its call's record of it)."""
+    return module._get_name() if module is not None else \
+        call[1].__name__ if call is not None else "?"
+
+
 def node_lines(info):
     """A node as lines: its label, then its inputs, saved tensors, kept values, hooks, views."""
     if info.kind == "leaf":
@@ -194,6 +264,9 @@ def node_lines(info):
         lines = [info.label + kind + (VIEW_NOTE if info.view_op else "")]
     if info.source is not None:
         lines.append(f"    source: {info.source}")
+    if info.module is not None:
+        cls = _class(ModuleNames.module(info.module_call), info.module_call)
+        lines.append(f"    module: {info.module} ({cls})")
     for e in info.edges:
         nr = f" (output {e.output_nr})" if e.node.n_outputs > 1 else ""
         lines.append(f"    input {e.input} <--- {e.node.label}{nr}")

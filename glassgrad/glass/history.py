@@ -6,17 +6,22 @@ graph.py draws this (text, DOT) and explain.py narrates it; both read only what 
 variables that hold them (the caller's frame, or an explicit ``names`` mapping). Where user
 code made each node (``NodeInfo.source``) and which in-place ops moved a saved tensor's version
 (``History.bumps``) come from the provenance recorded as the program ran
-(autograd/provenance.py).
+(autograd/provenance.py), and so does the ``nn.Module`` each node was made in
+(``NodeInfo.module``: its path, ``net.3``; modules.py). The parameters and buffers of the
+modules the history ran through are named by their paths (``net.0.weight``) unless a variable
+names them.
 """
 import dataclasses
 import sys
 
 from .._autograd.node import AccumulateGrad, grad_accumulator
 from .._autograd.saved import SavedTensor
-from .._autograd.provenance import (describe as describe_site, entry_name, node_source,
-                                   version_history)
+from .._autograd.provenance import (describe as describe_site, entry_name, module_call,
+                                   node_source, version_history)
 from ..dtypes import _FROM_NP
 from .._tensor import Tensor
+from .modules import ModuleNames, module_names
+from ..nn.modules.module import Module
 
 
 @dataclasses.dataclass
@@ -83,6 +88,8 @@ class NodeInfo:
     dtype: str = None
     variable: object = dataclasses.field(default=None, repr=False)
     source: str = None        # where user code made it: 'prog.py:4: `z = y**2`' (or None)
+    module: str = None        # the path of the nn.Module it was made in: 'net.3' (or None)
+    module_call: tuple = dataclasses.field(default=None, repr=False)   # provenance's record
 
     @property
     def short(self):
@@ -103,6 +110,7 @@ class History:
         self.roots = list(roots)
         self.names = _name_table(names or {})
         self.by_name = {name: t for name, t in self.names.values()}
+        self.modules = ModuleNames(module_names([names or {}]))
         self.nodes = []
         self.by_node = {}
         self.root_infos = []
@@ -149,8 +157,10 @@ class History:
         out = []
         for version, op, site, ref, kind in version_history(s.counter):
             if s.saved_version < version <= s.version_now:
-                out.append((version, f"{op_words(op, site)} at {describe_site(site)}"
-                            f"{self._through(s, ref(), kind)}"))
+                module = self.modules.of_site(site)
+                out.append((version, f"{op_words(op, site)}"
+                            + (f" in {module}" if module else "")
+                            + f" at {describe_site(site)}{self._through(s, ref(), kind)}"))
         return out
 
     def _through(self, s, alias, kind):
@@ -169,6 +179,14 @@ class History:
                     "storage and version counter (detach() makes no copy)")
         return f", on {name or who} itself"
 
+    def _name_module_tensors(self, calls):
+        """Name the parameters and buffers of the root modules of ``calls`` (and of the modules
+        named by variables) by their paths, unless a variable names them already."""
+        for key, (name, t) in self.modules.tensor_names(calls).items():
+            if key not in self.names and name not in self.by_name:
+                self.names[key] = (name, t)
+                self.by_name[name] = t
+
     # -- the walk ---------------------------------------------------------------------------
     def _walk(self, starts):
         seen, stack, found = set(), list(starts), []
@@ -185,10 +203,13 @@ class History:
         found.sort(key=lambda n: (isinstance(n, AccumulateGrad), -n._sequence_nr))
         for node in found:
             src = node_source(node)
+            call = module_call(src)
             info = NodeInfo(node=node, name=node.name(),
-                            source=describe_site(src) if src is not None else None)
+                            source=describe_site(src) if src is not None else None,
+                            module=self.modules.path(call), module_call=call)
             self.by_node[node] = info
             self.nodes.append(info)
+        self._name_module_tensors(info.module_call for info in self.nodes)
         outputs = {}
         for name, t in self.names.values():
             if t.grad_fn is not None and t.grad_fn in self.by_node:
@@ -347,12 +368,13 @@ class History:
 
 # -- helpers --------------------------------------------------------------------------------
 def caller_names(depth=2):
-    """{name: tensor} of the tensors visible in the caller's frame (its locals, then globals)."""
+    """{name: tensor or module} of the tensors and nn.Modules visible in the caller's frame
+    (its locals, then globals)."""
     frame = sys._getframe(depth)
     out = {}
     for scope in (frame.f_locals, frame.f_globals):
         for k, v in list(scope.items()):
-            if isinstance(v, Tensor) and not k.startswith("_") and k not in out:
+            if isinstance(v, (Tensor, Module)) and not k.startswith("_") and k not in out:
                 out[k] = v
     return out
 
@@ -417,10 +439,14 @@ def _why(op, name):
     return f"its backward formulas for {' and '.join(users)} use it"
 
 
+# the entry of a site where user code called a module (nn.Module.__call__): op_words names the op
+MODULE_CALL = {"_wrapped_call_impl", "_call_impl"}
+
+
 def op_words(op, site):
     """'`zero_`' (the glassgrad function user code called), else the in-place op's node."""
     entry = entry_name(site)
-    if entry and not entry.startswith("<"):
+    if entry and not entry.startswith("<") and entry not in MODULE_CALL:
         return f"`{entry}`"
     return f"an in-place op ({op})"
 

@@ -3,12 +3,14 @@ call with forward hooks, dtype conversion, state dicts, repr, copy and pickle.""
 import functools
 import itertools
 import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Dict, TypeVar
 
 from ... import dtypes
 from ..._autograd.grad_mode import no_grad
+from ..._autograd.provenance import module_calls as _calls
 from ..._creation import empty_like
 from ..._tensor import Tensor
 from ..parameter import Buffer, Parameter, _buffer_persistent
@@ -21,6 +23,7 @@ __all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_parameter_registration_hook", "Module"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+_ref = weakref.ref
 _hook_ids = itertools.count()
 
 
@@ -558,10 +561,21 @@ class Module:
 
     # -- the call ------------------------------------------------------------------------------
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_hooks or _global_forward_pre_hooks
-                or _global_backward_hooks or _global_backward_pre_hooks):
-            return self.forward(*args, **kwargs)
+        # the module call provenance records with every node and in-place op made inside
+        # (glassgrad's glass box names modules from it); the outer call comes back after
+        outer = _calls.top
+        _calls.top = (_ref(self), type(self), outer)
+        try:
+            if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                    or self._backward_pre_hooks or _global_forward_hooks
+                    or _global_forward_pre_hooks or _global_backward_hooks
+                    or _global_backward_pre_hooks):
+                return self.forward(*args, **kwargs)
+            return self._call_with_hooks(args, kwargs)
+        finally:
+            _calls.top = outer
+
+    def _call_with_hooks(self, args, kwargs):
         result, called = None, set()
         try:
             full_hooks = [*(_global_backward_hooks.values() if _global_is_full_backward_hook
