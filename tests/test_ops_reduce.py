@@ -198,3 +198,38 @@ def test_result_layout(name, view):
     ref, got = LAYOUT[name](torch, make(torch)), LAYOUT[name](gg, make(gg))
     assert got.stride() == ref.stride()
     assert_same(ref, got)
+
+
+# -- dim=None, dim=[] and dim=(): torch's legacy rules (an empty list reduces every dim, but
+# for any/all none; keepdim=True with dim=None keeps every dim as size 1) ----------------------
+EMPTY_DIM_REDUCTIONS = {
+    "sum": lambda t, x, d, k: t.sum(x, dim=d, keepdim=k),
+    "mean": lambda t, x, d, k: x.mean(dim=d, keepdim=k),
+    "nansum": lambda t, x, d, k: t.nansum(x, dim=d, keepdim=k),
+    "nanmean": lambda t, x, d, k: t.nanmean(x, dim=d, keepdim=k),
+    "amax": lambda t, x, d, k: t.amax(x, dim=d, keepdim=k),
+    "amin": lambda t, x, d, k: x.amin(dim=d, keepdim=k),
+    "var": lambda t, x, d, k: t.var(x, dim=d, keepdim=k),
+    "std": lambda t, x, d, k: x.std(dim=d, keepdim=k),
+    "count_nonzero": lambda t, x, d, k: t.count_nonzero(x, dim=d),
+    "norm": lambda t, x, d, k: t.norm(x, dim=d, keepdim=k),
+    "vector_norm": lambda t, x, d, k: t.linalg.vector_norm(x, dim=d, keepdim=k),
+    "logsumexp": lambda t, x, d, k: t.logsumexp(x, dim=d, keepdim=k),
+    "any": lambda t, x, d, k: t.any(x, dim=d, keepdim=k),
+    "all": lambda t, x, d, k: x.all(dim=d, keepdim=k),
+}
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [None, [], ()], ids=["None", "list", "tuple"])
+@pytest.mark.parametrize("name", EMPTY_DIM_REDUCTIONS)
+def test_reductions_over_no_dims(name, dim, keepdim):
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor(np.arange(6.).reshape(2, 3) % 4, requires_grad=True)
+        results.append(outcome(lambda: EMPTY_DIM_REDUCTIONS[name](lib, x, dim, keepdim)))
+    (ref, ref_err), (got, got_err) = results
+    assert got_err == ref_err
+    assert_same(ref, got)
+    if ref is not None and ref.grad_fn is not None and name != "nansum":
+        assert got.grad_fn.name() == ref.grad_fn.name()

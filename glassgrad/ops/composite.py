@@ -486,9 +486,7 @@ def _no_nan(input):
     "nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None, Tensor out=None)",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return _red.sum(_no_nan(input), dim if dim not in (None, [], ()) else None, keepdim,
-                    dtype=dtype) if dim not in (None, [], ()) else \
-        _red.sum(_no_nan(input), dtype=dtype)
+    return _red.sum(_no_nan(input), dim, keepdim, dtype=dtype)
 
 
 @public("function", "method", signatures=(
@@ -498,8 +496,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
                            f"dtype but got {dtypes.SCALAR_NAMES[input.dtype.name]}")
-    count = (~input.isnan()).sum(dim, keepdim) if dim not in (None, [], ()) else \
-        (~input.isnan()).sum()
+    count = (~input.isnan()).sum(dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
