@@ -583,6 +583,80 @@ def _match_impl(impl, parser, method):
         s.defaults[p.key] = p.default
 
 
+# -- plans: a call shaped as one parsed before skips the parse ---------------------------------
+# A call's shape is its positional arguments' types, its keyword names and their values' types.
+# Where every value has one of its parameter's fast types (_fast_types) or is a non-empty int
+# list for an int-list parameter, which overload fits and what the values become is decided by
+# the shape alone, except where a tensor meets a number parameter of some overload (a 0-d tensor
+# may fill it): such shapes get no plan.
+_VALUE_DEPENDENT = {"Scalar", "complex", "double", "int64_t", "SymInt"}
+
+
+def _int_tuple(obj):
+    """A non-empty list or tuple of ints as a tuple; None otherwise (the parser decides)."""
+    if not obj:
+        return None
+    for item in obj:
+        if type(item) is not int:
+            return None
+    return tuple(obj)
+
+
+def _slot(signature, position, keyword):
+    """The parameter of ``signature`` a value given at ``position`` (or by ``keyword``) fills."""
+    if keyword is None:
+        positional = [p for p in signature.params if not p.keyword_only]
+        return positional[position] if position < len(positional) else None
+    return next((p for p in signature.params if keyword in p.names), None)
+
+
+def _plan(parser, args, kwargs):
+    """(((implementation name, position or keyword, converter or None), ...), the overload's
+    defaults that differ from the implementation's) for calls shaped as this one (parsed: it
+    fits), or None where the shape does not decide the parse."""
+    given = [(i, None, v) for i, v in enumerate(args)] + [(None, k, v) for k, v in kwargs.items()]
+    for s in parser.signatures:
+        for i, k, v in given:
+            p = _slot(s, i, k)
+            if p is not None and type(v) in _TENSORS and p.kind in _VALUE_DEPENDENT:
+                return None
+    match = next(s for s in parser.signatures if s.parse(args, kwargs, False) is not None)
+    if match.varargs and len(args) > 1 or match.varargs and args and type(args[0]) is int \
+            and _fast_types(match.params[0]) is None:       # view(2, 3): the ints are the list
+        if kwargs or _int_tuple(args) is None:
+            return None
+        return ((match.params[0].key, "*", _int_tuple),), match.defaults
+    plan = []
+    for i, k, v in given:
+        p = _slot(match, i, k)
+        if p.name == "out":
+            return None
+        if type(v) in (_fast_types(p) or ()):
+            convert = None
+        elif p.kind in ("IntArrayRef", "SymIntArrayRef") and type(v) in (tuple, list) \
+                and _int_tuple(v) is not None:
+            convert = _int_tuple
+        else:
+            return None
+        plan.append((p.key, k if i is None else i, convert))
+    return tuple(plan), match.defaults
+
+
+def _planned(plan, args, kwargs):
+    """The implementation's values for a call of a planned shape; None where a converter
+    refuses a value (the parser then gives the error, or the other overload)."""
+    entries, defaults = plan
+    values = dict(defaults) if defaults else {}
+    for name, source, convert in entries:
+        v = args if source == "*" else args[source] if type(source) is int else kwargs[source]
+        if convert is not None:
+            v = convert(v)
+            if v is None:
+                return None
+        values[name] = v
+    return values
+
+
 # -- the decorator ---------------------------------------------------------------------------
 _FAST_TYPES = {"Tensor": _TENSORS, "bool": {bool}, "int64_t": {int}, "SymInt": {int},
                "double": {float, int}, "Scalar": {int, float, bool}}
@@ -631,11 +705,21 @@ def bind(impl, signatures, method=False, positional=False):
             if all(t is not None for t in types[:n]) and s.min_args <= n:
                 fast.append((n, tuple(types[:n])))
 
+    plans = {}      # a call's shape (see slow) -> its plan (_plan), or False: none
+
     def slow(self, args, kwargs):
+        key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
+        plan = plans.get(key)
+        if plan:
+            values = _planned(plan, args, kwargs)
+            if values is not None:
+                return impl(**values) if self is None else impl(self, **values)
         values = parser.parse(args, kwargs)
         out = values.pop("out", None) if has_out else None
         if out is not None:
             _refuse_autograd(name, [self, out, *values.values()])
+        elif plan is None:
+            plans[key] = _plan(parser, args, kwargs) or False
         result = impl(**values) if self is None else impl(self, **values)
         return result if out is None else _write_out(name, result, out)
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from optable import assert_same, check_error, check_op, outcome
+from optable import assert_same, check_error, check_op, compare_values, outcome
 
 # (the op-table cases are in opinfo.py; test_op_table.py runs them)
 
@@ -198,3 +198,83 @@ def test_result_layout(name, view):
     ref, got = LAYOUT[name](torch, make(torch)), LAYOUT[name](gg, make(gg))
     assert got.stride() == ref.stride()
     assert_same(ref, got)
+
+
+# -- dim=None, dim=[] and dim=(): torch's legacy rules (an empty list reduces every dim, but
+# for any/all none; keepdim=True with dim=None keeps every dim as size 1) ----------------------
+EMPTY_DIM_REDUCTIONS = {
+    "sum": lambda t, x, d, k: t.sum(x, dim=d, keepdim=k),
+    "mean": lambda t, x, d, k: x.mean(dim=d, keepdim=k),
+    "nansum": lambda t, x, d, k: t.nansum(x, dim=d, keepdim=k),
+    "nanmean": lambda t, x, d, k: t.nanmean(x, dim=d, keepdim=k),
+    "amax": lambda t, x, d, k: t.amax(x, dim=d, keepdim=k),
+    "amin": lambda t, x, d, k: x.amin(dim=d, keepdim=k),
+    "var": lambda t, x, d, k: t.var(x, dim=d, keepdim=k),
+    "std": lambda t, x, d, k: x.std(dim=d, keepdim=k),
+    "count_nonzero": lambda t, x, d, k: t.count_nonzero(x, dim=d),
+    "norm": lambda t, x, d, k: t.norm(x, dim=d, keepdim=k),
+    "vector_norm": lambda t, x, d, k: t.linalg.vector_norm(x, dim=d, keepdim=k),
+    "logsumexp": lambda t, x, d, k: t.logsumexp(x, dim=d, keepdim=k),
+    "any": lambda t, x, d, k: t.any(x, dim=d, keepdim=k),
+    "all": lambda t, x, d, k: x.all(dim=d, keepdim=k),
+}
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("dim", [None, [], ()], ids=["None", "list", "tuple"])
+@pytest.mark.parametrize("name", EMPTY_DIM_REDUCTIONS)
+def test_reductions_over_no_dims(name, dim, keepdim):
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor(np.arange(6.).reshape(2, 3) % 4, requires_grad=True)
+        results.append(outcome(lambda: EMPTY_DIM_REDUCTIONS[name](lib, x, dim, keepdim)))
+    (ref, ref_err), (got, got_err) = results
+    assert got_err == ref_err
+    assert_same(ref, got)
+    if ref is not None and ref.grad_fn is not None and name != "nansum":
+        assert got.grad_fn.name() == ref.grad_fn.name()
+
+
+# -- quantile and nanquantile: values, gradients and the graph as torch's (ATen's op order) --------
+def _grad_fn_chain(t):
+    names, f = [], t.grad_fn
+    while f is not None:
+        names.append(f.name())
+        nxt = [n for n, _ in f.next_functions if n is not None]
+        f = nxt[0] if nxt else None
+    return names
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q", [0.3, 1.0, [0.0, 0.5, 0.9]], ids=["0.3", "1", "vector"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (0, False), (1, True),
+                                         (-1, False)])
+def test_quantile(fn, interpolation, q, dim, keepdim):
+    data = np.random.default_rng(0).standard_normal((3, 4, 5))
+    data[1, 2, 3] = np.nan
+    got = []
+    for lib in (torch, gg):
+        x = lib.tensor(data, requires_grad=True)
+        qq = lib.tensor(q, dtype=lib.float64) if isinstance(q, list) else q
+        r = getattr(lib, fn)(x, qq, dim=dim, keepdim=keepdim, interpolation=interpolation)
+        r.nan_to_num().sum().backward()
+        got.append((r, x.grad, _grad_fn_chain(r)))
+    (ref, ref_grad, ref_chain), (out, out_grad, out_chain) = got
+    assert_same(ref, out)
+    assert_same(ref_grad, out_grad, "grad")
+    assert out_chain == ref_chain
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.quantile(x, 1.5), lambda t, x: t.quantile(x, t.tensor([1.5])),
+    lambda t, x: t.quantile(x.int(), 0.5),
+    lambda t, x: t.quantile(x, t.tensor([0.5], dtype=t.float64)),
+    lambda t, x: t.quantile(x, 0.5, interpolation="foo"), lambda t, x: t.quantile(t.ones(0), 0.5),
+    lambda t, x: t.quantile(x, t.ones(2, 2) * 0.5), lambda t, x: t.quantile(x, 0.5, dim=3),
+    lambda t, x: x.nanquantile(0.5, 1, True, interpolation="lower"),
+    lambda t, x: t.quantile(t.tensor(2.), 0.5, dim=0, keepdim=True),
+    lambda t, x: t.quantile(x, "a"), lambda t, x: t.quantile(x, 0.5, interpolation=1),
+])
+def test_quantile_refusals_and_edges(call):
+    compare_values(lambda lib: call(lib, lib.ones(3, 4)))

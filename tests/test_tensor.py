@@ -455,3 +455,17 @@ def test_numpy_scalar_operands_act_as_numbers(op, scalar):
         y.sum().backward()
         return y, type(y.grad_fn).__name__ if lib is gg else y.grad_fn.name(), x.grad
     same(program)
+
+
+@pytest.mark.parametrize("flag", ["is_sparse", "is_sparse_csr", "is_quantized", "is_nested",
+                                  "is_mkldnn", "is_mps", "is_xla", "is_xpu", "is_ipu", "is_maia",
+                                  "is_mtia", "is_vulkan"])
+def test_layout_and_backend_flags_of_a_dense_cpu_tensor(flag):
+    outcomes = []
+    for lib in (torch, gg):
+        x = lib.ones(2)
+        try:
+            setattr(x, flag, True)
+        except AttributeError as e:
+            outcomes.append((getattr(x, flag), str(e)))
+    assert outcomes[1] == outcomes[0]

@@ -11,7 +11,7 @@ import warnings
 
 from .. import dtypes
 from .._args import bind as _bind
-from .._creation import arange, empty, linspace, ones_like, tensor, zeros
+from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
 from .._tensor import Size, Tensor, _wrap_dim
 from ..backend import xp
 from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
@@ -486,9 +486,7 @@ def _no_nan(input):
     "nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None, Tensor out=None)",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return _red.sum(_no_nan(input), dim if dim not in (None, [], ()) else None, keepdim,
-                    dtype=dtype) if dim not in (None, [], ()) else \
-        _red.sum(_no_nan(input), dtype=dtype)
+    return _red.sum(_no_nan(input), dim, keepdim, dtype=dtype)
 
 
 @public("function", "method", signatures=(
@@ -498,9 +496,79 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if not input.dtype.is_floating_point and dtype is None:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex "
                            f"dtype but got {dtypes.SCALAR_NAMES[input.dtype.name]}")
-    count = (~input.isnan()).sum(dim, keepdim) if dim not in (None, [], ()) else \
-        (~input.isnan()).sum()
+    count = (~input.isnan()).sum(dim, keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+_QUANTILE_SIGNATURES = tuple(
+    f"{{name}}(Tensor input, {q} q, int64_t? dim=None, bool keepdim=False, *, "
+    f"c10::string_view interpolation=\"linear\", Tensor out=None)" for q in ("Tensor", "double"))
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input, q, dim, keepdim, interpolation, ignore_nan):
+    """ATen's quantile in its order of ops (so the graph and its grad_fn names are torch's):
+    sort along the dim (moved last), ranks q * (n - 1) (a row with NaN: the last; nanquantile:
+    of the non-NaN count), the values at the ranks below and above, lerp between them."""
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        q = tensor(q, dtype=input.dtype)
+    d = 0 if dim is None else _wrap_dim(dim, input.dim())
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"quantile() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    shape = list(input.shape)
+    if dim is not None and input.dim() > 0:
+        shape[d:d + 1] = [1] if keepdim else []
+    else:
+        shape = [1] * input.dim() if keepdim else []
+    if not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        ordered = _red.sort(input.flatten())[0]
+    elif d == input.dim() - 1:
+        ordered = _red.sort(input)[0]
+    else:
+        ordered = _red.sort(input.unsqueeze(-1).transpose(d, -1))[0]
+    ordered = ordered.view(shape + [ordered.shape[-1]])
+    if ignore_nan:
+        ranks = q * ((~ordered.isnan()).sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:
+        last = ordered.shape[-1] - 1
+        ranks, has_nan = _sh.broadcast_tensors(q * last, ordered.isnan().any(-1, True))
+        ranks = ranks.masked_fill(has_nan, last)
+    if interpolation in ("lower", "higher", "nearest"):
+        {"lower": ranks.floor_, "higher": ranks.ceil_, "nearest": ranks.round_}[interpolation]()
+    below = ranks.long()
+    values = ordered.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        values = values.lerp(ordered.gather(-1, ranks.ceil_().long()), weights)
+    if q.dim() == 0:
+        return values.squeeze_(-1)
+    return values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+@public("function", "method", signatures=tuple(s.format(name="quantile")
+                                                for s in _QUANTILE_SIGNATURES))
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+@public("function", "method", signatures=tuple(s.format(name="nanquantile")
+                                                for s in _QUANTILE_SIGNATURES))
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
 
 
 @public("function", "method", signatures=(

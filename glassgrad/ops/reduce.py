@@ -103,8 +103,15 @@ _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                          _mean_dim_grad(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
 
+# sum(x) and mean(x) are other overloads (other nodes) than sum(x, dim=None)
+_NOT_GIVEN = type("NotGiven", (), {"__repr__": lambda self: "<not given>"})()
+
+
 def _dims(dim, ndim):
-    return _wrap_dims((dim,) if isinstance(dim, int) else dim, ndim)
+    """The wrapped dims of a reduction; an empty list reduces every dim (torch's legacy rule)."""
+    if isinstance(dim, int):
+        return _wrap_dims((dim,), ndim)
+    return _wrap_dims(dim, ndim) if len(dim) else tuple(range(ndim))
 
 
 def _type_name(d):
@@ -115,17 +122,18 @@ def _type_name(d):
     "sum(Tensor input, *, ScalarType? dtype=None)",
     "sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
     "Tensor out=None)"))
-def sum(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is None:
+def sum(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
+    if dim is _NOT_GIVEN:
         return _sum_all(input, dtype=dtype)
-    return _sum_dim(input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dtype)
+    return _sum_dim(input, dim=_dims(() if dim is None else dim, input.dim()), keepdim=keepdim,
+                    dtype=dtype)
 
 
 @public("function", "method", signatures=(
     "mean(Tensor input, *, ScalarType? dtype=None, Tensor out=None)",
     "mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
     "Tensor out=None)"))
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
     d = dtype or input.dtype
     if not d.is_floating_point:
         which = "Optional" if dtype is not None else "Input"
@@ -133,9 +141,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"a floating point or complex dtype. Got: {_type_name(d)}")
     if dtype is not None and dtype is not input.dtype:
         input = input.to(dtype)
-    if dim is None:
+    if dim is _NOT_GIVEN:
         return _mean_all(input, dtype=None)
-    return _mean_dim(input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=None)
+    return _mean_dim(input, dim=_dims(() if dim is None else dim, input.dim()), keepdim=keepdim,
+                     dtype=None)
 
 
 def sum_to(grad, shape):
@@ -398,18 +407,17 @@ def min(input, dim=None, keepdim=False):
 
 
 def _amax_dims(name, input, dim):
-    dim = () if dim is None else dim
-    dims = _dims(dim, input.dim())
-    if input.numel() == 0 and not dims:
+    given = [] if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = _dims(given, input.dim())
+    if input.numel() == 0 and not given:
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
                            f"== 0. Specify the reduction dim with the 'dim' argument.")
     if input.numel() == 0:      # torch names the dim as it was given
-        given = [dim] if isinstance(dim, int) else list(dim)
-        for d, name_d in zip(dims or range(input.dim()), given or range(input.dim())):
+        for d, name_d in zip(dims, given):
             if input.shape[d] == 0:
                 raise IndexError(f"{name}(): Expected reduction dim {name_d} to have non-zero "
                                  f"size.")
-    return dims or tuple(range(input.dim()))
+    return dims
 
 
 @public("function", "method", signatures=(
@@ -942,8 +950,10 @@ _logsumexp = defop("LogsumexpBackward0", _logsumexp_forward, dtype="float", grad
 @public("function", "method", signatures=(
     "logsumexp(Tensor input, IntArrayRef[1] dim, bool keepdim=False, *, Tensor out=None)",))
 def logsumexp(input, dim, keepdim=False):
-    dims = _dims(dim, input.dim()) or tuple(range(input.dim()))
-    return _logsumexp(input, dim=dims, keepdim=keepdim)
+    if not isinstance(dim, int) and not dim and not keepdim and input.dim():   # torch's kernel writes [1, ...] into []
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape "
+                           f"{[1] * input.dim()}")
+    return _logsumexp(input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
 # -- cumulative ops --------------------------------------------------------------------------
@@ -1116,7 +1126,8 @@ _count_nonzero = defop("count_nonzero", lambda xp, self, dim: xp.count_nonzero(
     "all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)",
     "all(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)"))
 def all(input, dim=None, keepdim=False):
-    return _all(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
+    return _all(input, dim=None if dim is None else _wrap_dims(  # (an empty list: none)
+        (dim,) if isinstance(dim, int) else dim, input.dim()), keepdim=keepdim)
 
 
 @public("function", "method", signatures=(
@@ -1124,7 +1135,8 @@ def all(input, dim=None, keepdim=False):
     "any(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)",
     "any(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)"))
 def any(input, dim=None, keepdim=False):
-    return _any(input, dim=None if dim is None else _dims(dim, input.dim()), keepdim=keepdim)
+    return _any(input, dim=None if dim is None else _wrap_dims(  # (an empty list: none)
+        (dim,) if isinstance(dim, int) else dim, input.dim()), keepdim=keepdim)
 
 
 @public("function", "method", signatures=(

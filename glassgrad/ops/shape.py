@@ -344,6 +344,8 @@ def permute(input, dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {input.dim()} is not equal to len(dims) = {len(dims)}")
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _permute(input, dims=dims)
 
 
