@@ -18,6 +18,7 @@ from collections import namedtuple
 
 from .._autograd.node import AccumulateGrad
 from .._autograd.observer import Tracer
+from .._autograd.provenance import node_source, where
 from .._autograd.grad_mode import state
 from ..backend import xp
 
@@ -70,7 +71,8 @@ class Step:
         self.kind, self.depth, self.note = kind, depth, note
         named = isinstance(node, str)
         self.node = node if named else node.name()
-        self.source = None if named else getattr(node, "source", None)
+        src = None if named else node_source(node)
+        self.source = None if src is None else where(src)     # 'prog.py:3'
         self._outputs = 1 if named else len(node._input_metadata)
         self.grads_in, self.grads_out = grads_in, grads_out
         self.output_nr, self.hook, self._leaf = output_nr, hook, None
