@@ -171,19 +171,11 @@ _frexp = defop("FrexpBackward0", _frexp_forward, dtype=_pw._rule("frexp_cpu", "f
                outputs=("mantissa", "exponent"),
                grads={"self": lambda grad, exponent: grad / exponent.exp2()})
 
-_FREXP = None
-
-
 @public("function", "method", signatures=("frexp(Tensor input, *, TensorList[2] out=None)",))
 def frexp(input):
-    global _FREXP
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    if _FREXP is None:
-        _FREXP = _red._return_type("frexp")
-        _FREXP.mantissa = property(lambda self: self[0])
-        _FREXP.exponent = property(lambda self: self[1])
-    return _FREXP(*_frexp(input))
+    return _red._return_type("frexp", ("mantissa", "exponent"))(*_frexp(input))
 
 
 def _float_test(name, f):
@@ -462,9 +454,7 @@ def histogram(input, bins, *, range=None, weight=None, density=False):
     hist, edges = xp.histogram(a, edges, range=range,
                                weights=None if weight is None else weight._data,
                                density=density)
-    cls = _red._return_type("histogram")
-    cls.hist = property(lambda self: self[0])
-    cls.bin_edges = property(lambda self: self[1])
+    cls = _red._return_type("histogram", ("hist", "bin_edges"))
     return cls(_wrap(hist.astype(a.dtype)), _wrap(xp.asarray(edges, dtype=a.dtype)))
 
 
@@ -473,13 +463,27 @@ def _no_nan(input):
     return _pw.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
 
 
+def _nansum_forward(xp, self, dim, keepdim, dtype):
+    if self.dtype.kind in "fc":
+        self = xp.where(xp.isnan(self), 0, self)
+    return _red._sum_forward(xp, self, dim, keepdim, dtype)
+
+
+def _nansum_grad(grad, self, dim, keepdim):
+    grad = _red._sum_backward(grad, tuple(self.shape), dim, keepdim)
+    return _pw.where(self.isnan(), 0, grad)
+
+
+_nansum = defop("NansumBackward0", _nansum_forward, dtype=_red._result_dtype,
+                grads={"self": _nansum_grad})
+
+
 @public("function", "method", signatures=(
     "nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None, Tensor out=None)",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return _red.sum(_no_nan(input), dim if dim not in (None, [], ()) else None, keepdim,
-                    dtype=dtype) if dim not in (None, [], ()) else \
-        _red.sum(_no_nan(input), dtype=dtype)
+    dims = None if dim in (None, [], ()) else _red._dims(dim, input.dim())
+    return _nansum(input, dim=dims, keepdim=keepdim and dims is not None, dtype=dtype)
 
 
 @public("function", "method", signatures=(
@@ -526,9 +530,7 @@ def logcumsumexp(input, dim):
 @public("function", "method", signatures=(
     "aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)",))
 def aminmax(input, *, dim=None, keepdim=False):
-    cls = _red._return_type("aminmax")
-    cls.min = property(lambda self: self[0])
-    cls.max = property(lambda self: self[1])
+    cls = _red._return_type("aminmax", ("min", "max"))
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -540,9 +542,46 @@ def aminmax(input, *, dim=None, keepdim=False):
     return cls(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+def _dist_grad(sign):
+    def formula(grad, self, other, p, result):
+        g = _red._vector_norm_backward(grad, self - other, p, result, None, False)
+        return g if g is None or sign > 0 else -g
+    return formula
+
+
+_dist = defop("DistBackward0", lambda xp, self, other, p: _red._vector_norm_forward(
+    xp, self - other, p, None, False, None), ("self", "other"),
+    grads={"self": _dist_grad(1), "other": _dist_grad(-1)})
+
+
 @public("function", "method", signatures=("dist(Tensor input, Tensor other, Scalar p=2)",))
 def dist(input, other, p=2):
-    return _red.norm(input - other, p)
+    dtype = dtypes.result_type(input, other)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {dtypes.SCALAR_NAMES[dtype.name]} instead.")
+    return _dist(input, other, p=p)
+
+
+def _renorm_forward(xp, self, p, dim, maxnorm):
+    others = tuple(d for d in builtins.range(self.ndim) if d != dim)
+    norm = _red._vector_norm_forward(xp, self, p, others, True, None)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return (self * factor).astype(self.dtype)
+
+
+def _renorm_grad(grad, self, p, dim, maxnorm):
+    """torch's renorm_backward: where a slice was scaled, the scale's own derivative too."""
+    others = tuple(d for d in builtins.range(self.dim()) if d != dim)
+    norm = _red.vector_norm(self, p, others, keepdim=True)
+    nb = _red._vector_norm_backward((self * grad).sum(others, keepdim=True), self, p, norm,
+                                    others, True)
+    factor = (norm + 1e-7).reciprocal() * maxnorm
+    return _pw.where(norm > maxnorm, factor * grad - factor * (norm + 1e-7).reciprocal() * nb,
+                     grad)
+
+
+_renorm = defop("RenormBackward0", _renorm_forward, dtype="same", grads={"self": _renorm_grad})
 
 
 @public("function", "method", signatures=(
@@ -551,12 +590,11 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    dim = _wrap_dim(dim, input.dim())
-    others = [d for d in builtins.range(input.dim()) if d != dim]
-    norms = _red.vector_norm(input, p, others, keepdim=True) if others else input.abs()
-    factor = _pw.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * factor
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
+    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -928,37 +966,83 @@ def _tensor_arg(name, input):
 
 
 # -- scatters into a copy, splits, and the view-copy functions ------------------------------------
-def _scatter_into(input, src, view):
-    """A copy of input with ``view(copy)`` overwritten by src (gradients through the copy)."""
-    out = input.clone()
-    target = view(out)
-    if target.shape != src.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(target.shape)}")
-    target.copy_(src)
-    return out
+def _scatter_forward(view):
+    """The forward of torch's X_scatter: a copy of self with ``view(copy)`` set to src."""
+    def forward(xp, self, src, **attrs):
+        out = self.copy()
+        target = view(out, **attrs)
+        if target.shape != src.shape:
+            raise RuntimeError("expected src to have a size equal to the slice of self. src "
+                               f"size = {list(src.shape)}, slice size = {list(target.shape)}")
+        target[...] = src
+        return out
+    return forward
+
+
+def _select_view(a, dim, index):
+    return a[(slice(None),) * dim + (index,)]
+
+
+def _slice_view(a, dim, start, end, step):
+    return a[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+def _diagonal_view(a, offset, dim1, dim2):
+    """A writable view of a's diagonal (NumPy's diagonal() is read-only; a is the fresh
+    C-contiguous copy the forward writes into)."""
+    d = a.diagonal(offset, dim1, dim2)
+    if d.size == 0:
+        return xp.empty(d.shape, a.dtype)
+    start = d.__array_interface__["data"][0] - a.__array_interface__["data"][0]
+    return xp.ndarray(d.shape, a.dtype, buffer=a, offset=start, strides=d.strides)
+
+
+_select_scatter = defop("SelectScatterBackward0", _scatter_forward(_select_view),
+                        ("self", "src"), dtype="same", grads={
+                            "self": lambda grad, dim, index: grad.select_scatter(
+                                _pw.zeros_like(grad.select(dim, index)), dim, index),
+                            "src": lambda grad, dim, index: grad.select(dim, index)})
+_slice_scatter = defop("SliceScatterBackward0", _scatter_forward(_slice_view),
+                       ("self", "src"), dtype="same", grads={
+                           "self": lambda grad, dim, start, end, step: grad.slice_scatter(
+                               _pw.zeros_like(_slice_view(grad, dim, start, end, step)), dim,
+                               start, end, step),
+                           "src": lambda grad, dim, start, end, step: _slice_view(
+                               grad, dim, start, end, step)})
+_diagonal_scatter = defop("DiagonalScatterBackward0", _scatter_forward(_diagonal_view),
+                          ("self", "src"), dtype="same", grads={
+                              "self": lambda grad, offset, dim1, dim2: grad.diagonal_scatter(
+                                  _pw.zeros_like(grad.diagonal(offset, dim1, dim2)), offset,
+                                  dim1, dim2),
+                              "src": lambda grad, offset, dim1, dim2: grad.diagonal(
+                                  offset, dim1, dim2)})
 
 
 @public("function", "method", signatures=(
     "select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)",))
 def select_scatter(input, src, dim, index):
-    return _scatter_into(input, src, lambda t: t.select(dim, index))
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _select_scatter(input, src, dim=dim, index=index % size)
 
 
 @public("function", "method", signatures=(
     "slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, "
     "SymInt? end=None, SymInt step=1)",))
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    dim = _wrap_dim(dim, input.dim())
-    index = (slice(None),) * dim + (slice(start, end, step),)
-    return _scatter_into(input, src, lambda t: t[index])
+    return _slice_scatter(input, src, dim=_wrap_dim(dim, input.dim()), start=start, end=end,
+                          step=step)
 
 
 @public("function", "method", signatures=(
     "diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, "
     "int64_t dim2=1)",))
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+    return _diagonal_scatter(input, src, offset=offset, dim1=_wrap_dim(dim1, input.dim()),
+                             dim2=_wrap_dim(dim2, input.dim()))
 
 
 @public("function", "method", signatures=(
