@@ -421,6 +421,28 @@ def poisson(input, generator=None):
     return _poisson(input, generator=generator)
 
 
+def _no_binomial_grad(grad):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+_binomial = defop("NotImplemented", lambda xp, count, prob, generator: sample.binomial(
+    engine(generator), *(a.ravel() for a in xp.broadcast_arrays(count, prob))).reshape(
+        xp.broadcast_shapes(count.shape, prob.shape)), ("count", "prob"), dtype="same",
+    grads={"count": _no_binomial_grad, "prob": _no_binomial_grad})
+
+
+@public("function")
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) samples: ATen's CPU sampler (BTRS, or inversion for small
+    means) on torch's stream."""
+    if not count.dtype.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_SCALAR_NAMES[count.dtype.name]}")
+    _float_kernel(count.dtype, "binomial_cpu")
+    _same_dtypes(count, prob)
+    return _binomial(count, prob, generator=generator)
+
+
 def _same_dtypes(first, *others):
     """TensorIterator's check that every operand has the first's dtype."""
     for t in others:
