@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..backend import xp
 from ..backend.kernels import random as sample
 from . import public, publish
-from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .reduce import topk
 from .shape import expand
 
@@ -440,6 +440,7 @@ def binomial(count, prob, generator=None):
                          f"{_SCALAR_NAMES[count.dtype.name]}")
     _float_kernel(count.dtype, "binomial_cpu")
     _same_dtypes(count, prob)
+    broadcast_shapes(count.shape, prob.shape)
     return _binomial(count, prob, generator=generator)
 
 
