@@ -49,6 +49,9 @@ def _cases(lib):
         "select_scatter": lambda: lib.select_scatter(b, s1, 0, -1),
         "diagonal_scatter": lambda: lib.diagonal_scatter(b, d4, 1),
         "diagonal_scatter_neg": lambda: b.diagonal_scatter(d4, -1, 1, 0),
+        "logcumsumexp": lambda: lib.logcumsumexp(b, 1),
+        "logcumsumexp_dim0": lambda: b.logcumsumexp(-2),
+        "block_diag": lambda: lib.block_diag(b, s1, d4[0], lib.tensor([[1, 2]])),
     }
 
 
@@ -75,6 +78,8 @@ ERRORS = [
     lambda lib: lib.slice_scatter(lib.zeros(4), lib.ones(3), 0, 0, 2),
     lambda lib: lib.select_scatter(lib.zeros(4, 2), lib.ones(2), 0, 4),
     lambda lib: lib.diagonal_scatter(lib.zeros(3, 3), lib.ones(2)),
+    lambda lib: lib.logcumsumexp(lib.tensor([1, 2]), 0),
+    lambda lib: lib.block_diag(lib.ones(2), lib.zeros(2, 2, 2)),
 ]
 
 
@@ -100,6 +105,16 @@ def test_scatter_dtypes_and_values():
                 lib.nansum(lib.tensor([1, 2])), lib.nansum(lib.tensor([True, True])),
                 lib.nansum(lib.tensor([float("nan"), 1.0], dtype=lib.float16)),
                 lib.nansum(lib.tensor([[1.0, float("nan")]]), 1, dtype=lib.float64)]
+    same(program)
+
+
+def test_logcumsumexp_and_block_diag_values():
+    def program(lib):
+        b = lib.tensor([[1., float("-inf"), 3.], [float("inf"), 2., -1.]])
+        return [lib.logcumsumexp(b, 1), lib.logcumsumexp(b, 0), lib.logcumsumexp(b.half(), 1),
+                lib.logcumsumexp(lib.tensor(3.), 0), lib.logcumsumexp(lib.zeros(0), 0),
+                lib.block_diag(), lib.block_diag(lib.tensor([[1, 2]]), lib.tensor([True])),
+                lib.block_diag(lib.ones(2, 3), lib.zeros(0, 2, dtype=lib.float64))]
     same(program)
 
 

@@ -517,14 +517,38 @@ def nanmedian(input, dim=None, keepdim=False):
     return _red._named("nanmedian", out)
 
 
+def _logcumsumexp_forward(xp, self, dim):
+    if self.ndim == 0 or self.size == 0:
+        return self.copy()
+    with xp.errstate(all="ignore"):
+        return xp.logaddexp.accumulate(self, axis=dim)
+
+
+def _logcumsumexp_grad(grad, self, result, dim):
+    """torch's logcumsumexp_backward: the positive and negative parts of grad, each a
+    reversed logcumsumexp in log space (TensorFlow's formula)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    lowest = float(xp.finfo(grad.dtype.np).min)
+    log_abs = grad.abs().log()
+
+    def part(mask):
+        logs = _pw.where(mask, log_abs, lowest) - result
+        return (logcumsumexp(logs.flip(dim), dim).flip(dim) + self).exp()
+    return part(grad > 0) - part(grad < 0)
+
+
+_logcumsumexp = defop("LogcumsumexpBackward0", _logcumsumexp_forward, dtype="same",
+                      grads={"self": _logcumsumexp_grad})
+
+
 @public("function", "method", signatures=(
     "logcumsumexp(Tensor input, int64_t dim, *, Tensor out=None)",))
 def logcumsumexp(input, dim):
-    if input.numel() == 0 or input.dim() == 0:
-        return input.clone() if input.dim() == 0 else input * 1
-    shift = input.detach().amax(dim, keepdim=True)
-    shift = _pw.where(shift.isinf(), 0.0, shift)
-    return (input - shift).exp().cumsum(dim).log() + shift
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
+    return _logcumsumexp(input, dim=_wrap_dim(dim, builtins.max(input.dim(), 1)))
 
 
 @public("function", "method", signatures=(
@@ -669,27 +693,44 @@ def combinations(input, r=2, with_replacement=False):
     return input[tensor(index, dtype=dtypes.int64)]
 
 
+def _as_block(shape):
+    """A block_diag input's (rows, columns): a 0-d tensor is 1 x 1, a vector one row."""
+    return tuple(shape) if len(shape) == 2 else (1, math.prod(shape))
+
+
+def _block_diag_forward(xp, *tensors):
+    blocks = [_as_block(t.shape) for t in tensors]
+    out = xp.zeros((builtins.sum(h for h, _ in blocks), builtins.sum(w for _, w in blocks)),
+                   dtype=tensors[0].dtype)
+    row = col = 0
+    for t, (h, w) in zip(tensors, blocks):
+        out[row:row + h, col:col + w] = t.reshape(h, w)
+        row, col = row + h, col + w
+    return out
+
+
+def _block_diag_grad(grad, tensors_args_sizes):
+    out, row, col = [], 0, 0
+    for size in tensors_args_sizes:
+        h, w = _as_block(size)
+        out.append(grad[row:row + h, col:col + w].reshape(size))
+        row, col = row + h, col + w
+    return out
+
+
+_block_diag = defop("BlockDiagBackward0", _block_diag_forward, inputs=("*tensors",),
+                    grads={"tensors": _block_diag_grad})
+
+
 @public("function")
 def block_diag(*tensors):
-    mats = []
-    for t in tensors:
+    for i, t in enumerate(tensors):
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
-                               f"dimensions. Input {len(mats)} has {t.dim()} dimensions")
-        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
-    if not mats:
+                               f"dimensions. Input {i} has {t.dim()} dimensions")
+    if not tensors:
         return empty(1, 0)
-    dtype = mats[0].dtype
-    for m in mats[1:]:
-        dtype = dtypes.promote_types(dtype, m.dtype)
-    width = builtins.sum(m.shape[1] for m in mats)
-    rows, left = [], 0
-    for m in mats:
-        h, w = m.shape
-        rows.append(_sh.cat([zeros(h, left, dtype=dtype), m.to(dtype),
-                             zeros(h, width - left - w, dtype=dtype)], 1))
-        left += w
-    return _sh.cat(rows, 0)
+    return _block_diag(*tensors)
 
 
 @public("function", "method", signatures=("diagflat(Tensor input, int64_t offset=0)",))
