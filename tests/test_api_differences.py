@@ -128,3 +128,32 @@ def test_unique_unsorted_order():
         out.append(lib.unique(lib.tensor([[1, 2], [1, 2], [0, 5]]), sorted=False, dim=0))
         return out
     same(program)
+
+
+def _raised(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the error is the behaviour compared
+        return type(e).__name__, str(e)
+    return None
+
+
+def test_unravel_index_can_cast_typename():
+    def program(lib):
+        out = [lib.unravel_index(lib.tensor([4, 1, 7, -1]), (3, 4)),
+               lib.unravel_index(lib.tensor(5), (2, 3)),
+               lib.unravel_index(lib.tensor([[3, 2]], dtype=lib.int32), 4),
+               lib.unravel_index(lib.tensor([1]), ())]
+        out += [_raised(lambda a=a: lib.unravel_index(*a)) for a in [
+            (lib.tensor([1.5]), (3,)), (lib.tensor([True]), (3,)), (lib.tensor([1]), (-3, 4)),
+            (lib.tensor([1]), 2.0), (lib.tensor([1]), (2.0,))]]
+        ds = [lib.bool, lib.uint8, lib.int8, lib.int16, lib.int32, lib.int64, lib.float16,
+              lib.float32, lib.float64]
+        out.append([[lib.can_cast(a, b) for b in ds] for a in ds])
+        out += [_raised(lambda: lib.can_cast(1, lib.float32)),
+                _raised(lambda: lib.can_cast(lib.float32, "x"))]
+        out += [lib.typename(lib.zeros(2)), lib.typename(lib.zeros(2, dtype=lib.int64)),
+                lib.typename(3), lib.typename(lib.ones(1, dtype=lib.bool)), lib.typename(None),
+                lib.typename(len)]
+        return out
+    same(program)

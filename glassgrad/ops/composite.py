@@ -913,6 +913,62 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
     return tensor(s, dtype=dtype or dtypes.get_default_dtype(), requires_grad=requires_grad)
 
 
+# -- index arithmetic and dtype facts --------------------------------------------------------------
+@public("function")
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of flat (row-major) ``indices``: a tuple of tensors, one
+    per dim (torch's: floor division by the strides, modulo the sizes)."""
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or \
+            indices.dtype is dtypes.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, builtins.int) and not isinstance(shape, builtins.bool):
+        shape = (shape,)
+    elif not isinstance(shape, (list, tuple)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    for size in shape:
+        if not isinstance(size, builtins.int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(size)}")
+    if not all(size >= 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    strides = list(itertools.accumulate(reversed(tuple(shape[1:]) + (1,)), lambda a, b: a * b))
+    coords = indices.unsqueeze(-1).floor_divide(
+        tensor(strides[::-1], dtype=dtypes.int64)) % tensor(list(shape), dtype=dtypes.int64)
+    return coords.unbind(-1)
+
+
+@public("function")
+def can_cast(from_, to):
+    """Whether torch's casting rules allow from_ -> to in type promotion: never float to an
+    integer, complex to real, or a number to bool."""
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, dtypes.dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be "
+                            f"torch.dtype, not {type(value).__name__}")
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is dtypes.bool or to is not dtypes.bool
+
+
+@public("function")
+def typename(obj):
+    """A tensor's type() (torch.FloatTensor, ...), else the object's module and qualified
+    name (the builtins' bare)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 # -- window functions ----------------------------------------------------------------------------
 def _window(name, window_length, periodic, dtype, requires_grad, make):
     want = dtype or dtypes.get_default_dtype()
