@@ -538,8 +538,16 @@ def _logcumsumexp_grad(grad, self, result, dim):
     return part(grad > 0) - part(grad < 0)
 
 
+def _logcumsumexp_jvp(tangents, self, result, dim):
+    """torch's logcumsumexp_jvp: the cumulative softmax-weighted tangent."""
+    (tangent,) = tangents
+    weights = (self - self.amax(dim, keepdim=True)).exp()
+    total = weights.cumsum(dim)
+    return _pw.where(total < 1e-13, 0.0, (weights * tangent).cumsum(dim)) / total
+
+
 _logcumsumexp = defop("LogcumsumexpBackward0", _logcumsumexp_forward, dtype="same",
-                      grads={"self": _logcumsumexp_grad})
+                      grads={"self": _logcumsumexp_grad}, jvp=_logcumsumexp_jvp)
 
 
 @public("function", "method", signatures=(
