@@ -38,6 +38,8 @@ from .ops.special import *  # noqa: F401,F403
 from .ops.composite import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from .ops.solvers import *  # noqa: F401,F403
+from .ops.lowrank import *  # noqa: F401,F403
+from ._lobpcg import lobpcg  # noqa: F401
 from . import autograd, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401

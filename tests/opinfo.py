@@ -2235,6 +2235,9 @@ RANDOM = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("random_from_to", lambda t, x: _seeded(t, lambda: (x * 1).random_(-3, 7)), [(3, 4)], {}),
     ("poisson", lambda t, x: _seeded(t, lambda: t.poisson(x.abs() * 5)), [(3, 4)],
      {"fd": False}),
+    ("binomial", lambda t, x, p: _seeded(t, lambda: t.binomial((x.abs() * 30).floor(),
+                                                                t.sigmoid(p))),
+     [(3, 4), (3, 4)], {"grad": (False, False)}),
     # (seeded: rrelu's slopes in training are drawn; the derivative is the drawn slope)
     ("rrelu-train", lambda t, x: _seeded(t, lambda: t.rrelu(x, 0.1, 0.4, True)), [(3, 4)],
      {"fd": False}),
@@ -2316,6 +2319,17 @@ SPECIAL += [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     # (other without grad: torch saves self when its float exponent takes the pow-and-mul path)
     ("ldexp", lambda t, x, y: t.ldexp(x, y), [(3, 4), (4,)], {"grad": (True, False)}),
     ("frexp", lambda t, x: t.frexp(x)[0], [(3, 4)], {"nz": True, "fd": False}),
+    # (single nodes as torch's: tests/test_api_differences.py has their names and errors)
+    ("nansum", lambda t, x: [t.nansum(x), x.nansum(1, keepdim=True)], [(3, 4)], {}),
+    ("dist", lambda t, x, y: [t.dist(x, y), t.dist(x, y, 3), x.dist(y, 1)], [(3, 4), (4,)],
+     {"nz": True}),
+    ("renorm", lambda t, x: [t.renorm(x, 2, 0, 0.5), x.renorm(1, 1, 0.7)], [(3, 4)],
+     {"nz": True}),
+    ("x_scatter", lambda t, x, y: [t.slice_scatter(x, y[:2], 0, 1, 3),
+                                   t.select_scatter(x, y[0], 0, 2),
+                                   t.diagonal_scatter(x, y[0, :3])], [(3, 4), (3, 4)], {}),
+    ("logcumsumexp", lambda t, x: [t.logcumsumexp(x, 1), x.logcumsumexp(0)], [(3, 4)], {}),
+    ("block_diag", lambda t, x, y: t.block_diag(x, y, y[0, 0]), [(3, 4), (2, 3)], {}),
     ("float_tests", lambda t, x: [t.isposinf(x / 0), t.isneginf(x / 0), t.signbit(x)], [(3, 4)],
      {"grad": (False,)}),
 ]]

@@ -142,7 +142,72 @@ def _above2(lib, dt):
     return lib.tensor([[2.3, 3.2, 2.5], [4.1, 2.7, 6.0]], dtype=getattr(lib, dt))
 
 
+def _binomial(key, values):
+    def make(lib, dt):
+        x = _p(lib, values, dt)
+        return lib.distributions.Binomial(10, **{key: x}), [x]
+    return make
+
+
+def _multinomial(lib, dt):
+    x = _p(lib, PROBS4, dt)
+    return lib.distributions.Multinomial(6, probs=x), [x]
+
+
+def _mcounts(lib, dt):
+    return lib.tensor([[1., 2., 3., 0.], [0., 0., 6., 0.], [2., 2., 1., 1.]],
+                      dtype=getattr(lib, dt))
+
+
+def _gpareto(lib, dt):
+    loc, scale = _p(lib, LOC, dt), _p(lib, SCALE, dt)
+    xi = _p(lib, [0.3, 0.0, -0.2], dt)
+    return lib.distributions.GeneralizedPareto(loc, scale, xi), [loc, scale, xi]
+
+
+def _above_loc(lib, dt):
+    return lib.tensor([[0.6, -0.5, 2.5], [1.0, 0.0, 4.0]], dtype=getattr(lib, dt))
+
+
+def _lkj(lib, dt):
+    x = _p(lib, [0.5, 2.0], dt)
+    return lib.distributions.LKJCholesky(3, x), [x]
+
+
+def _corr_chol(lib, dt):
+    a = lib.tensor([[[1.0, 0.3, -0.2], [0.3, 1.0, 0.4], [-0.2, 0.4, 1.0]],
+                    [[1.0, -0.6, 0.1], [-0.6, 1.0, 0.0], [0.1, 0.0, 1.0]]], dtype=getattr(lib, dt))
+    return lib.linalg.cholesky(a)
+
+
+def _wishart(kind):
+    def make(lib, dt):
+        df, a = _p(lib, [4.0, 6.5], dt), _p(lib, A3, dt)
+        cov = a @ a.mT + lib.eye(3, dtype=getattr(lib, dt))
+        matrix = {"covariance_matrix": cov, "precision_matrix": lib.linalg.inv(cov),
+                  "scale_tril": lib.linalg.cholesky(cov)}[kind]
+        return lib.distributions.Wishart(df, **{kind: matrix}), [df, a]
+    return make
+
+
+def _pd(lib, dt):
+    a = lib.tensor([[[2.0, 0.3, 0.1], [0.3, 1.5, -0.2], [0.1, -0.2, 1.0]],
+                    [[1.0, 0.2, 0.0], [0.2, 3.0, 0.5], [0.0, 0.5, 0.7]]], dtype=getattr(lib, dt))
+    return a
+
+
 DISTS = {
+    "Binomial_probs": (_binomial("probs", [0.2, 0.5, 0.9]), _counts, False),
+    "Binomial_logits": (_binomial("logits", [-1.2, 0.0, 2.0]), _counts, False),
+    "Multinomial": (_multinomial, _mcounts, False),
+    "Kumaraswamy": (_two("Kumaraswamy", [0.5, 2.0, 7.5], [1.0, 0.3, 2.0]), _unit, True),
+    "InverseGamma": (_two("InverseGamma", [0.5, 2.0, 7.5], [1.0, 0.3, 2.0]), _pos, False),
+    "LogisticNormal": (_two("LogisticNormal", LOC, SCALE), _simplex2, False),
+    "GeneralizedPareto": (_gpareto, _above_loc, True),
+    "LKJCholesky": (_lkj, _corr_chol, False),
+    "Wishart_cov": (_wishart("covariance_matrix"), _pd, False),
+    "Wishart_precision": (_wishart("precision_matrix"), _pd, False),
+    "Wishart_scale_tril": (_wishart("scale_tril"), _pd, False),
     "Normal": (_two("Normal", LOC, SCALE), _real, True),
     "Bernoulli_probs": (_kw("Bernoulli", "probs", [0.2, 0.5, 0.9]), _bits, False),
     "Bernoulli_logits": (_kw("Bernoulli", "logits", [-1.2, 0.0, 2.0]), _bits, False),
@@ -184,10 +249,15 @@ DISTS = {
                                  _simplex, False),
     "Pareto": (_two("Pareto", [1.0, 2.0, 0.5], [2.5, 3.0, 1.5]), _above2, False),
 }
-NO_ENTROPY = {"VonMises", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical"}
+NO_ENTROPY = {"VonMises", "MixtureSameFamily", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+              "LogisticNormal", "LKJCholesky"}
+# value tables given whole (their last dim is an event dim, not the batch)
+WHOLE_VALUES = {"Categorical_probs", "Categorical_logits", "OneHotCategorical", "Multinomial",
+                "LKJCholesky", "Wishart_cov", "Wishart_precision", "Wishart_scale_tril"}
 # log_prob through a linear solve: glassgrad solves by LU where torch solves triangular
-VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN"}
-CONTINUOUS_CDF = {"Gamma", "Chi2", "ContinuousBernoulli", "ContinuousBernoulli_logits", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
+VIA_SOLVE = {"MVN_cov", "MVN_precision", "MVN_scale_tril", "LowRankMVN", "Wishart_cov",
+             "Wishart_precision", "Wishart_scale_tril"}
+CONTINUOUS_CDF = {"Kumaraswamy", "GeneralizedPareto", "Gamma", "Chi2", "ContinuousBernoulli", "ContinuousBernoulli_logits", "Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
                   "HalfNormal", "HalfCauchy", "Gumbel"}
 DTYPES = ["float32", "float64"]
 
@@ -203,8 +273,16 @@ def _grads(out, params, lib):
 THROUGH_LIBM = {"Laplace", "Gumbel", "LogNormal", "Pareto", "RelaxedBernoulli",
                 "RelaxedOneHotCategorical", "LowRankMVN", "MVN_cov", "ContinuousBernoulli",
                 "ContinuousBernoulli_logits", "VonMises", "Gamma", "Chi2", "Beta", "Dirichlet",
-                "StudentT", "Weibull", "FisherSnedecor", "MVN_precision", "MVN_scale_tril"}
+                "StudentT", "Weibull", "FisherSnedecor", "MVN_precision", "MVN_scale_tril",
+                "Kumaraswamy", "InverseGamma", "LogisticNormal", "GeneralizedPareto",
+                "LKJCholesky", "Wishart_cov", "Wishart_precision", "Wishart_scale_tril"}
 ULP = {"float32": (1e-6, 1e-7), "float64": (1e-14, 1e-15)}
+# LKJCholesky's diagonal is sqrt(1 - sum of squares): the cancellation scales an ulp of the
+# Beta draws (through libm) by up to 1/(1 - sum)
+# by up to 1/(1 - sum); Wishart's are matrix products, summed in BLAS's order
+SAMPLE_TOL = {"LKJCholesky": {"float32": (5e-5, 1e-6), "float64": (1e-12, 1e-14)},
+              **dict.fromkeys(("Wishart_cov", "Wishart_precision", "Wishart_scale_tril"),
+                              {"float32": (1e-5, 1e-6), "float64": (1e-13, 1e-14)})}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -222,7 +300,7 @@ def test_samples_are_torchs(name, dtype):
             warnings.simplefilter("ignore", FutureWarning)
             out.append(d.sample_n(2))
         return out
-    same(program, ULP if name in THROUGH_LIBM else EXACT)
+    same(program, SAMPLE_TOL.get(name, ULP if name in THROUGH_LIBM else EXACT))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -233,7 +311,7 @@ def test_log_prob_entropy_and_gradients(name, dtype):
     def program(lib):
         d, params = make(lib, dtype)
         v = values(lib, dtype)[..., :d.batch_shape[-1] if d.batch_shape else None]
-        if name.startswith("Categorical") or name == "OneHotCategorical":
+        if name in WHOLE_VALUES:
             v = values(lib, dtype)
         out = {"log_prob": d.log_prob(v)}
         out["grad_log_prob"] = _grads(out["log_prob"], params, lib)
@@ -291,7 +369,8 @@ def test_moments_shapes_and_repr(name):
     same(program, {"float64": (1e-12, 1e-13)})
 
 
-@pytest.mark.parametrize("name", ["Bernoulli_probs", "Categorical_logits", "OneHotCategorical"])
+@pytest.mark.parametrize("name", ["Bernoulli_probs", "Categorical_logits", "OneHotCategorical",
+                                  "Binomial_probs"])
 def test_enumerate_support(name):
     make = DISTS[name][0]
     same(lambda lib: [make(lib, "float32")[0].enumerate_support(),
@@ -303,7 +382,8 @@ def test_rsample_gradients_are_reparameterised():
         out = []
         for name in ("Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "LogNormal",
                      "HalfNormal", "HalfCauchy", "Gamma", "Chi2", "StudentT",
-                     "FisherSnedecor", "Beta", "Dirichlet"):
+                     "FisherSnedecor", "Beta", "Dirichlet", "Kumaraswamy", "InverseGamma",
+                     "LogisticNormal", "GeneralizedPareto"):
             d, params = DISTS[name][0](lib, "float64")
             lib.manual_seed(3)
             out.append(lib.autograd.grad(d.rsample((4,)).pow(2).sum(), params))
@@ -351,6 +431,30 @@ BAD = [
     lambda D, lib: D.transforms.Transform(cache_size=2),
     lambda D, lib: D.transforms.ReshapeTransform((2, 3), (4,)),
     lambda D, lib: D.Distribution.set_default_validate_args(3),
+    lambda D, lib: D.Binomial(10),
+    lambda D, lib: D.Binomial(lib.tensor([3., 4.]), lib.tensor([0.5, 1.5])),
+    lambda D, lib: D.Binomial(lib.tensor([3., 4.5]), lib.tensor([0.5, 0.5])),
+    lambda D, lib: D.Binomial(lib.tensor([3., 4.]), lib.tensor([0.5, 0.5])).entropy(),
+    lambda D, lib: D.Binomial(5, lib.tensor([0.5])).log_prob(lib.tensor([6.])),
+    lambda D, lib: D.kl_divergence(D.Binomial(3, lib.tensor([0.5])),
+                                   D.Binomial(5, lib.tensor([0.5]))),
+    lambda D, lib: D.Multinomial(lib.tensor(3), lib.tensor([0.5, 0.5])),
+    lambda D, lib: D.Multinomial(3, lib.tensor([0.5, -0.5])),
+    lambda D, lib: D.Multinomial(3, lib.tensor([0.5, 0.5])).log_prob(lib.tensor([1., 3.])),
+    lambda D, lib: D.LKJCholesky(1),
+    lambda D, lib: D.LKJCholesky(3, -1.0),
+    lambda D, lib: D.LKJCholesky(2).log_prob(lib.eye(2) * 2),
+    lambda D, lib: D.Wishart(4.0, lib.eye(3), scale_tril=lib.eye(3)),
+    lambda D, lib: D.Wishart(1.5, lib.eye(3)),
+    lambda D, lib: D.Wishart(4.0, lib.ones(3)),
+    lambda D, lib: D.Wishart(4.0, -lib.eye(3)),
+    lambda D, lib: D.Kumaraswamy(lib.tensor([1.0, -1.0]), 1.0),
+    lambda D, lib: D.InverseGamma(1.0, -2.0),
+    lambda D, lib: D.InverseGamma(1.0, 2.0).log_prob(lib.tensor(-1.0)),
+    lambda D, lib: D.LogisticNormal(lib.zeros(2), lib.zeros(2)),
+    lambda D, lib: D.GeneralizedPareto(0.0, -1.0, 0.5),
+    lambda D, lib: D.GeneralizedPareto(lib.zeros(1), lib.ones(1), -lib.ones(1)).log_prob(
+        lib.tensor([2.0])),
 ]
 
 
@@ -553,7 +657,8 @@ KL_PAIRS = [("Normal", "Normal"), ("Bernoulli_probs", "Bernoulli_logits"),
             ("ContinuousBernoulli", "Uniform"), ("ContinuousBernoulli", "Pareto"),
             ("Uniform", "ContinuousBernoulli"), ("Normal", "ContinuousBernoulli"),
             ("Exponential", "ContinuousBernoulli"), ("Pareto", "ContinuousBernoulli"),
-            ("LowRankMVN", "LowRankMVN"), ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_cov")]
+            ("LowRankMVN", "LowRankMVN"), ("MVN_cov", "LowRankMVN"), ("LowRankMVN", "MVN_cov"),
+            ("Binomial_probs", "Binomial_logits"), ("Poisson", "Binomial_probs")]
 
 
 @pytest.mark.parametrize("pair", KL_PAIRS, ids="-".join)
@@ -697,13 +802,38 @@ def test_gaussian_matrices(name):
     same(program, {"float64": (1e-10, 1e-12)})
 
 
+def test_binomial_sampler():
+    def program(lib):
+        out = []
+        for dt in (lib.float32, lib.float64):
+            lib.manual_seed(3)
+            c = lib.tensor([0., 1., 5., 20., 100., 1000., 37., 50., 3., 1e4, 7., 12.],
+                           dtype=dt).repeat(15)
+            p = lib.tensor([0.3, 0.7, 0.5, 0.5, 0.2, 0.9, 0.05, 0.99, 1.0, 0.001, 0.0, 0.45],
+                           dtype=dt).repeat(15)
+            out += [lib.binomial(c, p), lib.binomial(c[:5, None], p[:5]), lib.rand(3, dtype=dt)]
+            g = lib.Generator().manual_seed(9)
+            out.append(lib.binomial(c[:12], p[:12], generator=g))
+        q = lib.tensor([0.3, 0.6], requires_grad=True)
+        r = lib.binomial(lib.tensor([4., 9.]), q)
+        out += [r.requires_grad, type(r.grad_fn).__name__, error(lambda: r.sum().backward()),
+                error(lambda: lib.binomial(lib.tensor([1, 2]), lib.tensor([0.5, 0.5]))),
+                error(lambda: lib.binomial(lib.tensor([1., 2.]),
+                                           lib.tensor([0.5, 0.5], dtype=lib.float64))),
+                error(lambda: lib.binomial(lib.tensor([1., 2.]), lib.tensor([0.5, 0.5, 0.2])))]
+        return out
+    same(program, EXACT)
+
+
 def test_class_level_facts():
     def program(lib):
         D = lib.distributions
         C = D.constraints
         out = []
         for name in ("Normal", "Uniform", "Categorical", "Independent", "Bernoulli", "Gumbel",
-                     "LogNormal", "MultivariateNormal", "Pareto", "TransformedDistribution"):
+                     "LogNormal", "MultivariateNormal", "Pareto", "TransformedDistribution",
+                     "Binomial", "Multinomial", "Kumaraswamy", "InverseGamma", "LogisticNormal",
+                     "GeneralizedPareto", "LKJCholesky", "Wishart"):
             cls = getattr(D, name)
             support = cls.support
             flags = [f if isinstance(f, bool) else type(f).__name__

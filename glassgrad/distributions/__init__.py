@@ -4,6 +4,7 @@ calls in the same order as torch's, so after manual_seed the samples are torch's
 from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
@@ -15,16 +16,22 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
+from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .negative_binomial import NegativeBinomial
 from .normal import Normal
@@ -39,8 +46,10 @@ from .transforms import *  # noqa: F401,F403
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
-__all__ = ["Bernoulli", "Beta", "Chi2", "Dirichlet", "Gamma", "Poisson", "StudentT",
+__all__ = ["Bernoulli", "Beta", "Binomial", "GeneralizedPareto", "InverseGamma", "Kumaraswamy",
+           "LogisticNormal", "Multinomial", "LKJCholesky", "Wishart", "Chi2", "Dirichlet", "Gamma", "Poisson", "StudentT",
            "FisherSnedecor", "NegativeBinomial", "Weibull", "Categorical", "Cauchy", "ContinuousBernoulli", "Distribution", "Exponential",
            "ExponentialFamily", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal",
            "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily",

@@ -11,6 +11,7 @@ from ..ops.pointwise import erf, exp, log, softplus, where, xlogy
 from ..ops.registry import broadcast_shapes
 from .bernoulli import Bernoulli
 from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
@@ -521,6 +522,18 @@ def _kl_gumbel_gumbel(p, q):
     return t1 + ct1 * euler_constant + t3 - (1 + euler_constant)
 
 
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    more = p.total_count > q.total_count
+    kl[more] = _infinite_like(kl[more])
+    return kl
+
+
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
     return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
@@ -532,6 +545,7 @@ def _kl_bernoulli_poisson(p, q):
 
 
 @register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
 def _kl_poisson_infinity(p, q):
     return _infinite_like(p.rate)
 

@@ -176,19 +176,11 @@ _frexp = defop("FrexpBackward0", _frexp_forward, dtype=_pw._rule("frexp_cpu", "f
                outputs=("mantissa", "exponent"),
                grads={"self": lambda grad, exponent: grad / exponent.exp2()})
 
-_FREXP = None
-
-
 @public("function", "method", signatures=("frexp(Tensor input, *, TensorList[2] out=None)",))
 def frexp(input):
-    global _FREXP
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    if _FREXP is None:
-        _FREXP = _red._return_type("frexp")
-        _FREXP.mantissa = property(lambda self: self[0])
-        _FREXP.exponent = property(lambda self: self[1])
-    return _FREXP(*_frexp(input))
+    return _red._return_type("frexp", ("mantissa", "exponent"))(*_frexp(input))
 
 
 def _float_test(name, f):
@@ -471,9 +463,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     hist, edges = xp.histogram(a, edges, range=range,
                                weights=None if weight is None else weight._data,
                                density=density)
-    cls = _red._return_type("histogram")
-    cls.hist = property(lambda self: self[0])
-    cls.bin_edges = property(lambda self: self[1])
+    cls = _red._return_type("histogram", ("hist", "bin_edges"))
     return cls(_wrap(hist.astype(a.dtype)), _wrap(xp.asarray(edges, dtype=a.dtype)))
 
 
@@ -482,11 +472,27 @@ def _no_nan(input):
     return _pw.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
 
 
+def _nansum_forward(xp, self, dim, keepdim, dtype):
+    if self.dtype.kind in "fc":
+        self = xp.where(xp.isnan(self), 0, self)
+    return _red._sum_forward(xp, self, dim, keepdim, dtype)
+
+
+def _nansum_grad(grad, self, dim, keepdim):
+    grad = _red._sum_backward(grad, tuple(self.shape), dim, keepdim)
+    return _pw.where(self.isnan(), 0, grad)
+
+
+_nansum = defop("NansumBackward0", _nansum_forward, dtype=_red._result_dtype,
+                grads={"self": _nansum_grad})
+
+
 @public("function", "method", signatures=(
     "nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, "
     "ScalarType? dtype=None, Tensor out=None)",))
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    return _red.sum(_no_nan(input), dim, keepdim, dtype=dtype)
+    dims = _red._dims(() if dim is None else dim, input.dim())     # (none given: all)
+    return _nansum(input, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
 @public("function", "method", signatures=(
@@ -592,22 +598,52 @@ def nanmedian(input, dim=None, keepdim=False):
     return _red._named("nanmedian", out)
 
 
+def _logcumsumexp_forward(xp, self, dim):
+    if self.ndim == 0 or self.size == 0:
+        return self.copy()
+    with xp.errstate(all="ignore"):
+        return xp.logaddexp.accumulate(self, axis=dim)
+
+
+def _logcumsumexp_grad(grad, self, result, dim):
+    """torch's logcumsumexp_backward: the positive and negative parts of grad, each a
+    reversed logcumsumexp in log space (TensorFlow's formula)."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    lowest = float(xp.finfo(grad.dtype.np).min)
+    log_abs = grad.abs().log()
+
+    def part(mask):
+        logs = _pw.where(mask, log_abs, lowest) - result
+        return (logcumsumexp(logs.flip(dim), dim).flip(dim) + self).exp()
+    return part(grad > 0) - part(grad < 0)
+
+
+def _logcumsumexp_jvp(tangents, self, result, dim):
+    """torch's logcumsumexp_jvp: the cumulative softmax-weighted tangent."""
+    (tangent,) = tangents
+    weights = (self - self.amax(dim, keepdim=True)).exp()
+    total = weights.cumsum(dim)
+    return _pw.where(total < 1e-13, 0.0, (weights * tangent).cumsum(dim)) / total
+
+
+_logcumsumexp = defop("LogcumsumexpBackward0", _logcumsumexp_forward, dtype="same",
+                      grads={"self": _logcumsumexp_grad}, jvp=_logcumsumexp_jvp)
+
+
 @public("function", "method", signatures=(
     "logcumsumexp(Tensor input, int64_t dim, *, Tensor out=None)",))
 def logcumsumexp(input, dim):
-    if input.numel() == 0 or input.dim() == 0:
-        return input.clone() if input.dim() == 0 else input * 1
-    shift = input.detach().amax(dim, keepdim=True)
-    shift = _pw.where(shift.isinf(), 0.0, shift)
-    return (input - shift).exp().cumsum(dim).log() + shift
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
+    return _logcumsumexp(input, dim=_wrap_dim(dim, builtins.max(input.dim(), 1)))
 
 
 @public("function", "method", signatures=(
     "aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)",))
 def aminmax(input, *, dim=None, keepdim=False):
-    cls = _red._return_type("aminmax")
-    cls.min = property(lambda self: self[0])
-    cls.max = property(lambda self: self[1])
+    cls = _red._return_type("aminmax", ("min", "max"))
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -619,9 +655,46 @@ def aminmax(input, *, dim=None, keepdim=False):
     return cls(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
+def _dist_grad(sign):
+    def formula(grad, self, other, p, result):
+        g = _red._vector_norm_backward(grad, self - other, p, result, None, False)
+        return g if g is None or sign > 0 else -g
+    return formula
+
+
+_dist = defop("DistBackward0", lambda xp, self, other, p: _red._vector_norm_forward(
+    xp, self - other, p, None, False, None), ("self", "other"),
+    grads={"self": _dist_grad(1), "other": _dist_grad(-1)})
+
+
 @public("function", "method", signatures=("dist(Tensor input, Tensor other, Scalar p=2)",))
 def dist(input, other, p=2):
-    return _red.norm(input - other, p)
+    dtype = dtypes.result_type(input, other)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. "
+                           f"Got {dtypes.SCALAR_NAMES[dtype.name]} instead.")
+    return _dist(input, other, p=p)
+
+
+def _renorm_forward(xp, self, p, dim, maxnorm):
+    others = tuple(d for d in builtins.range(self.ndim) if d != dim)
+    norm = _red._vector_norm_forward(xp, self, p, others, True, None)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return (self * factor).astype(self.dtype)
+
+
+def _renorm_grad(grad, self, p, dim, maxnorm):
+    """torch's renorm_backward: where a slice was scaled, the scale's own derivative too."""
+    others = tuple(d for d in builtins.range(self.dim()) if d != dim)
+    norm = _red.vector_norm(self, p, others, keepdim=True)
+    nb = _red._vector_norm_backward((self * grad).sum(others, keepdim=True), self, p, norm,
+                                    others, True)
+    factor = (norm + 1e-7).reciprocal() * maxnorm
+    return _pw.where(norm > maxnorm, factor * grad - factor * (norm + 1e-7).reciprocal() * nb,
+                     grad)
+
+
+_renorm = defop("RenormBackward0", _renorm_forward, dtype="same", grads={"self": _renorm_grad})
 
 
 @public("function", "method", signatures=(
@@ -630,12 +703,11 @@ def renorm(input, p, dim, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
-        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    dim = _wrap_dim(dim, input.dim())
-    others = [d for d in builtins.range(input.dim()) if d != dim]
-    norms = _red.vector_norm(input, p, others, keepdim=True) if others else input.abs()
-    factor = _pw.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * factor
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
+                           "dimensions")
+    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -710,27 +782,44 @@ def combinations(input, r=2, with_replacement=False):
     return input[tensor(index, dtype=dtypes.int64)]
 
 
+def _as_block(shape):
+    """A block_diag input's (rows, columns): a 0-d tensor is 1 x 1, a vector one row."""
+    return tuple(shape) if len(shape) == 2 else (1, math.prod(shape))
+
+
+def _block_diag_forward(xp, *tensors):
+    blocks = [_as_block(t.shape) for t in tensors]
+    out = xp.zeros((builtins.sum(h for h, _ in blocks), builtins.sum(w for _, w in blocks)),
+                   dtype=tensors[0].dtype)
+    row = col = 0
+    for t, (h, w) in zip(tensors, blocks):
+        out[row:row + h, col:col + w] = t.reshape(h, w)
+        row, col = row + h, col + w
+    return out
+
+
+def _block_diag_grad(grad, tensors_args_sizes):
+    out, row, col = [], 0, 0
+    for size in tensors_args_sizes:
+        h, w = _as_block(size)
+        out.append(grad[row:row + h, col:col + w].reshape(size))
+        row, col = row + h, col + w
+    return out
+
+
+_block_diag = defop("BlockDiagBackward0", _block_diag_forward, inputs=("*tensors",),
+                    grads={"tensors": _block_diag_grad})
+
+
 @public("function")
 def block_diag(*tensors):
-    mats = []
-    for t in tensors:
+    for i, t in enumerate(tensors):
         if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
-                               f"dimensions. Input {len(mats)} has {t.dim()} dimensions")
-        mats.append(t.reshape(1, -1) if t.dim() < 2 else t)
-    if not mats:
+                               f"dimensions. Input {i} has {t.dim()} dimensions")
+    if not tensors:
         return empty(1, 0)
-    dtype = mats[0].dtype
-    for m in mats[1:]:
-        dtype = dtypes.promote_types(dtype, m.dtype)
-    width = builtins.sum(m.shape[1] for m in mats)
-    rows, left = [], 0
-    for m in mats:
-        h, w = m.shape
-        rows.append(_sh.cat([zeros(h, left, dtype=dtype), m.to(dtype),
-                             zeros(h, width - left - w, dtype=dtype)], 1))
-        left += w
-    return _sh.cat(rows, 0)
+    return _block_diag(*tensors)
 
 
 @public("function", "method", signatures=("diagflat(Tensor input, int64_t offset=0)",))
@@ -918,6 +1007,62 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
     return tensor(s, dtype=dtype or dtypes.get_default_dtype(), requires_grad=requires_grad)
 
 
+# -- index arithmetic and dtype facts --------------------------------------------------------------
+@public("function")
+def unravel_index(indices, shape):
+    """The coordinates in ``shape`` of flat (row-major) ``indices``: a tuple of tensors, one
+    per dim (torch's: floor division by the strides, modulo the sizes)."""
+    if indices.dtype.is_floating_point or indices.dtype.is_complex or \
+            indices.dtype is dtypes.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, builtins.int) and not isinstance(shape, builtins.bool):
+        shape = (shape,)
+    elif not isinstance(shape, (list, tuple)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    for size in shape:
+        if not isinstance(size, builtins.int):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(size)}")
+    if not all(size >= 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(shape)}")
+    strides = list(itertools.accumulate(reversed(tuple(shape[1:]) + (1,)), lambda a, b: a * b))
+    coords = indices.unsqueeze(-1).floor_divide(
+        tensor(strides[::-1], dtype=dtypes.int64)) % tensor(list(shape), dtype=dtypes.int64)
+    return coords.unbind(-1)
+
+
+@public("function")
+def can_cast(from_, to):
+    """Whether torch's casting rules allow from_ -> to in type promotion: never float to an
+    integer, complex to real, or a number to bool."""
+    for position, (name, value) in enumerate((("from_", from_), ("to", to)), 1):
+        if not isinstance(value, dtypes.dtype):
+            raise TypeError(f"can_cast(): argument '{name}' (position {position}) must be "
+                            f"torch.dtype, not {type(value).__name__}")
+    if from_.is_complex and not to.is_complex:
+        return False
+    if from_.is_floating_point and not (to.is_floating_point or to.is_complex):
+        return False
+    return from_ is dtypes.bool or to is not dtypes.bool
+
+
+@public("function")
+def typename(obj):
+    """A tensor's type() (torch.FloatTensor, ...), else the object's module and qualified
+    name (the builtins' bare)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 # -- window functions ----------------------------------------------------------------------------
 def _window(name, window_length, periodic, dtype, requires_grad, make):
     want = dtype or dtypes.get_default_dtype()
@@ -1101,37 +1246,83 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
 
 
 # -- scatters into a copy, splits, and the view-copy functions ------------------------------------
-def _scatter_into(input, src, view):
-    """A copy of input with ``view(copy)`` overwritten by src (gradients through the copy)."""
-    out = input.clone()
-    target = view(out)
-    if target.shape != src.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
-                           f"{list(src.shape)}, slice size = {list(target.shape)}")
-    target.copy_(src)
-    return out
+def _scatter_forward(view):
+    """The forward of torch's X_scatter: a copy of self with ``view(copy)`` set to src."""
+    def forward(xp, self, src, **attrs):
+        out = self.copy()
+        target = view(out, **attrs)
+        if target.shape != src.shape:
+            raise RuntimeError("expected src to have a size equal to the slice of self. src "
+                               f"size = {list(src.shape)}, slice size = {list(target.shape)}")
+        target[...] = src
+        return out
+    return forward
+
+
+def _select_view(a, dim, index):
+    return a[(slice(None),) * dim + (index,)]
+
+
+def _slice_view(a, dim, start, end, step):
+    return a[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+def _diagonal_view(a, offset, dim1, dim2):
+    """A writable view of a's diagonal (NumPy's diagonal() is read-only; a is the fresh
+    C-contiguous copy the forward writes into)."""
+    d = a.diagonal(offset, dim1, dim2)
+    if d.size == 0:
+        return xp.empty(d.shape, a.dtype)
+    start = d.__array_interface__["data"][0] - a.__array_interface__["data"][0]
+    return xp.ndarray(d.shape, a.dtype, buffer=a, offset=start, strides=d.strides)
+
+
+_select_scatter = defop("SelectScatterBackward0", _scatter_forward(_select_view),
+                        ("self", "src"), dtype="same", grads={
+                            "self": lambda grad, dim, index: grad.select_scatter(
+                                _pw.zeros_like(grad.select(dim, index)), dim, index),
+                            "src": lambda grad, dim, index: grad.select(dim, index)})
+_slice_scatter = defop("SliceScatterBackward0", _scatter_forward(_slice_view),
+                       ("self", "src"), dtype="same", grads={
+                           "self": lambda grad, dim, start, end, step: grad.slice_scatter(
+                               _pw.zeros_like(_slice_view(grad, dim, start, end, step)), dim,
+                               start, end, step),
+                           "src": lambda grad, dim, start, end, step: _slice_view(
+                               grad, dim, start, end, step)})
+_diagonal_scatter = defop("DiagonalScatterBackward0", _scatter_forward(_diagonal_view),
+                          ("self", "src"), dtype="same", grads={
+                              "self": lambda grad, offset, dim1, dim2: grad.diagonal_scatter(
+                                  _pw.zeros_like(grad.diagonal(offset, dim1, dim2)), offset,
+                                  dim1, dim2),
+                              "src": lambda grad, offset, dim1, dim2: grad.diagonal(
+                                  offset, dim1, dim2)})
 
 
 @public("function", "method", signatures=(
     "select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)",))
 def select_scatter(input, src, dim, index):
-    return _scatter_into(input, src, lambda t: t.select(dim, index))
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return _select_scatter(input, src, dim=dim, index=index % size)
 
 
 @public("function", "method", signatures=(
     "slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, "
     "SymInt? end=None, SymInt step=1)",))
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    dim = _wrap_dim(dim, input.dim())
-    index = (slice(None),) * dim + (slice(start, end, step),)
-    return _scatter_into(input, src, lambda t: t[index])
+    return _slice_scatter(input, src, dim=_wrap_dim(dim, input.dim()), start=start, end=end,
+                          step=step)
 
 
 @public("function", "method", signatures=(
     "diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, "
     "int64_t dim2=1)",))
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    return _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+    return _diagonal_scatter(input, src, offset=offset, dim1=_wrap_dim(dim1, input.dim()),
+                             dim2=_wrap_dim(dim2, input.dim()))
 
 
 @public("function", "method", signatures=(

@@ -8,7 +8,6 @@ again. The LU factors that det, slogdet and solve save are computed as LAPACK's 
 """
 import math
 import warnings
-from collections import namedtuple
 
 from .. import dtypes
 from .._autograd.grad_mode import state
@@ -18,7 +17,7 @@ from ..backend import backend_of, xp
 from ..backend.kernels.lapack import (_colmajor, _lapack_view, _lu_factor, _lu_info, _lu_solve,
                                       _perm_sign)
 from . import _formula, public, publish
-from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, apply_inplace, \
+from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, _return_type, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
                     contiguous, expand, permute, reshape, view)
@@ -747,18 +746,6 @@ class _LinAlgError(RuntimeError):
 
 
 _LinAlgError.__module__ = "torch._C"
-
-
-def _return_type(name, fields):
-    """A named tuple printed like torch.return_types.<name>(...)."""
-    base = namedtuple(name, fields)
-
-    def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
-        return f"torch.return_types.{name}(\n{body})"
-    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
-    cls.__module__ = "torch.return_types"
-    return cls
 
 
 _QR = _return_type("linalg_qr", ("Q", "R"))

@@ -12,7 +12,7 @@ from .._tensor import Tensor
 from ..backend import xp
 from ..backend.kernels import random as sample
 from . import public, publish
-from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
 from .reduce import topk
 from .shape import expand
 
@@ -428,6 +428,29 @@ def poisson(input, generator=None):
     if input.numel() and not (input._data >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _poisson(input, generator=generator)
+
+
+def _no_binomial_grad(grad):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+_binomial = defop("NotImplemented", lambda xp, count, prob, generator: sample.binomial(
+    engine(generator), *(a.ravel() for a in xp.broadcast_arrays(count, prob))).reshape(
+        xp.broadcast_shapes(count.shape, prob.shape)), ("count", "prob"), dtype="same",
+    grads={"count": _no_binomial_grad, "prob": _no_binomial_grad})
+
+
+@public("function")
+def binomial(count, prob, generator=None):
+    """Binomial(count, prob) samples: ATen's CPU sampler (BTRS, or inversion for small
+    means) on torch's stream."""
+    if not count.dtype.is_floating_point:
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: "
+                         f"{_SCALAR_NAMES[count.dtype.name]}")
+    _float_kernel(count.dtype, "binomial_cpu")
+    _same_dtypes(count, prob)
+    broadcast_shapes(count.shape, prob.shape)
+    return _binomial(count, prob, generator=generator)
 
 
 def _same_dtypes(first, *others):

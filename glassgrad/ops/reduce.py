@@ -12,7 +12,8 @@ from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from ..backend import xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
-from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, defop as _defop
+from .registry import _C10_NAMES, _SCALAR_NAMES, _return_type, apply_inplace, \
+    defop as _defop
 
 # torch's reductions return row-major results whatever their input's layout (sort keeps it)
 defop = functools.partial(_defop, row_major=True)
@@ -207,23 +208,6 @@ def _reduced_count_backward(grad, self, result, dim, keepdim):
 
 
 # -- named tuples ----------------------------------------------------------------------------
-_RETURN_TYPES = {}
-
-
-def _return_type(name):
-    """torch.return_types.<name>: a (values, indices) tuple printed like torch's."""
-    cls = _RETURN_TYPES.get(name)
-    if cls is None:
-        def __repr__(self):
-            return f"torch.return_types.{name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
-        cls = type(name, (tuple,), {
-            "__slots__": (), "__repr__": __repr__, "__module__": "torch.return_types",
-            "__new__": lambda cls, values, indices: tuple.__new__(cls, (values, indices)),
-            "values": property(lambda self: self[0]), "indices": property(lambda self: self[1])})
-        _RETURN_TYPES[name] = cls
-    return cls
-
-
 def _named(name, pair):
     return _return_type(name)(*pair)
 

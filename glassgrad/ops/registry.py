@@ -23,6 +23,7 @@ returns a gradient per tensor, and ``tensors_args_sizes`` saves their shapes.
 import inspect
 import re
 import weakref
+from collections import namedtuple
 from functools import partial
 
 from .. import dtypes
@@ -855,3 +856,19 @@ def broadcast_shapes(*shapes):
             new[i] = b if a == 1 else a
         out = new
     return tuple(out)
+
+
+_RETURN_TYPES = {}
+
+
+def _return_type(name, fields=("values", "indices")):
+    """torch.return_types.<name>: a named tuple of ``fields``, printed like torch's."""
+    cls = _RETURN_TYPES.get(name)
+    if cls is None:
+        def __repr__(self):
+            body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+            return f"torch.return_types.{name}(\n{body})"
+        cls = type(name, (namedtuple(name, fields),), {"__slots__": (), "__repr__": __repr__,
+                                                       "__module__": "torch.return_types"})
+        _RETURN_TYPES[name] = cls
+    return cls

@@ -273,6 +273,95 @@ def poisson(eng, lambdas):
     return np.array(out, _F64)
 
 
+def binomial(eng, counts, probs):
+    """sample_binomial of ATen's CPU, element after element (as poisson: each element's
+    uniform doubles follow the previous element's): BTRS (Hormann's transformed rejection)
+    where count * min(p, 1 - p) >= 10, else inversion by sums of geometric draws; the arithmetic
+    of the dtype's own type where ATen's is (count * prob in float for float32), double
+    elsewhere."""
+    real = counts.dtype.type
+    start = eng.snapshot()
+    draw = _uniform_doubles(eng, 4 * len(counts) + 64)
+    out, used = [], [0]
+
+    def counted():
+        used[0] += 1
+        return draw()
+    for count, prob in zip(counts.tolist(), probs.tolist()):
+        out.append(_binomial_one(counted, real(count), real(prob), real))
+    eng.restore(start)          # leave the engine right after the uniforms used
+    uniform_double(eng, used[0])
+    return np.array(out, counts.dtype)
+
+
+def _binomial_one(draw, count, prob, real):
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return float(count)
+    if not prob <= 0.5 and not prob > 0.5:
+        return math.nan
+    flip = prob > 0.5
+    q = real(1.0) - prob if flip else prob
+    k = (_btrs(draw, count, q, real) if float(count * q) >= 10.0 else
+         _binomial_inversion(draw, count, q, real))
+    return float(count - real(k)) if flip else float(k)
+
+
+def _binomial_inversion(draw, count, prob, real):
+    """The number of geometric(prob) draws whose running sum stays within count."""
+    logprob = float(libm("log1p", np.array(-prob, real)))
+    total, n = 0.0, 0
+    while True:
+        total += math.ceil(math.log(draw()) / logprob)
+        if total > float(count):
+            return n
+        n += 1
+
+
+def _stirling_tail(k):
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
+
+
+def _btrs(draw, count, prob, real):
+    """Hormann's BTRS (1993) as TensorFlow and ATen write it: a pair of uniforms per trial."""
+    stddev = float(np.sqrt(count * prob * (real(1) - prob)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (real(1) - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float((count + real(1)) * prob))
+    n = float(count)
+    while True:
+        u = draw() - 0.5
+        v = draw()
+        us = 0.5 - abs(u)
+        k = float(real(math.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        bound = ((m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+                 + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+                 + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(n - m)
+                 - _stirling_tail(k) - _stirling_tail(n - k))
+        if v <= bound:
+            return k
+
+
 def _uniform_doubles(eng, first):
     """The next double uniforms, one per call, drawn ``first`` at a time and then more."""
     def doubles():
