@@ -4,7 +4,7 @@ and its exceptions exc.py (torch._dynamo.exc)."""
 from ._capture import CompiledFunction, is_compiling, reset  # noqa: F401
 from . import config, exc  # noqa: F401
 
-_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
 def compile_function(fn, fullgraph=False, dynamic=None, backend="inductor", mode=None,

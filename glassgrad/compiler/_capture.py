@@ -129,7 +129,10 @@ def _escaping(name, fn, kind):
     return method
 
 
-_ESCAPES = {"item": exc.UserError, "_scalar": exc.UserError, "__bool__": exc.UserError,
+# the exception fullgraph=True raises: torch's for a branch on a value (bool) and for what it
+# refuses; NotImplementedError for a scalar read (torch traces .item() into its graph, glassgrad
+# cannot)
+_ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool__": exc.UserError,
             "tolist": exc.Unsupported, "numpy": exc.Unsupported, "__array__": exc.Unsupported,
             "__repr__": exc.Unsupported, "__str__": exc.Unsupported,
             "__format__": exc.Unsupported, "data_ptr": exc.Unsupported}
@@ -339,14 +342,17 @@ class _Graph:
 
     def _save(self, env, tensors, made):
         """Per backward step, its node's saved values (as OpDef.attach saves them)."""
-        def value(kind, x, nr):
+        def value(kind, x, _):
             if kind == 0:
                 return x
             if kind == 1:
                 return env[x]
             if kind == 2:       # an argument or external: the version check as eager's
                 return SavedTensor(self._input(x, tensors), False)
-            return SavedTensor(made[x], True, nr)      # a returned output
+            # a returned output: an alias on its version counter (torch's message for a
+            # compiled region's output names no node)
+            t = made[x]
+            return SavedTensor(Tensor._make(t._data, counter=t._version_counter), False)
         out = []
         for step in self.gsteps:
             out.append(tuple(tuple(value(*r) for r in e) if type(e) is list else value(*e)
@@ -408,8 +414,17 @@ class CompiledFunctionBackward(Node):
 
     def apply(self, grads):
         out = self._graph.backward(self, [None if g is None else g._data for g in grads])
-        fn = CompiledFunctionBackwardBackward() if state.grad else None
-        return [None if g is None else Tensor._make(xp.asarray(g), grad_fn=fn) for g in out]
+        out = [None if g is None else xp.asarray(g) for g in out]
+        fn = None
+        if state.grad:      # (create_graph) a node that refuses to run, as torch's
+            fn = CompiledFunctionBackwardBackward((), tuple(
+                (g.shape, dtypes._FROM_NP[g.dtype]) for g in out if g is not None))
+        made, k = [], 0
+        for g in out:
+            made.append(None if g is None else Tensor._make(g, grad_fn=fn))
+            if g is not None:
+                made[-1]._output_nr, k = k, k + 1
+        return made
 
     def release(self):
         self._saved = None
@@ -558,12 +573,12 @@ def _build_backward(g, grads, slots):
             if s in g.input_index:
                 edge_slots[s] = True
 
-        def ref(t, i=0):
+        def ref(t):
             s = slots[id(t)]
             if s in g.input_index:
                 return (2, s, 0)
             if s in returned and s in g.out_slots:
-                return (3, s, i)
+                return (3, s, 0)
             return (1, s, 0)
         recipe = []
         for k, (name, kind, i, _) in enumerate(op._save_plan):
@@ -571,7 +586,7 @@ def _build_backward(g, grads, slots):
             if kind is registry._SAVE_INPUT and type(v) is SavedTensor:
                 recipe.append(ref(values[i]))
             elif kind is registry._SAVE_OUTPUT and type(v) is SavedTensor:
-                recipe.append(ref(results[i], i))
+                recipe.append(ref(results[i]))
             elif kind is registry._SAVE_ALL_INPUTS and type(v) is tuple:
                 recipe.append([ref(x) for x in values])
             else:
