@@ -210,6 +210,12 @@ class _Roots:
                 self.ids.add(id(v))
             if where is not None:
                 self.guards.append((*where, v))
+        elif t in (list, tuple) and where is not None:     # a list of parameters, ...
+            self.guards.append((*where, v))
+            for i, x in enumerate(v):
+                if type(x) in _TENSOR_TYPES:
+                    self.ids.add(id(x))
+                    self.guards.append(("item", v, i, x))
         elif hasattr(v, "_parameters") and hasattr(v, "modules"):     # an nn.Module
             if where is not None:
                 self.guards.append((*where, v))
@@ -236,6 +242,8 @@ def _guards_hold(guards):
     for kind, holder, key, value in guards:
         if kind == "global":
             v = holder.get(key, _MISSING)
+        elif kind == "item":
+            v = holder[key] if key < len(holder) else _MISSING
         elif kind == "cell":
             try:
                 v = holder.cell_contents
