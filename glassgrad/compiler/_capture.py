@@ -38,15 +38,14 @@ import weakref
 from .. import dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
-from .._autograd.engine import _validate
 from .._autograd.grad_mode import state
-from .._autograd.node import Node, wrap_arrays
+from .._autograd.node import Node
 from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
 from ..ops import registry
 from ..utils._pytree import tree_flatten, tree_unflatten
-from . import config, exc
+from . import _codegen, config, exc
 
 _new = object.__new__
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
@@ -296,119 +295,41 @@ class _Graph:
                 return False
         return _guards_hold(self.guards)
 
-    # forward
     def run(self, tensors):
-        env = [None] * self.n_slots
-        for s, t in zip(self.arg_slots, tensors):
-            env[s] = t._data
-        for s, t, _ in self.externals:
-            env[s] = t._data
-        asarray = xp.asarray
-        for kernel, operands, attrs, want, ndiff, outs, free in self.steps:
-            args = [c if s is None else env[s] if cast is None else env[s].astype(cast, copy=False)
-                    for s, c, cast in operands]
-            out = kernel(*args, **attrs)
-            if ndiff is None:
-                if type(out) is not ndarray or (want is not None and out.dtype != want):
-                    out = asarray(out, dtype=want)
-                env[outs[0]] = out
-            else:
-                for i, (s, o) in enumerate(zip(outs, out)):
-                    env[s] = asarray(o, dtype=want if i < ndiff else None)
-            if free:
-                for s in free:
-                    env[s] = None
-        return self._outputs(env, tensors)
-
-    def _outputs(self, env, tensors):
-        made = {}
+        """This call's outputs: the generated forward (see _codegen.py), then the outputs as
+        tensors under one CompiledFunctionBackward node when one requires grad."""
+        externals = [t for _, t, _ in self.externals]
+        arrays, saved = self.forward(tensors, externals)
+        made = dict(zip(self.result_slots, arrays))
         node = None
         if self.diff_slots:
             edges = tuple(registry._edge(self._input(s, tensors)) for s in self.edge_slots)
             node = CompiledFunctionBackward(edges, self.diff_meta)
-            node._source = provenance.site(3)
+            node._source = provenance.site(2)
             node._graph = self
         for k, s in enumerate(self.diff_slots):
-            t = made[s] = Tensor._make(env[s], grad_fn=node)
+            t = made[s] = Tensor._make(made[s], grad_fn=node)
             t._output_nr = k
         leaves = []
         for s, c in self.out_leaves:
             if s is None:
                 leaves.append(c)
                 continue
-            t = made.get(s)
-            if t is None:
-                t = made[s] = Tensor._make(env[s])
+            t = made[s]
+            if type(t) is ndarray:
+                t = made[s] = Tensor._make(t)
             leaves.append(t)
         if node is not None:
-            node._saved = self._save(env, tensors, made)
+            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
+                t = made[s]     # version counter (torch's message names no node for them)
+                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
+                                         False))
+            node._saved = saved
         return tree_unflatten(leaves, self.out_spec)
 
     def _input(self, s, tensors):
         k = self.input_index[s]
         return tensors[k] if k >= 0 else self.externals[-k - 1][1]
-
-    def _save(self, env, tensors, made):
-        """Per backward step, its node's saved values (as OpDef.attach saves them)."""
-        def value(kind, x, _):
-            if kind == 0:
-                return x
-            if kind == 1:
-                return env[x]
-            if kind == 2:       # an argument or external: the version check as eager's
-                return SavedTensor(self._input(x, tensors), False)
-            # a returned output: an alias on its version counter (torch's message for a
-            # compiled region's output names no node)
-            t = made[x]
-            return SavedTensor(Tensor._make(t._data, counter=t._version_counter), False)
-        out = []
-        for step in self.gsteps:
-            out.append(tuple(tuple(value(*r) for r in e) if type(e) is list else value(*e)
-                             for e in step[0]))
-        return out
-
-    # backward
-    def backward(self, node, grads):
-        saved = node._saved
-        if saved is None:
-            raise freed(node)
-        buf = {}
-        for s, g in zip(self.diff_slots, grads):
-            if g is not None:
-                buf[s] = g
-        for (recipe, cls, edges, edge_slots, meta, arrays, outs), sv in zip(
-                reversed(self.gsteps), reversed(saved)):
-            gs = [buf.pop(s, None) for s in outs]
-            if all(g is None for g in gs):
-                continue
-            n = _new(cls)
-            n.next_functions, n._input_metadata = edges, meta
-            if arrays:
-                n._saved = sv
-                out = n._formulas(gs)
-            else:
-                n._saved = tuple(_held(v) for v in sv)
-                out = [None if g is None else g._data for g in n.apply(wrap_arrays(gs))]
-            if not cls._exact:
-                out = _validate(n, out)
-            for s, g in zip(edge_slots, out):
-                if s is not None and g is not None:
-                    b = buf.get(s)
-                    buf[s] = g if b is None else b + g
-        return [buf.get(s) for s in self.edge_slots]
-
-
-def _held(v):
-    """A bare saved array as a SavedTensor (for rows whose formulas take tensors)."""
-    if type(v) is tuple:
-        return tuple(_held(x) for x in v)
-    if type(v) is not ndarray:
-        return v
-    s = _new(SavedTensor)
-    s.tensor = Tensor._make(v)
-    s.data = s.hooks = s.meta = s.view_fn = None
-    s.counter, s.version, s.output_nr = s.tensor._version_counter, 0, 0
-    return s
 
 
 class CompiledFunctionBackward(Node):
@@ -418,10 +339,16 @@ class CompiledFunctionBackward(Node):
     _exact = True
 
     def apply_arrays(self, grads):
-        return self._graph.backward(self, grads)
+        if self._saved is None:
+            raise freed(self)
+        return self._graph.backward(self, self._saved, grads)
 
     def apply(self, grads):
-        out = self._graph.backward(self, [None if g is None else g._data for g in grads])
+        prev, state.grad_enabled = state.grad_enabled, False
+        try:
+            out = self.apply_arrays([None if g is None else g._data for g in grads])
+        finally:
+            state.grad_enabled = prev
         out = [None if g is None else xp.asarray(g) for g in out]
         fn = None
         if state.grad:      # (create_graph) a node that refuses to run, as torch's
@@ -530,6 +457,9 @@ def _build(cap, leaves, roots):
     _build_backward(g, grads, slots)
     _lifetimes(g)
     g.guards = roots.guards
+    _codegen.saved_plan(g)
+    g.forward = _codegen.forward_source(g)
+    g.backward = _codegen.backward_source(g)
     return g
 
 
@@ -551,6 +481,7 @@ def _outputs(g, result, slots, data_slots, args):
         else:
             raise _Unsupported(f"an output of type {type(leaf).__name__}")
     g.out_slots = [s for s, _ in g.out_leaves if s is not None]
+    g.result_slots = list(dict.fromkeys(g.out_slots))
     g.diff_slots = list(dict.fromkeys(s for s in g.out_slots if data_slots[s].requires_grad))
     g.diff_meta = tuple((data_slots[s]._data.shape, data_slots[s].dtype) for s in g.diff_slots)
     g.data_slots = data_slots
