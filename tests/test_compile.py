@@ -322,8 +322,24 @@ def test_module_training_bit_for_bit_with_eager():
             loss.backward()
             opt.step()
             losses.append(loss)
+            if compiled:    # the model's forward replays (no eager fallback)
+                assert type(run(x).grad_fn).__name__ == "CompiledFunctionBackward"
         return losses, list(model.parameters())
     exact(train(True), train(False))
+
+
+def test_a_loss_function_compiles_whole():
+    def loss_of(x, t, w):
+        return gg.nn.functional.cross_entropy(gg.nn.functional.linear(x, w), t)
+    cf = gg.compile(loss_of, fullgraph=True)
+    gg.manual_seed(1)
+    x, w, t = gg.randn(4, 3), gg.randn(5, 3, requires_grad=True), gg.randint(0, 5, (4,))
+    loss = cf(x, t, w)
+    assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward"
+    loss.backward()
+    ref = loss_of(x, t, w2 := w.detach().clone().requires_grad_())
+    ref.backward()
+    exact((loss, w.grad), (ref, w2.grad))
 
 
 def test_the_glass_box_lists_the_ops_and_lines():
@@ -337,3 +353,22 @@ def test_the_glass_box_lists_the_ops_and_lines():
     assert "y = x.sin()" in covers[0][1] and "test_compile.py" in covers[0][1]
     assert "return (y * x).sum()" in covers[2][1]
     assert repr(out.grad_fn).startswith("<torch.autograd.function.CompiledFunctionBackward")
+
+
+def test_module_guards_training_flag_hooks_and_replaced_parameters():
+    def program(lib):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.Dropout(0.5))
+        cm = lib.compile(model, backend="aot_eager")
+        x = lib.ones(2, 3)
+        model.eval()
+        out = [cm(x), cm(x)]
+        model[0].weight = lib.nn.Parameter(lib.full((3, 3), 0.5))
+        out.append(cm(x))
+        model[0].register_forward_hook(lambda m, i, o: o * 2)
+        out.append(cm(x))      # as torch's: hooks are not guarded (a later one does not run)
+        model.train()
+        y = cm(x)      # random: glassgrad runs it eagerly
+        out.append(y.shape)
+        return out
+    same(program)

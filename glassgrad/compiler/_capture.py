@@ -27,7 +27,8 @@ dtype, strides and requires_grad, which arguments are the same tensor, every oth
 value or identity) chooses the graphs; each graph then checks its externals' shape, dtype,
 strides and requires_grad, the identity of the tensors and modules the function's globals and
 closure name (and the values of their plain numbers), and the modules' training flags and
-parameters. A miss compiles again, up to config.recompile_limit graphs, then runs eagerly with
+parameters; not, as torch's (skip_nnmodule_hook_guards), the modules' hooks: a hook added after
+the capture is not run. A miss compiles again, up to config.recompile_limit graphs, then runs eagerly with
 torch's logged warning.
 """
 import builtins
@@ -418,7 +419,7 @@ def _build(cap, leaves, roots):
         return s
 
     grads = []
-    for op, values, attrs, arrays, want, out, site in cap.records:
+    for op, values, attrs, arrays, want, out, site in _live(cap):
         operands = []
         for v, a in zip(values, arrays):
             if type(v) in _TENSOR_TYPES:
@@ -461,6 +462,19 @@ def _build(cap, leaves, roots):
     g.forward = _codegen.forward_source(g)
     g.backward = _codegen.backward_source(g)
     return g
+
+
+def _live(cap):
+    """The records the outputs depend on (an op whose result nothing uses, such as a check
+    on a detached tensor, is left out: ops write nothing in a captured graph)."""
+    live = {id(t) for t in tree_flatten(cap.result)[0] if type(t) in _TENSOR_TYPES}
+    out = []
+    for record in reversed(cap.records):
+        op, values, results = record[0], record[1], record[5]
+        if any(id(r) in live for r in (results if op.multi else (results,))):
+            out.append(record)
+            live.update(id(v) for v in values if type(v) in _TENSOR_TYPES)
+    return out[::-1]
 
 
 def _outputs(g, result, slots, data_slots, args):
