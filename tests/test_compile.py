@@ -372,3 +372,24 @@ def test_module_guards_training_flag_hooks_and_replaced_parameters():
         out.append(y.shape)
         return out
     same(program)
+
+
+def test_a_backward_or_hook_inside_breaks_and_runs_eagerly():
+    def step(x, w):
+        loss = (x * w).sum()
+        loss.backward()     # (returns nothing: only the break keeps the .grad updates)
+
+    def hooked(x):
+        y = x * 2
+        y.register_hook(lambda g: g * 10)
+        return y.sum()
+    w = gg.ones(3, requires_grad=True)
+    cf = gg.compile(step)
+    for _ in range(3):
+        cf(gg.ones(3), w)
+    assert w.grad.tolist() == [3.0, 3.0, 3.0]
+    x = gg.ones(3, requires_grad=True)
+    ch = gg.compile(hooked)
+    for _ in range(2):
+        ch(x).backward()
+    assert x.grad.tolist() == [40.0, 40.0, 40.0]

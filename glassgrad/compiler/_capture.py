@@ -32,11 +32,12 @@ the capture is not run. A miss compiles again, up to config.recompile_limit grap
 torch's logged warning.
 """
 import builtins
+import functools
 import logging
 import threading
 import weakref
 
-from .. import dtypes
+from .. import autograd, dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
 from .._autograd.grad_mode import state
@@ -120,12 +121,12 @@ class _Capture:
 
 def _escaping(name, fn, kind):
     """A Tensor method that hands a value to Python: a graph break while capturing."""
+    @functools.wraps(fn)
     def method(self, *args, **kwargs):
         cap = _local.capture
         if cap is not None:
             cap.stop(f"Tensor.{name}() (a tensor's value read in Python)", kind)
         return fn(self, *args, **kwargs)
-    method.__name__, method.__doc__ = fn.__name__, fn.__doc__
     return method
 
 
@@ -135,7 +136,10 @@ def _escaping(name, fn, kind):
 _ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool__": exc.UserError,
             "tolist": exc.Unsupported, "numpy": exc.Unsupported, "__array__": exc.Unsupported,
             "__repr__": exc.Unsupported, "__str__": exc.Unsupported,
-            "__format__": exc.Unsupported, "data_ptr": exc.Unsupported}
+            "__format__": exc.Unsupported, "data_ptr": exc.Unsupported,
+            # what changes the graph around a captured tensor (a replay would not do it)
+            "register_hook": exc.Unsupported, "retain_grad": exc.Unsupported,
+            "requires_grad_": exc.Unsupported}
 _installed = []
 
 
@@ -147,6 +151,15 @@ def _install_escapes():
         setattr(Tensor, name, _escaping(name, getattr(Tensor, name), kind))
     data = Tensor.data
     Tensor.data = property(_escaping("data", data.fget, exc.Unsupported), data.fset)
+    run = autograd.run_backward     # a backward pass (.grad written, hooks run): a break
+
+    @functools.wraps(run)
+    def run_backward(*args, **kwargs):
+        cap = _local.capture
+        if cap is not None:
+            cap.stop("a backward pass (.backward(), autograd.grad)")
+        return run(*args, **kwargs)
+    autograd.run_backward = run_backward
     _installed.append(True)
 
 
