@@ -393,3 +393,15 @@ def test_a_backward_or_hook_inside_breaks_and_runs_eagerly():
     for _ in range(2):
         ch(x).backward()
     assert x.grad.tolist() == [40.0, 40.0, 40.0]
+
+
+def test_an_in_place_edit_of_a_saved_tensor_is_explained_with_its_line():
+    w = gg.randn(3, requires_grad=True)
+    xx = gg.randn(3)
+    out = gg.compile(lambda a, b: (a * b).sum())(w, xx)
+    xx.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation") as info:
+        out.backward()
+    text = gg.explain(info.value)
+    assert "CompiledFunctionBackward" in text and "xx.add_(1)" in text
+    assert "version 1: `add_`" in text

@@ -338,7 +338,7 @@ class _Graph:
                 t = made[s]     # version counter (torch's message names no node for them)
                 saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
                                          False))
-            node._saved = saved
+            node._values = saved
         return tree_unflatten(leaves, self.out_spec)
 
     def _input(self, s, tensors):
@@ -349,13 +349,24 @@ class _Graph:
 class CompiledFunctionBackward(Node):
     """The one node of a compiled region (torch's name). ``covers``: the ops it replays, with
     the line of user code that called each."""
-    __slots__ = ("_graph", "_saved")
+    __slots__ = ("_graph", "_values")
     _exact = True
+    # the glass box reads it as an autograd.Function's node: the forward of torch's compiled
+    # region is an autograd.Function of that name, saving with ctx.save_for_backward
+    _forward_cls = type("CompiledFunction", (), {})
 
     def apply_arrays(self, grads):
-        if self._saved is None:
+        if self._values is None:
             raise freed(self)
-        return self._graph.backward(self, self._saved, grads)
+        return self._graph.backward(self, self._values, grads)
+
+    @property
+    def _saved(self):
+        """The SavedTensors among the saved values (None for bare intermediates), as the glass
+        box reads a Function's; None once freed."""
+        values = self._values
+        return None if values is None else tuple(
+            v if type(v) is SavedTensor else None for v in values)
 
     def apply(self, grads):
         prev, state.grad_enabled = state.grad_enabled, False
@@ -376,7 +387,7 @@ class CompiledFunctionBackward(Node):
         return made
 
     def release(self):
-        self._saved = None
+        self._values = None
 
     @property
     def covers(self):
