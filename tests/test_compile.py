@@ -3,7 +3,6 @@ Each program runs in torch (torch.compile, backend="aot_eager": torch's autograd
 a C++ toolchain) and in glassgrad; glassgrad's compiled results are also compared bit for bit
 with its own eager ones."""
 import logging
-import warnings
 
 import numpy as np
 import pytest
@@ -148,8 +147,6 @@ G = None
 
 
 def test_a_global_rebound_recompiles():
-    global G
-
     def f(x):
         return x * G
 
