@@ -12,6 +12,20 @@ import glassgrad as gg
 from differential import catch, same
 
 
+@pytest.fixture(autouse=True)
+def _validation_restored():
+    """torch's first compile turns distributions' validation off for the process (glassgrad's
+    too, tested below): put both back for the other tests."""
+    yield
+    for lib in (torch, gg):
+        lib.distributions.Distribution.set_default_validate_args(True)
+
+
+def test_the_first_compile_turns_distribution_validation_off_as_torch():
+    same(lambda lib: (lib.compile(lambda x: x * 2, backend="aot_eager")(lib.ones(1)),
+                      lib.distributions.Distribution._validate_args))
+
+
 def exact(a, b):
     """Bit-for-bit equality of two glassgrad results (tensors nested in tuples/lists)."""
     if isinstance(a, (tuple, list)):

@@ -1,6 +1,11 @@
 """torch.compile (glassgrad.compile) and the OptimizedModule it makes of a module."""
-from ..compiler import compile_function
+from ..compiler import ON_FIRST_COMPILE, compile_function
+from ..distributions import Distribution
 from ..nn.modules.module import Module
+
+# torch's first compile turns distributions' argument validation off by default
+# (TorchPatcher.patch: Distribution.set_default_validate_args(False))
+ON_FIRST_COMPILE.append(lambda: Distribution.set_default_validate_args(False))
 
 
 class OptimizedModule(Module):

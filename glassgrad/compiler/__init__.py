@@ -21,4 +21,11 @@ def compile_function(fn, fullgraph=False, dynamic=None, backend="inductor", mode
     if callable(backend):
         raise NotImplementedError("glassgrad.compile: a callable backend (it would be handed "
                                   "torch's FX graph, which glassgrad does not build)")
+    while ON_FIRST_COMPILE:     # once, as torch's TorchPatcher.patch
+        ON_FIRST_COMPILE.pop(0)()
     return CompiledFunction(fn, fullgraph, module)
+
+
+# what torch changes process-wide the first time it compiles (torch._dynamo registers them:
+# distributions' default validate_args turned off)
+ON_FIRST_COMPILE = []
