@@ -534,6 +534,78 @@ def bench_w1(rounds):
     return rows
 
 
+def w1_compiled_setup(shape):
+    """W1's step with the chain (and its sum) through glassgrad.compile."""
+    x = gg.full(shape, 0.3, dtype=gg.float32, requires_grad=True)
+    chain = gg.compile(lambda x: w1_chain(gg, x).sum())
+
+    def step():
+        x.grad = None
+        chain(x).backward()
+        return x.grad
+    return step
+
+
+def bench_w1c(rounds):
+    """W1 through glassgrad.compile against PyTorch eager (and glassgrad eager, as before)."""
+    rows = []
+    for label, shape in (("scalar", ()), ("100 elements", (100,))):
+        steps = {"glassgrad": w1_compiled_setup(shape), "before": w1_setup("glassgrad", shape)}
+        if torch is not None:
+            steps["pytorch"] = w1_setup("pytorch", shape)
+        steps["numpy"] = w1_numpy(shape)
+        for e in steps:
+            check_close(f"W1c {e}", steps["before"](), steps[e]())
+        rows.append(("W1c", f"overhead chain compiled, {label} (before: glassgrad eager)",
+                     interleaved(steps, rounds), W1_OPS, "µs per op (fwd+bwd)"))
+    return rows
+
+
+def mlp_compiled_setup(params, batches, lr=0.01):
+    """mlp_setup's step for glassgrad with the forward and loss through glassgrad.compile."""
+    ps = [gg.tensor(p.copy(), requires_grad=True) for p in params]
+    data = itertools.cycle([(gg.tensor(x), gg.tensor(y)) for x, y in batches])
+
+    @gg.compile
+    def loss_of(xt, yt):
+        h = xt
+        for i in range(0, len(ps), 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i + 2 < len(ps):
+                h = gg.relu(h)
+        return -gg.log_softmax(h, dim=1).gather(1, yt[:, None]).mean()
+
+    def step():
+        xt, yt = next(data)
+        for p in ps:
+            p.grad = None
+        loss = loss_of(xt, yt)
+        loss.backward()
+        with gg.no_grad():
+            for p in ps:
+                p -= lr * p.grad
+        return loss
+    return step, ps
+
+
+def bench_w2c(rounds):
+    """W2 with glassgrad's forward compiled, against PyTorch eager (before: glassgrad eager);
+    one step each from the same start gives the same loss and weights."""
+    params, batches = mlp_params([64, 128, 128, 10]), _digits()
+    steps, tensors = {}, {}
+    steps["glassgrad"], tensors["glassgrad"] = mlp_compiled_setup(params, batches)
+    steps["before"], tensors["before"] = mlp_setup("glassgrad", params, batches)
+    if torch is not None:
+        steps["pytorch"], tensors["pytorch"] = mlp_setup("pytorch", params, batches)
+    steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
+    losses = {e: float(_arr(steps[e]())) for e in steps}
+    assert losses["glassgrad"] == losses["before"], losses      # bit for bit
+    for a, b in zip(tensors["before"], tensors["glassgrad"]):
+        assert np.array_equal(_arr(a), _arr(b))
+    return [("W2c", "digits MLP step, forward+loss compiled (before: glassgrad eager)",
+             interleaved(steps, rounds), 1, "ms per step")]
+
+
 def bench_mlp(rounds, name, label, sizes, batches):
     params = mlp_params(sizes)
     steps, tensors = {}, {}
@@ -703,8 +775,9 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="W1,W2,W3,W4,W5,W6,W7,func,import",
-                    help="comma-separated workloads (W1,W2,W3,W4,W5,W6,W7,func,import)")
+    ap.add_argument("--only", default="W1,W1c,W2,W2c,W3,W4,W5,W6,W7,func,import",
+                    help="comma-separated workloads (W1,W1c,W2,W2c,W3,W4,W5,W6,W7,func,import; "
+                    "W1c, W2c: glassgrad.compile)")
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
@@ -722,12 +795,13 @@ def main(argv=None):
     rows, notes, extra = [], [], {}
     if torch is None:
         notes.append("PyTorch is not installed: glassgrad and NumPy columns only.")
-    benches = (("W1", bench_w1), ("W2", bench_w2), ("W3", bench_w3), ("W4", bench_w4),
-               ("W5", bench_w5), ("W6", bench_w6), ("func", bench_func))
+    benches = (("W1", bench_w1), ("W1c", bench_w1c), ("W2", bench_w2), ("W2c", bench_w2c),
+               ("W3", bench_w3), ("W4", bench_w4), ("W5", bench_w5), ("W6", bench_w6),
+               ("func", bench_func))
     for name, fn in benches:
         if name not in only:
             continue
-        if name == "W2":
+        if name in ("W2", "W2c"):
             try:
                 import sklearn  # noqa: F401
             except ImportError:

@@ -68,6 +68,8 @@ def get_device(input):
 
 __version__ = "0.1.0"
 from . import func, utils  # noqa: E402,F401
+from . import compiler, _dynamo  # noqa: E402,F401
+from ._dynamo.eval_frame import compile  # noqa: E402,F401,A004
 from . import distributions  # noqa: E402,F401
 
 # the glass box plugs into the core's explain hook at import

@@ -654,7 +654,15 @@ class Module:
                               f"{e}", stacklevel=2)
 
     def _wrapped_call_impl(self, *args, **kwargs):
+        if self._compiled_call_impl is not None:    # after self.compile()
+            return self._compiled_call_impl(*args, **kwargs)
         return self._call_impl(*args, **kwargs)
+
+    def compile(self, *args, **kwargs):
+        """Compile this module's calls in place (glassgrad.compile's arguments; returns None)."""
+        from ...compiler import compile_function
+        self._compiled_call_impl = compile_function(self._call_impl, *args, module=self,
+                                                    **kwargs)
 
     __call__ = _wrapped_call_impl
 

@@ -1,0 +1,721 @@
+"""glassgrad.compile's engine: a function's op calls captured once per guard set, then replayed
+as plain array calls under one autograd node, CompiledFunctionBackward.
+
+Capture. The first call for a guard set runs the function eagerly with a _Capture in
+``state.handler`` (the op interceptor slot): every OpDef call is run as it is and recorded (the
+row, its operands as the row's prepare step gave them, its attrs, its results, the line of user
+code). Reading a tensor's value in Python (.item(), bool(), .tolist(), .numpy(), printing), an
+in-place op, a random draw, print(), or a tensor that the op table did not make (a factory,
+``.data``, ``.detach()``) breaks the graph: the call finishes eagerly and the guard set is
+marked eager (later calls with it run the function as it is). With fullgraph=True a break
+raises instead (torch._dynamo.exc's Unsupported or UserError; NotImplementedError for what
+glassgrad cannot capture although torch can: in-place ops, random draws).
+
+Replay. A _Graph holds the steps as (kernel, operands, attrs, ...) tuples over slots of one
+array list: the function's tensor arguments, the tensors it read from its globals, closure or
+module (externals), then every op's outputs. Each step calls the row's bound kernel (what
+OpDef.__call__ would call) on the arrays, so results are bit for bit eager's; a buffer is
+dropped after its last use. Where an output requires grad, one CompiledFunctionBackward node
+takes every output; its backward runs the captured rows' backward formulas (OpNode's own code:
+_formulas on arrays for arrays=True rows, apply on tensors otherwise) in reverse order,
+brings each gradient to its input's shape and dtype as the engine does, and sums gradients
+in the engine's order. Saved arguments and outputs are SavedTensors (the version check and
+PyTorch's message), intermediates bare arrays, all freed by release().
+
+Guards: the key (grad mode, inference mode, default dtype, each tensor argument's type, shape,
+dtype, strides and requires_grad, which arguments are the same tensor, every other argument by
+value or identity) chooses the graphs; each graph then checks its externals' shape, dtype,
+strides and requires_grad, the identity of the tensors and modules the function's globals and
+closure name (and the values of their plain numbers), and the modules' training flags and
+parameters; not, as torch's (skip_nnmodule_hook_guards), the modules' hooks: a hook added after
+the capture is not run. A miss compiles again, up to config.recompile_limit graphs, then runs eagerly with
+torch's logged warning.
+"""
+import builtins
+import functools
+import logging
+import threading
+import weakref
+
+from .. import autograd, dtypes
+from .._tensor import Size, Tensor
+from .._autograd import provenance
+from .._autograd.grad_mode import state
+from .._autograd.node import Node
+from .._autograd.saved import SavedTensor, freed
+from .._generator import default_generator
+from ..backend import may_share_memory, ndarray, xp
+from ..ops import registry
+from ..utils._pytree import tree_flatten, tree_unflatten
+from . import _codegen, config, exc
+
+_new = object.__new__
+_TENSOR_TYPES = dtypes.TENSOR_TYPES
+_PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
+_MISSING = object()
+_log = logging.getLogger("glassgrad._dynamo")
+_DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
+
+
+class _Local(threading.local):
+    capture = None      # the _Capture running in this thread
+
+
+_local = _Local()
+_compiled = weakref.WeakSet()       # every CompiledFunction (reset() empties their caches)
+
+
+def is_compiling():
+    """torch.compiler.is_compiling: True while a function is being captured."""
+    return _local.capture is not None
+
+
+def reset():
+    """torch.compiler.reset / torch._dynamo.reset: forget every captured graph."""
+    for f in list(_compiled):
+        f.cache.clear()
+        f.count = 0
+
+
+# -- capture -----------------------------------------------------------------------------------
+class _Capture:
+    """The op interceptor while a function runs the first time for a guard set."""
+
+    def __init__(self, fullgraph):
+        self.fullgraph = fullgraph
+        self.records = []
+        self.broken = None
+        self.inner = state.handler
+
+    def handle_call(self, op, values, attrs):
+        state.handler = self.inner
+        try:
+            out = op(*values, **attrs)
+        finally:
+            if self.broken is None:
+                state.handler = self
+        arrays, want = op.prepare(values, attrs)
+        self.records.append((op, values, attrs, arrays, want, out, provenance.site(2)))
+        return out
+
+    def handle_inplace(self, op, t, values, attrs, overlap):
+        self.stop(f"an in-place op ({op.name})", NotImplementedError)
+        return registry.apply_inplace(op, t, values, attrs, overlap)
+
+    def handle_view_inplace(self, op, t, attrs):
+        self.stop(f"an in-place view op ({op.name})", NotImplementedError)
+
+    def stop(self, reason, kind=exc.Unsupported):
+        """A graph break: the rest of the call runs eagerly (fullgraph=True: raise)."""
+        if self.broken is not None:
+            return
+        self.broken = reason
+        if state.handler is self:
+            state.handler = self.inner
+        _local.capture = None
+        if self.fullgraph:
+            raise kind(f"glassgrad.compile(fullgraph=True): graph break on {reason}" + (
+                " (glassgrad captures no in-place ops or random draws; compile without "
+                "fullgraph=True to run them eagerly)" if kind is NotImplementedError else ""))
+
+
+def _escaping(name, fn, kind):
+    """A Tensor method that hands a value to Python: a graph break while capturing."""
+    @functools.wraps(fn)
+    def method(self, *args, **kwargs):
+        cap = _local.capture
+        if cap is not None:
+            cap.stop(f"Tensor.{name}() (a tensor's value read in Python)", kind)
+        return fn(self, *args, **kwargs)
+    return method
+
+
+# the exception fullgraph=True raises: torch's for a branch on a value (bool) and for what it
+# refuses; NotImplementedError for a scalar read (torch traces .item() into its graph, glassgrad
+# cannot)
+_ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool__": exc.UserError,
+            "tolist": exc.Unsupported, "numpy": exc.Unsupported, "__array__": exc.Unsupported,
+            "__repr__": exc.Unsupported, "__str__": exc.Unsupported,
+            "__format__": exc.Unsupported, "data_ptr": exc.Unsupported,
+            # what changes the graph around a captured tensor (a replay would not do it)
+            "register_hook": exc.Unsupported, "retain_grad": exc.Unsupported,
+            "requires_grad_": exc.Unsupported}
+_installed = []
+
+
+def _install_escapes():
+    """Wrap the value-reading Tensor methods once (each then costs one thread-local read)."""
+    if _installed:
+        return
+    for name, kind in _ESCAPES.items():
+        setattr(Tensor, name, _escaping(name, getattr(Tensor, name), kind))
+    data = Tensor.data
+    Tensor.data = property(_escaping("data", data.fget, exc.Unsupported), data.fset)
+    run = autograd.run_backward     # a backward pass (.grad written, hooks run): a break
+
+    @functools.wraps(run)
+    def run_backward(*args, **kwargs):
+        cap = _local.capture
+        if cap is not None:
+            cap.stop("a backward pass (.backward(), autograd.grad)")
+        return run(*args, **kwargs)
+    autograd.run_backward = run_backward
+    _installed.append(True)
+
+
+def _print(*args, **kwargs):
+    cap = _local.capture
+    if cap is not None:
+        cap.stop("print() (a Python side effect)")
+    return _builtin_print(*args, **kwargs)
+
+
+_builtin_print = builtins.print
+
+
+# -- what the function may read besides its arguments --------------------------------------------
+class _Roots:
+    """The tensors a function may read that outlive a call (its globals, closure, defaults and
+    module: externals), and the guards that they are still those: (kind, holder, key, value)."""
+
+    def __init__(self, fn, module=None):
+        self.ids = set()
+        self.guards = []
+        self.modules = set()
+        self._code(getattr(fn, "__func__", fn), set())
+        owner = getattr(fn, "__self__", None)
+        if module is not None:
+            self._value(module, None)
+        if owner is not None:
+            self._value(owner, None)
+            forward = getattr(type(owner), "forward", None)
+            if forward is not None:
+                self._code(forward, set())
+        for d in (getattr(fn, "__defaults__", None) or ()):
+            self._value(d, None)
+
+    def _code(self, fn, seen):
+        code = getattr(fn, "__code__", None)
+        if code is None or code in seen:
+            return
+        seen.add(code)
+        g = getattr(fn, "__globals__", {})
+        for c in [code]:
+            stack = [c]
+            while stack:
+                c = stack.pop()
+                for name in c.co_names:
+                    v = g.get(name, _MISSING)
+                    if v is not _MISSING:
+                        self._value(v, ("global", g, name))
+                stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            self._value(v, ("cell", cell, None))
+
+    def _value(self, v, where):
+        t = type(v)
+        if t in _TENSOR_TYPES or (isinstance(v, _PLAIN) and where is not None):
+            if t in _TENSOR_TYPES:
+                self.ids.add(id(v))
+            if where is not None:
+                self.guards.append((*where, v))
+        elif t in (list, tuple) and where is not None:     # a list of parameters, ...
+            self.guards.append((*where, v))
+            for i, x in enumerate(v):
+                if type(x) in _TENSOR_TYPES:
+                    self.ids.add(id(x))
+                    self.guards.append(("item", v, i, x))
+        elif hasattr(v, "_parameters") and hasattr(v, "modules"):     # an nn.Module
+            if where is not None:
+                self.guards.append((*where, v))
+            self._module(v)
+
+    def _module(self, module):
+        if id(module) in self.modules:
+            return
+        for m in module.modules():
+            self.modules.add(id(m))
+            self.guards.append(("training", m, None, m.training))
+            for d in (m._parameters, m._buffers):
+                for name, p in d.items():
+                    self.guards.append(("global", d, name, p))
+                    if p is not None:
+                        self.ids.add(id(p))
+            for name, v in vars(m).items():
+                if type(v) in _TENSOR_TYPES:
+                    self.ids.add(id(v))
+                    self.guards.append(("global", vars(m), name, v))
+
+
+def _guards_hold(guards):
+    for kind, holder, key, value in guards:
+        if kind == "global":
+            v = holder.get(key, _MISSING)
+        elif kind == "item":
+            v = holder[key] if key < len(holder) else _MISSING
+        elif kind == "cell":
+            try:
+                v = holder.cell_contents
+            except ValueError:
+                return False
+        else:
+            if holder.training != value:
+                return False
+            continue
+        if v is not value and (type(v) is not type(value) or not isinstance(v, _PLAIN)
+                               or v != value):
+            return False
+    return True
+
+
+# -- the graph -------------------------------------------------------------------------------------
+class _Target:
+    """What a captured node's edge points at for engine._validate: the input's shape, dtype."""
+    __slots__ = ("_input_metadata",)
+
+    def __init__(self, meta):
+        self._input_metadata = (meta,)
+
+
+class _Eager:
+    """A guard set whose capture broke: the function runs as it is."""
+    def __init__(self, reason, guards=()):
+        self.reason = reason
+        self.guards = guards
+
+    def holds(self):
+        return _guards_hold(self.guards)
+
+
+class _Graph:
+    """One captured region: forward steps over array slots, and the backward steps."""
+
+    def __init__(self):
+        self.steps = []         # (kernel, operands, attrs, want, n_diff or None, outs, free)
+        self.arg_slots = []     # the slot of each distinct tensor argument
+        self.externals = []     # (slot, tensor, (shape, dtype, strides, requires_grad))
+        self.guards = []
+        self.gsteps = []        # backward: see _build_backward
+        self.ops = []           # (row name, site) of each step, for the glass box
+
+    def holds(self):
+        for _, t, meta in self.externals:
+            d = t._data
+            if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
+                return False
+        return _guards_hold(self.guards)
+
+    def run(self, tensors):
+        """This call's outputs: the generated forward (see _codegen.py), then the outputs as
+        tensors under one CompiledFunctionBackward node when one requires grad."""
+        externals = [t for _, t, _ in self.externals]
+        arrays, saved = self.forward(tensors, externals)
+        made = dict(zip(self.result_slots, arrays))
+        node = None
+        if self.diff_slots:
+            edges = tuple(registry._edge(self._input(s, tensors)) for s in self.edge_slots)
+            node = CompiledFunctionBackward(edges, self.diff_meta)
+            node._source = provenance.site(2)
+            node._graph = self
+        for k, s in enumerate(self.diff_slots):
+            t = made[s] = Tensor._make(made[s], grad_fn=node)
+            t._output_nr = k
+        leaves = []
+        for s, c in self.out_leaves:
+            if s is None:
+                leaves.append(c)
+                continue
+            t = made[s]
+            if type(t) is ndarray:
+                t = made[s] = Tensor._make(t)
+            leaves.append(t)
+        if node is not None:
+            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
+                t = made[s]     # version counter (torch's message names no node for them)
+                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
+                                         False))
+            node._values = saved
+        return tree_unflatten(leaves, self.out_spec)
+
+    def _input(self, s, tensors):
+        k = self.input_index[s]
+        return tensors[k] if k >= 0 else self.externals[-k - 1][1]
+
+
+class CompiledFunctionBackward(Node):
+    """The one node of a compiled region (torch's name). ``covers``: the ops it replays, with
+    the line of user code that called each."""
+    __slots__ = ("_graph", "_values")
+    _exact = True
+    # the glass box reads it as an autograd.Function's node: the forward of torch's compiled
+    # region is an autograd.Function of that name, saving with ctx.save_for_backward
+    _forward_cls = type("CompiledFunction", (), {})
+
+    def apply_arrays(self, grads):
+        if self._values is None:
+            raise freed(self)
+        return self._graph.backward(self, self._values, grads)
+
+    @property
+    def _saved(self):
+        """The SavedTensors among the saved values (None for bare intermediates), as the glass
+        box reads a Function's; None once freed."""
+        values = self._values
+        return None if values is None else tuple(
+            v if type(v) is SavedTensor else None for v in values)
+
+    def apply(self, grads):
+        prev, state.grad_enabled = state.grad_enabled, False
+        try:
+            out = self.apply_arrays([None if g is None else g._data for g in grads])
+        finally:
+            state.grad_enabled = prev
+        out = [None if g is None else xp.asarray(g) for g in out]
+        fn = None
+        if state.grad:      # (create_graph) a node that refuses to run, as torch's
+            fn = CompiledFunctionBackwardBackward((), tuple(
+                (g.shape, dtypes._FROM_NP[g.dtype]) for g in out if g is not None))
+        made, k = [], 0
+        for g in out:
+            made.append(None if g is None else Tensor._make(g, grad_fn=fn))
+            if g is not None:
+                made[-1]._output_nr, k = k, k + 1
+        return made
+
+    def release(self):
+        self._values = None
+
+    @property
+    def covers(self):
+        """[(op's node name, 'file:line: `source`')] of every op the region replays."""
+        return [(name, provenance.describe(site)) for name, site in self._graph.ops]
+
+    def __repr__(self):
+        return f"<torch.autograd.function.CompiledFunctionBackward object at {hex(id(self))}>"
+
+
+class CompiledFunctionBackwardBackward(Node):
+    """The gradient of a compiled region's backward (torch does not support double backward)."""
+    __slots__ = ()
+
+    def apply(self, grads):
+        raise RuntimeError(_DOUBLE_BACKWARD)
+
+    def __repr__(self):
+        return (f"<torch.autograd.function.CompiledFunctionBackwardBackward object at "
+                f"{hex(id(self))}>")
+
+
+# -- building a graph from a capture ------------------------------------------------------------
+class _Unsupported(Exception):
+    pass
+
+
+def _build(cap, leaves, roots):
+    """The _Graph of a finished capture, or raise _Unsupported(reason)."""
+    g = _Graph()
+    slots = {}          # id(tensor) -> slot
+    keep = []           # (the tensors whose ids are keys)
+    g.input_index = {}
+    for leaf in leaves:
+        if type(leaf) in _TENSOR_TYPES and id(leaf) not in slots:
+            s = slots[id(leaf)] = len(slots)
+            g.input_index[s] = len(g.arg_slots)
+            g.arg_slots.append(s)
+            keep.append(leaf)
+    data_slots = {}
+
+    def slot(t):
+        s = slots.get(id(t))
+        if s is None:
+            if id(t) not in roots.ids:
+                raise _Unsupported("a tensor the op table did not make (a factory, .data, "
+                                   ".detach() or a Python-level result)")
+            s = slots[id(t)] = len(slots)
+            d = t._data
+            g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
+            g.input_index[s] = -len(g.externals)
+            keep.append(t)
+        return s
+
+    grads = []
+    for op, values, attrs, arrays, want, out, site in _live(cap):
+        operands = []
+        for v, a in zip(values, arrays):
+            if type(v) in _TENSOR_TYPES:
+                d = v._data
+                if a is d:
+                    cast = None
+                elif type(a) is ndarray and a.shape == d.shape and a.dtype != d.dtype:
+                    cast = a.dtype
+                else:
+                    raise _Unsupported(f"{op.name}'s prepared operand")
+                operands.append((slot(v), None, cast))
+            else:
+                operands.append((None, a, None))
+        for v in attrs.values():
+            if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
+                    isinstance(x, (Tensor, ndarray)) for x in v)):
+                raise _Unsupported(f"{op.name} with an array attribute")
+        results = list(out) if op.multi else [out]
+        outs = []
+        for r in results:
+            s = slots[id(r)] = len(slots)
+            keep.append(r)
+            outs.append(s)
+            data_slots[s] = r
+        kernel = op.kernels.get(type(arrays[0])) if arrays else None
+        kernel = kernel or op.kernel(arrays)
+        ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
+        g.steps.append([kernel, tuple(operands), dict(attrs), None if want is None else want.np,
+                        ndiff, tuple(outs), ()])
+        g.ops.append((op.name, site))
+        node = results[0]._grad_fn
+        if node is not None and getattr(type(node), "op", None) is op:
+            grads.append((len(g.steps) - 1, op, node, values, results))
+    g.n_slots = len(slots)
+    _outputs(g, cap.result, slots, data_slots, keep[:len(g.arg_slots)])
+    _build_backward(g, grads, slots)
+    _lifetimes(g)
+    g.guards = roots.guards
+    _codegen.saved_plan(g)
+    g.forward = _codegen.forward_source(g)
+    g.backward = _codegen.backward_source(g)
+    return g
+
+
+def _live(cap):
+    """The records the outputs depend on (an op whose result nothing uses, such as a check
+    on a detached tensor, is left out: ops write nothing in a captured graph)."""
+    live = {id(t) for t in tree_flatten(cap.result)[0] if type(t) in _TENSOR_TYPES}
+    out = []
+    for record in reversed(cap.records):
+        op, values, results = record[0], record[1], record[5]
+        if any(id(r) in live for r in (results if op.multi else (results,))):
+            out.append(record)
+            live.update(id(v) for v in values if type(v) in _TENSOR_TYPES)
+    return out[::-1]
+
+
+def _outputs(g, result, slots, data_slots, args):
+    leaves, g.out_spec = tree_flatten(result)
+    g.out_leaves = []
+    inputs = [t._data for s, t, _ in g.externals] + [t._data for t in args]
+    for leaf in leaves:
+        if type(leaf) in _TENSOR_TYPES:
+            s = slots.get(id(leaf))
+            if s is None or s not in data_slots:
+                raise _Unsupported("an output that is not an op's result (an argument or a "
+                                   "tensor made outside the op table)")
+            if any(may_share_memory(leaf._data, d) for d in inputs):
+                raise _Unsupported("an output that is a view of an input")
+            g.out_leaves.append((s, None))
+        elif isinstance(leaf, _PLAIN):
+            g.out_leaves.append((None, leaf))
+        else:
+            raise _Unsupported(f"an output of type {type(leaf).__name__}")
+    g.out_slots = [s for s, _ in g.out_leaves if s is not None]
+    g.result_slots = list(dict.fromkeys(g.out_slots))
+    g.diff_slots = list(dict.fromkeys(s for s in g.out_slots if data_slots[s].requires_grad))
+    g.diff_meta = tuple((data_slots[s]._data.shape, data_slots[s].dtype) for s in g.diff_slots)
+    g.data_slots = data_slots
+
+
+def _build_backward(g, grads, slots):
+    """The backward steps that reach a differentiable output: (saved recipe, node class, edge
+    targets, each edge's slot, output metadata, arrays mode, gradient slots)."""
+    needed = set(g.diff_slots)
+    returned = {s: k for k, s in enumerate(g.diff_slots)}
+    edge_slots = {}
+    for index, op, node, values, results in reversed(grads):
+        ndiff = len(node._input_metadata)
+        outs = g.steps[index][5][:ndiff]
+        if not needed.intersection(outs):
+            continue
+        inputs = values if op.variadic else [values[i] for i in op.diff]
+        edges, eslots = [], []
+        for (fn, _), v in zip(node.next_functions, inputs):
+            if fn is None:
+                edges.append((None, 0))
+                eslots.append(None)
+                continue
+            s = slots[id(v)]
+            needed.add(s)
+            edges.append((_Target((v._data.shape, v.dtype)), 0))
+            eslots.append(s)
+            if s in g.input_index:
+                edge_slots[s] = True
+
+        def ref(t):
+            s = slots[id(t)]
+            if s in g.input_index:
+                return (2, s, 0)
+            if s in returned and s in g.out_slots:
+                return (3, s, 0)
+            return (1, s, 0)
+        recipe = []
+        for k, (name, kind, i, _) in enumerate(op._save_plan):
+            v = node._saved[k]
+            if kind is registry._SAVE_INPUT and type(v) is SavedTensor:
+                recipe.append(ref(values[i]))
+            elif kind is registry._SAVE_OUTPUT and type(v) is SavedTensor:
+                recipe.append(ref(results[i]))
+            elif kind is registry._SAVE_ALL_INPUTS and type(v) is tuple:
+                recipe.append([ref(x) for x in values])
+            else:
+                recipe.append((0, v, 0))
+        g.gsteps.append((recipe, type(node), tuple(edges), tuple(eslots), node._input_metadata,
+                         op.arrays, outs))
+    g.gsteps.reverse()
+    g.edge_slots = [s for s in sorted(edge_slots, key=lambda s: s)]
+    if g.diff_slots and not g.edge_slots:
+        raise _Unsupported("an output that requires grad without an input that does")
+
+
+def _lifetimes(g):
+    """Drop each intermediate array after the last step that reads it (unless backward saves
+    it or the function returns it)."""
+    keep = set(g.out_slots) | set(g.input_index)
+    for step in g.gsteps:
+        for e in step[0]:
+            for kind, s, _ in (e if type(e) is list else [e]):
+                if kind:
+                    keep.add(s)
+    last = {}
+    for i, step in enumerate(g.steps):
+        for s, _, _ in step[1]:
+            if s is not None:
+                last[s] = i
+        for s in step[5]:
+            last.setdefault(s, i)       # an output nothing reads: dropped at once
+    free = {}
+    for s, i in last.items():
+        if s not in keep:
+            free.setdefault(i, []).append(s)
+    g.steps = [(*step[:6], tuple(free.get(i, ()))) for i, step in enumerate(g.steps)]
+
+
+# -- the compiled callable --------------------------------------------------------------------
+class CompiledFunction:
+    """What glassgrad.compile returns for a function (and nn.Module.compile installs)."""
+
+    def __init__(self, fn, fullgraph=False, module=None):
+        self.fn = fn
+        self.fullgraph = fullgraph
+        self.module = module
+        self.cache = {}
+        self.count = 0
+        self.limited = False
+        _compiled.add(self)
+        self.__wrapped__ = fn
+        for name in ("__name__", "__qualname__", "__doc__", "__module__"):
+            try:
+                setattr(self, name, getattr(fn, name))
+            except AttributeError:
+                pass
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else _Bound(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if (state.handler is not None or _local.capture is not None or state.anomaly
+                or state.saved_hooks is not None or state.on_mutate is not None):
+            return self.fn(*args, **kwargs)      # inside a capture, forward AD or vmap: eager
+        leaves, spec = tree_flatten((args, kwargs))
+        key = _key(leaves, spec)
+        try:
+            entries = self.cache.get(key)
+        except TypeError:       # an argument that cannot be keyed
+            return self.fn(*args, **kwargs)
+        if entries:
+            for entry in entries:
+                if entry.holds():
+                    if type(entry) is _Eager:
+                        return self.fn(*args, **kwargs)
+                    return entry.run(_distinct(leaves))
+        if self.count >= config.recompile_limit:
+            if not self.limited:
+                self.limited = True
+                code = getattr(self.fn, "__code__", None)
+                _log.warning("torch._dynamo hit config.recompile_limit (%d)\n   function: %r (%s:%s)",
+                             config.recompile_limit, getattr(self.fn, "__name__", "?"),
+                             code and code.co_filename, code and code.co_firstlineno)
+            return self.fn(*args, **kwargs)
+        return self._capture(args, kwargs, leaves, key)
+
+    def _capture(self, args, kwargs, leaves, key):
+        _install_escapes()
+        roots = _Roots(self.fn, self.module)
+        cap = _Capture(self.fullgraph)
+        rng = default_generator._rng.to_bytes()
+        _local.capture = cap
+        state.handler = cap
+        builtins.print = _print
+        try:
+            cap.result = result = self.fn(*args, **kwargs)
+        finally:
+            builtins.print = _builtin_print
+            _local.capture = None
+            if state.handler is cap:
+                state.handler = cap.inner
+        reason = cap.broken
+        if reason is None and (default_generator._rng.to_bytes() != rng).any():
+            reason = "a random draw"
+            if self.fullgraph:
+                raise NotImplementedError("glassgrad.compile(fullgraph=True): graph break on a "
+                                          "random draw (glassgrad captures none)")
+        entry = None
+        if reason is None:
+            try:
+                entry = _build(cap, leaves, roots)
+            except _Unsupported as e:
+                reason = str(e)
+                if self.fullgraph:
+                    raise exc.Unsupported(f"glassgrad.compile(fullgraph=True): {reason}") from None
+        cap.records = cap.result = None
+        self.cache.setdefault(key, []).append(entry or _Eager(reason, roots.guards))
+        self.count += 1
+        if entry is None:
+            return result
+        del result      # the eager run's graph goes; this call's result is the replay's, as
+        return entry.run(_distinct(leaves))     # every later call's (one node, torch's)
+
+
+class _Bound:
+    """A compiled function read as a method: called with the instance first."""
+    def __init__(self, fn, obj):
+        self.fn, self.obj = fn, obj
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(self.obj, *args, **kwargs)
+
+
+def _key(leaves, spec):
+    """The guard key of a call's arguments (unhashable where an argument is)."""
+    parts = [state.grad, state._inference, dtypes.get_default_dtype(), spec]
+    seen = {}
+    for i, leaf in enumerate(leaves):
+        t = type(leaf)
+        if t in _TENSOR_TYPES:
+            d = leaf._data
+            parts.append((t, d.shape, d.dtype, d.strides, leaf.requires_grad,
+                          seen.setdefault(id(leaf), i)))
+        elif isinstance(leaf, _PLAIN):
+            parts.append((t, leaf))
+        else:
+            parts.append((t, id(leaf)))
+    return tuple(parts)
+
+
+def _distinct(leaves):
+    """The tensor arguments, each once (in the order of first appearance)."""
+    out, seen = [], set()
+    for leaf in leaves:
+        if type(leaf) in _TENSOR_TYPES and id(leaf) not in seen:
+            seen.add(id(leaf))
+            out.append(leaf)
+    return out

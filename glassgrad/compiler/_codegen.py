@@ -1,0 +1,198 @@
+"""Straight-line Python for a captured graph (_capture._Graph): the forward as one function of
+the rows' kernels on arrays, the backward as one function of the rows' formulas, so that a
+replay costs one call per op and nothing is interpreted.
+
+forward(I, E) -> (outputs, saved): I the distinct tensor arguments, E the externals; locals
+``s<slot>`` hold the arrays (``del``-ed after their last use); ``saved`` lists, in the order
+the backward reads them, the intermediates its formulas use (bare arrays) and the arguments
+and externals they use (SavedTensors: the version check).
+
+backward(node, SV, G) -> one gradient per edge of the node: locals ``b<slot>`` are gradient
+buffers, each released once its op's formulas ran; a row whose formulas take arrays and that
+has one output is called formula by formula (OpNode._formulas' work, written out), any other
+row through its OpNode (``generic``)."""
+from .._autograd.engine import _validate, expandable, sum_to_array
+from .._autograd.saved import SavedTensor
+from .._tensor import Tensor
+from ..backend import ndarray, xp
+
+_new = object.__new__
+
+
+def _fit(g, shape, npd, name, i):
+    """engine._conform for one array gradient: summed to its input's shape, cast to its dtype."""
+    if g.shape != shape:
+        if not expandable(shape, g.shape):
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - "
+                               f"got {list(g.shape)} but expected shape compatible with "
+                               f"{list(shape)}")
+        g = sum_to_array(g, shape)
+    return g if g.dtype == npd else g.astype(npd)
+
+
+def saved_plan(g):
+    """Number the saved values: ``g.sv_plan`` (kind, slot) that forward returns (1: an array,
+    2: an argument or external as a SavedTensor), then ``g.sv_late``: returned outputs (kind 3,
+    saved once they are tensors); each gstep's recipe entry becomes ("sv", n) or ("c", value)
+    (a list of them for a variadic row's tensors)."""
+    g.sv_plan, g.sv_late, late = [], [], []
+
+    def number(entry):
+        kind, x, _ = entry
+        if kind == 0:
+            return ("c", x)
+        if kind == 3:
+            late.append(entry)
+            return ("late", len(late) - 1)
+        g.sv_plan.append((kind, x))
+        return ("sv", len(g.sv_plan) - 1)
+    g.recipes = [[[number(x) for x in e] if type(e) is list else number(e) for e in step[0]]
+                 for step in g.gsteps]
+    g.sv_late = [x for _, x, _ in late]
+    n = len(g.sv_plan)
+    fix = lambda e: ("sv", n + e[1]) if e[0] == "late" else e     # noqa: E731
+    g.recipes = [[[fix(x) for x in e] if type(e) is list else fix(e) for e in r]
+                 for r in g.recipes]
+
+
+def forward_source(g):
+    ns = {"ndarray": ndarray, "asarray": xp.asarray, "ST": SavedTensor}
+    lines = ["def forward(I, E):"]
+    lines += [f" s{s} = I[{k}]._data" for k, s in enumerate(g.arg_slots)]
+    lines += [f" s{s} = E[{k}]._data" for k, (s, _, _) in enumerate(g.externals)]
+    for i, (kernel, operands, attrs, want, ndiff, outs, free) in enumerate(g.steps):
+        ns[f"K{i}"], ns[f"W{i}"] = kernel, want
+        args = []
+        for j, (s, c, cast) in enumerate(operands):
+            if s is None:
+                ns[f"C{i}_{j}"] = c
+                args.append(f"C{i}_{j}")
+            elif cast is None:
+                args.append(f"s{s}")
+            else:
+                ns[f"T{i}_{j}"] = cast
+                args.append(f"s{s}.astype(T{i}_{j}, copy=False)")
+        if attrs:
+            ns[f"A{i}"] = attrs
+            args.append(f"**A{i}")
+        lines.append(f" o = K{i}({', '.join(args)})")
+        if ndiff is None:
+            check = "" if want is None else f" or o.dtype != W{i}"
+            lines.append(f" if type(o) is not ndarray{check}: o = asarray(o, dtype=W{i})")
+            lines.append(f" s{outs[0]} = o")
+        else:
+            lines += [f" s{s} = asarray(o[{j}], dtype={f'W{i}' if j < ndiff else 'None'})"
+                      for j, s in enumerate(outs)]
+        lines += [f" del s{s}" for s in free]
+    saved = []
+    for kind, x in g.sv_plan:
+        if kind == 1:
+            saved.append(f"s{x}")
+        else:
+            k = g.input_index[x]
+            saved.append(f"ST(I[{k}], False)" if k >= 0 else f"ST(E[{-k - 1}], False)")
+    outs = "".join(f"s{s}, " for s in g.result_slots)
+    lines.append(f" return ({outs}), [{', '.join(saved)}]")
+    return _define("forward", lines, ns)
+
+
+def backward_source(g):
+    ns = {"fit": _fit, "ST": SavedTensor}
+    lines = ["def backward(node, SV, G):"]
+    slots = set(g.diff_slots) | {s for step in g.gsteps for s in step[3] if s is not None}
+    lines += [f" b{s} = None" for s in sorted(slots - set(g.diff_slots))]
+    lines += [f" b{s} = G[{k}]" for k, s in enumerate(g.diff_slots)]
+    for i in reversed(range(len(g.gsteps))):
+        recipe, cls, edges, eslots, meta, arrays, outs = g.gsteps[i]
+        op = cls.op
+        if arrays and len(outs) == 1:
+            body = _formulas(ns, i, g.recipes[i], cls, edges, eslots)
+            lines.append(f" g = b{outs[0]}")
+            lines.append(" if g is not None:")
+            lines += ["  " + line for line in body]
+            lines.append(f"  b{outs[0]} = None")
+        else:
+            ns[f"GEN{i}"] = _generic(g.recipes[i], cls, edges, meta, op)
+            gs = "".join(f"b{s}, " for s in outs)
+            lines.append(f" gs = [{gs}]")
+            lines.append(" if any(x is not None for x in gs):")
+            lines.append(f"  r = GEN{i}(node, SV, gs)")
+            for k, s in enumerate(eslots):
+                if s is not None:
+                    lines.append(f"  if r[{k}] is not None: b{s} = r[{k}] if b{s} is None "
+                                 f"else b{s} + r[{k}]")
+            lines += [f"  b{s} = None" for s in outs]
+    lines.append(f" return [{', '.join(f'b{s}' for s in g.edge_slots)}]")
+    return _define("backward", lines, ns)
+
+
+def _formulas(ns, i, recipe, cls, edges, eslots):
+    """The lines of one arrays=True row's backward: its saved tensors unpacked (and checked)
+    before any formula runs, as OpNode._formulas does, then each needed input's formula, the
+    engine's fit to the input, and the sum into the input's buffer (in the engine's order)."""
+    op = cls.op
+    body, names = [], []
+    for k, e in enumerate(recipe):
+        if e[0] == "c":
+            ns[f"Q{i}_{k}"] = e[1]
+            names.append(f"Q{i}_{k}")
+        else:
+            body.append(f"v{k} = SV[{e[1]}]")
+            names.append(f"v{k}")
+    for k in op.slots:      # SavedTensors (arguments, externals, outputs): the version check
+        if recipe[k][0] == "sv":
+            body.append(f"if type(v{k}) is ST: v{k} = v{k}.unpack_data(node)")
+    for k, ((formula, index), (target, _), s) in enumerate(zip(op.formula_index, edges, eslots)):
+        if s is None:
+            continue
+        ns[f"F{i}_{k}"] = formula
+        body.append(f"r = F{i}_{k}(g, {', '.join(names[j] for j in index)})")
+        if not cls._exact:
+            shape, dtype = target._input_metadata[0]
+            ns[f"S{i}_{k}"], ns[f"D{i}_{k}"] = shape, dtype.np
+            body.append(f"if r.shape != S{i}_{k} or r.dtype != D{i}_{k}: "
+                        f"r = fit(r, S{i}_{k}, D{i}_{k}, {cls.__name__!r}, {k})")
+        body.append(f"b{s} = r if b{s} is None else b{s} + r")
+    return body
+
+
+def _generic(recipe, cls, edges, meta, op):
+    """Any other row: its OpNode on the saved values, run as the engine runs it (apply_arrays
+    for rows on arrays, apply on tensors otherwise), its gradients fitted by engine._validate."""
+    def saved(SV, e):
+        if type(e) is list:
+            return tuple(saved(SV, x) for x in e)
+        if e[0] == "c":
+            return e[1]
+        v = SV[e[1]]
+        return v if op.arrays or type(v) is not ndarray else _held(v)
+
+    def run(node, SV, gs):
+        n = _new(cls)
+        n.next_functions, n._input_metadata = edges, meta
+        n._saved = tuple(saved(SV, e) for e in recipe)
+        if op.arrays:
+            out = n._formulas(gs)
+        else:
+            out = [None if r is None else r._data
+                   for r in n.apply([None if x is None else Tensor._make(xp.asarray(x))
+                                     for x in gs])]
+        return out if cls._exact else _validate(n, out)
+    return run
+
+
+def _held(v):
+    """A bare saved array as a SavedTensor (for rows whose formulas take tensors)."""
+    s = _new(SavedTensor)
+    s.tensor = Tensor._make(v)
+    s.data = s.hooks = s.meta = s.view_fn = None
+    s.counter, s.version, s.output_nr = s.tensor._version_counter, 0, 0
+    return s
+
+
+def _define(name, lines, ns):
+    source = "\n".join(lines)
+    exec(compile(source, f"<glassgrad.compile {name}>", "exec"), ns)
+    fn = ns[name]
+    fn.source = source
+    return fn
