@@ -1,0 +1,75 @@
+"""The last nn pieces against torch: BatchNorm's batch statistics bit for bit, the orthogonal
+parametrization, grid_sample's bicubic mode and interpolate's antialiasing."""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import assert_same, norm
+
+EXACT = {"float32": (0, 0), "float64": (0, 0)}
+
+
+# -- BatchNorm: torch's CPU summation order --------------------------------------------------
+def _bn_program(shape, dtype, momentum, seed, threads):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    c = shape[1]
+    w, b, rm = (rng.standard_normal(c).astype(dtype) for _ in range(3))
+    rv = rng.random(c).astype(dtype) + 0.5
+
+    def program(t):
+        old = t.get_num_threads()
+        t.set_num_threads(threads)
+        try:
+            stats = [t.tensor(rm), t.tensor(rv)]
+            out = t.nn.functional.batch_norm(t.tensor(x), *stats, t.tensor(w), t.tensor(b),
+                                             training=True, momentum=momentum)
+            batch = [t.zeros(c, dtype=out.dtype), t.ones(c, dtype=out.dtype)]
+            t.nn.functional.batch_norm(t.tensor(x), *batch, training=True, momentum=1.0)
+            ev = t.nn.functional.batch_norm(t.tensor(x), *stats, t.tensor(w), None)
+            return out, stats, batch, ev
+        finally:
+            t.set_num_threads(old)
+    return program
+
+
+BN_SHAPES = [(7, 5), (40, 9), (2, 3), (3, 4), (2, 6, 1), (6, 4, 5), (9, 3, 8), (4, 3, 3, 5),
+             (2, 4, 4, 4), (3, 2, 3, 3, 3), (5, 2, 1, 2, 3), (33, 17, 1)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", BN_SHAPES)
+def test_batch_norm_statistics_bit_for_bit(shape, dtype, threads):
+    """The output, the running statistics, the batch's own mean and unbiased variance
+    (momentum 1) and the eval output, under 1 to 3 threads (1-d inputs split their rows
+    between torch's threads)."""
+    for seed in range(3):
+        program = _bn_program(shape, dtype, 0.1 + 0.2 * seed, seed, threads)
+        assert_same(norm(program(torch)), norm(program(gg)), tol=EXACT)
+
+
+@pytest.mark.parametrize("module,shape", [("BatchNorm1d", (16, 6)), ("BatchNorm1d", (8, 6, 7)),
+                                          ("BatchNorm2d", (4, 6, 5, 3)),
+                                          ("BatchNorm3d", (2, 6, 3, 3, 3))])
+def test_batch_norm_modules_train_bit_for_bit(module, shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype("float32") * 2
+
+    def program(t):
+        t.manual_seed(0)
+        m = getattr(t.nn, module)(6)
+        with t.no_grad():
+            m.weight.uniform_()
+            m.bias.uniform_()
+        outs = [m(t.tensor(x * (k + 1))) for k in range(3)]
+        return outs, m.running_mean, m.running_var, m.num_batches_tracked
+    assert_same(norm(program(torch)), norm(program(gg)), tol=EXACT)
+
+
+def test_batch_norm_empty_batch_keeps_running_stats():
+    def program(t):
+        rm, rv = t.zeros(3), t.ones(3)
+        out = t.nn.functional.batch_norm(t.zeros(0, 3), rm, rv, training=True)
+        return out, rm, rv
+    assert_same(norm(program(torch)), norm(program(gg)), tol=EXACT)
