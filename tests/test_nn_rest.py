@@ -73,3 +73,58 @@ def test_batch_norm_empty_batch_keeps_running_stats():
         out = t.nn.functional.batch_norm(t.zeros(0, 3), rm, rv, training=True)
         return out, rm, rv
     assert_same(norm(program(torch)), norm(program(gg)), tol=EXACT)
+
+
+# -- interpolate(antialias=True) -------------------------------------------------------------
+AA_SIZES = [dict(size=(3, 5)), dict(size=(14, 4)), dict(size=(8, 2)), dict(size=(17, 13)),
+            dict(size=(1, 1)), dict(scale_factor=0.3), dict(scale_factor=(0.5, 1.7)),
+            dict(scale_factor=0.45, recompute_scale_factor=True)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("mode,align_corners", [("bilinear", False), ("bilinear", True),
+                                                ("bicubic", False), ("bicubic", True),
+                                                ("lanczos", None)])
+@pytest.mark.parametrize("sizes", AA_SIZES)
+def test_interpolate_antialias(sizes, mode, align_corners, dtype):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 8, 7)).astype(dtype)
+
+    def program(t):
+        inp = t.tensor(x, requires_grad=True)
+        y = t.nn.functional.interpolate(inp, mode=mode, align_corners=align_corners,
+                                        antialias=True, **sizes)
+        g = t.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(dtype),
+                     requires_grad=True)
+        grad, = t.autograd.grad(y, inp, g, create_graph=True)
+        again, = t.autograd.grad(grad, g, t.tensor(x[::-1].copy()))      # the backward's own
+        return y, y.grad_fn.name(), grad, grad.grad_fn.name(), again
+    assert_same(norm(program(torch)), norm(program(gg)),
+                tol={"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)})
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int64"])
+def test_interpolate_antialias_dtype_errors(dtype):
+    def program(t):
+        try:
+            t.nn.functional.interpolate(t.ones(1, 1, 4, 4, dtype=getattr(t, dtype)), size=(2, 2),
+                                        mode="bilinear", antialias=True)
+        except NotImplementedError as e:
+            return str(e)
+    assert program(torch) is not None and program(torch) == program(gg)
+
+
+def test_interpolate_antialias_argument_errors():
+    def program(t):
+        out = []
+        for kwargs in (dict(mode="bilinear", antialias=True, size=(2,)),
+                       dict(mode="lanczos", size=(2, 2)),
+                       dict(mode="lanczos", size=(2, 2), antialias=True, align_corners=True),
+                       dict(mode="nearest", size=(2, 2), antialias=True)):
+            try:
+                shape = (1, 1, 4) if kwargs.get("size") == (2,) else (1, 1, 4, 4)
+                t.nn.functional.interpolate(t.ones(*shape), **kwargs)
+            except ValueError as e:
+                out.append(str(e))
+        return out
+    assert len(program(torch)) == 4 and program(torch) == program(gg)
