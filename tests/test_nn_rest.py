@@ -128,3 +128,44 @@ def test_interpolate_antialias_argument_errors():
                 out.append(str(e))
         return out
     assert len(program(torch)) == 4 and program(torch) == program(gg)
+
+
+# -- grid_sample(mode="bicubic") -------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_bicubic(padding_mode, align_corners, dtype):
+    """Values, both gradients and the grid's second derivative; the grid reaches past the
+    input on every side (padding decides those taps)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 5, 6)).astype(dtype)
+    grid = (rng.random((2, 4, 7, 2)) * 2.6 - 1.3).astype(dtype)
+    grid[0, 0, :3] = [[-1, -1], [1, 1], [0, 0]]         # on the edges and the centre
+    g = rng.standard_normal((2, 3, 4, 7)).astype(dtype)
+
+    def program(t):
+        inp, at = t.tensor(x, requires_grad=True), t.tensor(grid, requires_grad=True)
+        y = t.nn.functional.grid_sample(inp, at, mode="bicubic", padding_mode=padding_mode,
+                                        align_corners=align_corners)
+        d_inp, d_grid = t.autograd.grad(y, (inp, at), t.tensor(g), create_graph=True)
+        second, = t.autograd.grad((d_grid * d_grid).sum(), at)
+        return [y, y.grad_fn.name(), d_inp, d_grid], second
+    (first, second), (first_gg, second_gg) = program(torch), program(gg)
+    assert_same(norm(first), norm(first_gg),
+                tol={"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)})
+    scale = np.abs(second.numpy()).max()
+    assert_same(norm(second), norm(second_gg),
+                tol={"float32": (1e-4, 1e-5 * scale), "float64": (1e-10, 1e-13 * scale)})
+
+
+def test_grid_sample_bicubic_errors():
+    def program(t):
+        out = []
+        for shapes in (((1, 1, 3, 3, 3), (1, 2, 2, 2, 3)), ((1, 1, 3, 3), (1, 2, 2, 3))):
+            try:
+                t.nn.functional.grid_sample(t.ones(*shapes[0]), t.zeros(*shapes[1]),
+                                            mode="bicubic", align_corners=False)
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    assert len(program(torch)) == 2 and program(torch) == program(gg)
