@@ -169,3 +169,69 @@ def test_grid_sample_bicubic_errors():
                 out.append(str(e))
         return out
     assert len(program(torch)) == 2 and program(torch) == program(gg)
+
+
+# -- parametrizations.orthogonal -------------------------------------------------------------
+ORTH_SHAPES = [(4, 4), (5, 3), (3, 5), (2, 4, 3), (2, 3, 3)]
+CLOSE = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-13)}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("use_trivialization", [True, False])
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder", None])
+@pytest.mark.parametrize("shape", ORTH_SHAPES)
+def test_orthogonal(shape, orthogonal_map, use_trivialization, dtype):
+    """Registration (torch's initialisation: QR of the weight, the random completion of a
+    non-square base drawn from the stream), the weight, the gradient of the original, the
+    module's repr and state_dict, and what the stream draws next."""
+    def program(t):
+        t.manual_seed(0)
+        m = t.nn.Linear(shape[-1], shape[-2], dtype=getattr(t, dtype))
+        if len(shape) == 3:
+            m.weight = t.nn.Parameter(t.randn(*shape, dtype=getattr(t, dtype)))
+        t.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map,
+                                               use_trivialization=use_trivialization)
+        w = m.weight
+        c = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+        (w * t.tensor(c)).sum().backward()     # not invariant under rotations
+        original = m.parametrizations.weight.original
+        return (w, w.grad_fn.name(), original, original.grad, repr(m), dict(m.state_dict()),
+                t.rand(3))
+    assert_same(norm(program(torch)), norm(program(gg)), tol=CLOSE)
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("use_trivialization", [True, False])
+def test_orthogonal_assignment(orthogonal_map, use_trivialization):
+    """Assigning a matrix goes through right_inverse: the new base (trivialisation), the
+    Householder reflectors (no trivialisation), or torch's NotImplementedError."""
+    q = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 3)))[0]
+
+    def program(t):
+        t.manual_seed(0)
+        m = t.nn.utils.parametrizations.orthogonal(t.nn.Linear(3, 5, dtype=t.float64),
+                                                   orthogonal_map=orthogonal_map,
+                                                   use_trivialization=use_trivialization)
+        try:
+            m.weight = t.tensor(q)
+        except NotImplementedError as e:
+            return "raised", str(e)
+        return m.weight, dict(m.state_dict()), m.parametrizations.weight.original
+    assert_same(norm(program(torch)), norm(program(gg)), tol=CLOSE)
+
+
+def test_orthogonal_errors():
+    def program(t):
+        out = []
+        for make in (lambda: t.nn.utils.parametrizations.orthogonal(t.nn.Linear(3, 3),
+                                                                    orthogonal_map="qr"),
+                     lambda: t.nn.utils.parametrizations.orthogonal(t.nn.Linear(3, 3), "bias"),
+                     lambda: t.nn.utils.parametrizations.orthogonal(t.nn.Linear(3, 3), "foo"),
+                     lambda: setattr(t.nn.utils.parametrizations.orthogonal(t.nn.Linear(3, 3)),
+                                     "weight", t.ones(2, 2))):
+            try:
+                make()
+            except ValueError as e:
+                out.append(str(e).replace("glassgrad", "torch"))
+        return out
+    assert len(program(torch)) == 4 and program(torch) == program(gg)
