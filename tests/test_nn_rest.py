@@ -235,3 +235,38 @@ def test_orthogonal_errors():
                 out.append(str(e).replace("glassgrad", "torch"))
         return out
     assert len(program(torch)) == 4 and program(torch) == program(gg)
+
+
+# -- F.linear's checks (the fast path calls addmm's row and t's row directly) ----------------
+@pytest.mark.parametrize("case", [
+    ((2, 3), (4, 3), (5,)), ((2, 3), (4, 3), (2, 4)), ((2, 3), (4, 3), (3, 4)),
+    ((2, 3), (2, 4, 3), (4,)), ((2, 3), (4, 3), ()), ((2, 3), (4, 3), (1, 4)),
+    ((2, 5, 3), (4, 3), (4,)), ((2, 3), (4, 2), (4,)), ((3,), (4, 3), (4,))])
+def test_linear_shapes_and_errors(case):
+    shapes = case
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype("float32") for s in shapes]
+
+    def program(t):
+        x, w, b = (t.tensor(a, requires_grad=True) for a in arrays)
+        try:
+            out = t.nn.functional.linear(x, w, b)
+        except RuntimeError as e:
+            return "raised", str(e)
+        out.sum().backward()
+        return out, out.grad_fn.name(), x.grad, w.grad, b.grad
+    assert_same(norm(program(torch)), norm(program(gg)))
+
+
+def test_linear_bool_and_dtype_errors():
+    def program(t):
+        out = []
+        for x, w, b in ((t.ones(2, 3, dtype=t.bool), t.ones(4, 3, dtype=t.bool),
+                         t.ones(4, dtype=t.bool)),
+                        (t.ones(2, 3), t.ones(4, 3), t.ones(4, dtype=t.float64))):
+            try:
+                t.nn.functional.linear(x, w, b)
+            except RuntimeError as e:
+                out.append(str(e))
+        return out
+    assert len(program(torch)) == 2 and program(torch) == program(gg)
