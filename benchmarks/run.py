@@ -396,6 +396,42 @@ def hvp_numpy(w, x, v):
     return step
 
 
+# -- W8: model(x) call overhead -------------------------------------------------------------
+def w8_mlp(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
+                         nn.Linear(64, 10))
+
+
+def w8_cnn(lib):
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                         nn.Flatten(), nn.Linear(16, 10))
+
+
+def w8_setup(engine, build, state, x, grad):
+    """``model(x)``: the model built as torch's (same weights through load_state_dict), called
+    on a small batch, with gradient recording on (parameters require grad) or under no_grad."""
+    lib = _lib(engine)
+    model = build(lib)
+    model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+    xt = lib.tensor(x)
+
+    def step():
+        if grad:
+            return model(xt)
+        with lib.no_grad():
+            return model(xt)
+    return step
+
+
+def _w8_state(build):
+    rng = np.random.default_rng(8)
+    return {k: rng.standard_normal(tuple(v.shape)).astype(np.float32) * 0.2
+            for k, v in build(gg).state_dict().items()}
+
+
 # -- W7: a 100,000-op chain, time and peak memory in a fresh subprocess per engine -----------
 W7_CHILD = r"""
 import os, sys, time, tracemalloc, json
@@ -748,6 +784,25 @@ def bench_func(rounds):
         for e in steps:
             check_close(f"func {key} {e}", steps["glassgrad"](), steps[e]())
         rows.append(("func", label, interleaved(steps, rounds), 1, "ms per call"))
+
+
+def bench_w8(rounds):
+    rng = np.random.default_rng(9)
+    rows = []
+    for label, build, x in (
+            ("3-layer MLP 32-64-64-10 (Linear, ReLU), batch 4", w8_mlp,
+             rng.standard_normal((4, 32)).astype(np.float32)),
+            ("small CNN (2 conv3x3, ReLU, maxpool, adaptive avgpool, linear), batch 2 of "
+             "3x16x16", w8_cnn, rng.standard_normal((2, 3, 16, 16)).astype(np.float32))):
+        state = _w8_state(build)
+        n_modules = len(build(gg)) + 1
+        for grad in (True, False):
+            steps = {e: w8_setup(e, build, state, x, grad) for e in _engines()}
+            for e in steps:
+                check_close(f"W8 {e}", steps["pytorch" if torch else "glassgrad"](), steps[e]())
+            mode = "recording the graph" if grad else "under no_grad"
+            rows.append(("W8", f"`model(x)`, {label}, {mode}; {n_modules} module calls",
+                         interleaved(steps, rounds), 1, "µs per call"))
     return rows
 
 
@@ -775,8 +830,8 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="W1,W1c,W2,W2c,W3,W4,W5,W6,W7,func,import",
-                    help="comma-separated workloads (W1,W1c,W2,W2c,W3,W4,W5,W6,W7,func,import; "
+    ap.add_argument("--only", default="W1,W1c,W2,W2c,W3,W4,W5,W6,W7,W8,func,import",
+                    help="comma-separated workloads (W1,W1c,W2,W2c,W3,W4,W5,W6,W7,W8,func,import; "
                     "W1c, W2c: glassgrad.compile)")
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
@@ -797,7 +852,7 @@ def main(argv=None):
         notes.append("PyTorch is not installed: glassgrad and NumPy columns only.")
     benches = (("W1", bench_w1), ("W1c", bench_w1c), ("W2", bench_w2), ("W2c", bench_w2c),
                ("W3", bench_w3), ("W4", bench_w4), ("W5", bench_w5), ("W6", bench_w6),
-               ("func", bench_func))
+               ("W8", bench_w8), ("func", bench_func))
     for name, fn in benches:
         if name not in only:
             continue

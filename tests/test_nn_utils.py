@@ -289,11 +289,6 @@ def test_parametrized_repr_and_weight_norm_compat():
     compare(program)
 
 
-def test_orthogonal_refuses_clearly():
-    with pytest.raises(NotImplementedError, match="orthogonal"):
-        gg.nn.utils.parametrizations.orthogonal(gg.nn.Linear(2, 2))
-
-
 # -- functional_call -----------------------------------------------------------------------------
 def _tied(t):
     m = t.nn.Sequential(t.nn.Linear(2, 2), t.nn.Linear(2, 2))

@@ -20,7 +20,7 @@ from . import _formula, public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, _return_type, apply_inplace, \
     broadcast_shapes, defop
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
-                    contiguous, expand, permute, reshape, view)
+                    contiguous, expand, expanded_size, permute, reshape, view)
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 _mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
@@ -252,7 +252,7 @@ def _name(t):
 
 def _broadcast_to(self, shape):
     """self must expand to ``shape`` (torch's expand error otherwise)."""
-    expand(self, shape)
+    expanded_size(self, shape)
 
 
 def _addmm_checks(input, mat1, mat2):

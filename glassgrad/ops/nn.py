@@ -20,7 +20,7 @@ from .pointwise import _exp, clamp_, clamp_min, where
 from .random import bernoulli_
 from . import public, publish
 from .registry import _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
-from .shape import expand, reshape
+from .shape import _t, expand, expanded_size, reshape
 
 
 def _name(d):
@@ -317,8 +317,14 @@ def _addmm_checked(bias, mat1, mat2):
     (n, k), (k2, m) = mat1.shape, mat2.shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
-    expand(bias.detach(), (n, m))        # PyTorch's error when bias does not broadcast
-    return _linalg.addmm(bias, mat1, mat2)
+    expanded_size(bias, (n, m))        # PyTorch's error when bias does not broadcast
+    _linalg._no_bool("addmm_impl_cpu_", mat1)
+    return _linalg._addmm(bias, mat1, mat2, beta=1, alpha=1)     # (checked: addmm's row)
+
+
+def _transposed(weight):
+    """weight.t() without the argument layer (the method's error for more than 2 dims)."""
+    return _t(weight) if weight.dim() <= 2 else weight.t()
 
 
 @public("functional")
@@ -329,14 +335,14 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
     if bias is not None and input.dim() == 2:
-        return _addmm_checked(bias, input, weight.t())
+        return _addmm_checked(bias, input, _transposed(weight))
     vector_like = bias is not None and (bias.dim() == 1 or
                                         builtins.sum(s != 1 for s in bias.shape) == 1)
     if vector_like and bias.is_contiguous() and input.is_contiguous():
         *lead, k = input.shape
-        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)), weight.t())
+        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)), _transposed(weight))
         return out.view(*lead, out.shape[1])
-    out = matmul(input, weight.t())
+    out = matmul(input, _transposed(weight))
     return out if bias is None else out.add_(bias)
 
 

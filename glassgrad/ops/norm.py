@@ -10,8 +10,10 @@ import warnings
 from .. import dtypes
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
+from .._runtime import get_num_threads
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
+from ..backend.kernels import batch_norm as bn_kernel
 from . import public, publish
 from .pointwise import where
 from .registry import apply_inplace, defop
@@ -215,8 +217,23 @@ def _batch_axes(ndim):
     return (0,) + tuple(range(2, ndim))
 
 
+def _exact(input):
+    """float32/float64: torch's CPU kernel's arithmetic in its order (backend/kernels/
+    batch_norm.py); the half types keep a float32 computation."""
+    return input.dtype in (xp.float32, xp.float64) and input.size > 0
+
+
 def _batch_norm_forward(xp, input, weight, bias, running_mean, running_var, training, eps):
     per_channel = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if input.size == 0:
+        return input.copy()
+    if _exact(input):
+        if training:
+            mean, var_sum = bn_kernel.batch_stats(input, get_num_threads())
+            invstd = bn_kernel.invstd(var_sum, input.size // input.shape[1], eps)
+        else:
+            mean, invstd = running_mean._data, bn_kernel.eval_invstd(running_var._data, eps)
+        return bn_kernel.normalise(input, mean, invstd, weight, bias)
     if training:
         mean, rstd = _stats_np(input, _batch_axes(input.ndim), eps)
     else:
@@ -266,15 +283,29 @@ def _check_mixed(input, *params):
 
 def _update_running(input, running_mean, running_var, momentum):
     """ATen's update with the batch's statistics: the mean, and the unbiased variance."""
+    if running_mean is None and running_var is None or input.numel() == 0:
+        return      # torch leaves them as they are for an empty batch
     with no_grad():
-        axes = list(_batch_axes(input.dim()))
         n = input.numel() // input.shape[1]
+        if _exact(input._data):
+            mean, var_sum = bn_kernel.batch_stats(input._data, get_num_threads())
+            new = bn_kernel.running(mean, var_sum, n, _data_of(running_mean),
+                                    _data_of(running_var), momentum)
+            for kept, value in zip((running_mean, running_var), new):
+                if kept is not None:
+                    kept.copy_(Tensor._make(value))
+            return
+        axes = list(_batch_axes(input.dim()))
         mean = input.mean(axes)
         if running_mean is not None:
             running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
         if running_var is not None:
             var = input.var(axes, unbiased=False) * (n / builtins.max(n - 1, 1))
             running_var.copy_(var * momentum + running_var * (1 - momentum))
+
+
+def _data_of(t):
+    return None if t is None else t._data
 
 
 @public("functional", name="batch_norm")

@@ -1,10 +1,12 @@
-"""Sampling at coordinates: F.grid_sample (bilinear and nearest over 4-D and 5-D inputs, every
-padding mode: GridSampler2DBackward0, GridSampler3DBackward0) and F.affine_grid
-(AffineGridGeneratorBackward0).
+"""Sampling at coordinates: F.grid_sample (bilinear and nearest over 4-D and 5-D inputs, bicubic
+over 4-D ones, every padding mode: GridSampler2DBackward0, GridSampler3DBackward0) and
+F.affine_grid (AffineGridGeneratorBackward0).
 
 grid_sample reads, for each output position, the input at a few taps (the corners of the cell
-holding the coordinate, or the nearest position) with weights from ATen's coordinate rules
-(grid_sampler_compute_source_index: unnormalise, clip for border, reflect for reflection).
+holding the coordinate, the nearest position, or bicubic's 4 x 4 neighbours) with weights from
+ATen's coordinate rules (grid_sampler_compute_source_index: unnormalise, clip for border,
+reflect for reflection; bicubic pads its taps' positions instead, and weighs them with the
+cubic convolution coefficients, a = -0.75).
 The taps are written once with glassgrad ops (gather, scatter_add, floor, ...), so the forward
 is that composite run without a graph, and the formulas (the gradient of the input by
 scatter_add, of the grid by each weight's derivative times the coordinate's) are composites
@@ -44,10 +46,7 @@ def _reflect(x, twice_low, twice_high):
 
 def _source(coord, size, padding_mode, align_corners):
     """grid_sampler_compute_source_index with its derivative (as ATen's *_set_grad)."""
-    if align_corners:
-        x, scale = (coord + 1) / 2 * (size - 1), (size - 1) / 2
-    else:
-        x, scale = ((coord + 1) * size - 1) / 2, size / 2
+    x, scale = _unnormalise(coord, size, align_corners)
     mult = x.detach() * 0 + scale
     if padding_mode == 2:
         x, sign = (_reflect(x, 0, 2 * (size - 1)) if align_corners else
@@ -60,6 +59,46 @@ def _source(coord, size, padding_mode, align_corners):
     return x, mult
 
 
+def _unnormalise(coord, size, align_corners):
+    """grid_sampler_unnormalize and its derivative."""
+    if align_corners:
+        return (coord + 1) / 2 * (size - 1), (size - 1) / 2
+    return ((coord + 1) * size - 1) / 2, size / 2
+
+
+def _bounded(index, size, padding_mode, align_corners):
+    """compute_coordinates of an integer position (bicubic's taps): clipped for border,
+    reflected then clipped for reflection, as it is for zeros."""
+    if padding_mode == 2:
+        index = (_reflect(index, 0, 2 * (size - 1)) if align_corners else
+                 _reflect(index, -1, 2 * size - 1))[0]
+    return index.clamp(0, size - 1) if padding_mode else index
+
+
+_A = -0.75      # ATen's cubic convolution constant (get_cubic_upsample_coefficients)
+
+
+def _near(x):       # |x| <= 1, and its derivative
+    return ((_A + 2) * x - (_A + 3)) * x * x + 1, (3 * (_A + 2) * x - 2 * (_A + 3)) * x
+
+
+def _far(x):        # 1 < |x| < 2
+    return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A, (3 * _A * x - 10 * _A) * x + 8 * _A
+
+
+def _cubic_dim(coord, size, padding_mode, align_corners):
+    """Bicubic along one dim: four taps around the unnormalised coordinate (padding applies
+    to the taps' positions, not to the coordinate), with get_cubic_upsample_coefficients'
+    weights and their derivatives in the grid component."""
+    x, scale = _unnormalise(coord, size, align_corners)
+    low = x.detach().floor()
+    t = x - low
+    parts = (_far(t + 1), _near(t), _near(1 - t), _far(2 - t))
+    signs = (1, 1, -1, -1)
+    return [(_bounded(low + (i - 1), size, padding_mode, align_corners), w, d * (sign * scale))
+            for i, ((w, d), sign) in enumerate(zip(parts, signs))]
+
+
 def _taps(grid, size, mode, padding_mode, align_corners):
     """For each tap: (flat input index (N, P), weight (N, P), [d weight / d grid component]
     per spatial dim). Out-of-bounds taps weigh 0 (zeros padding)."""
@@ -68,6 +107,10 @@ def _taps(grid, size, mode, padding_mode, align_corners):
     coords = grid.reshape(n, -1, k)
     per_dim = []        # per spatial dim: [(index, weight, d weight / d coordinate)]
     for d in range(k):
+        if mode == 2:
+            per_dim.append(_cubic_dim(coords[..., k - 1 - d], size[d], padding_mode,
+                                      align_corners))
+            continue
         x, mult = _source(coords[..., k - 1 - d], size[d], padding_mode, align_corners)
         if mode == 1:
             per_dim.append([(x.detach().round(), x * 0 + 1, mult * 0)])
@@ -209,9 +252,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     align_corners = _align_corners_default(align_corners)
     _check_grid(input, grid, _MODES[mode])
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample: glassgrad has no bicubic mode (bilinear and "
-                                  "nearest only)")
     return _GRID_SAMPLER[input.dim() - 2](
         input, grid, interpolation_mode=_MODES[mode], padding_mode=_PADDINGS[padding_mode],
         align_corners=builtins.bool(align_corners))

@@ -431,7 +431,12 @@ def squeeze_(input, dim=None):
 @public("method", method_signatures=(
     "expand(Tensor self, SymIntArrayRef size, *, bool implicit=False)",))
 def expand(input, sizes, *, implicit=False):
-    sizes = _parse_size(sizes)
+    return _expand(input, size=expanded_size(input, _parse_size(sizes)))
+
+
+def expanded_size(input, sizes):
+    """The size ``input`` expands to (-1 keeps a dim), or torch's expand error: the check
+    alone, for ops that broadcast an operand without a view (addmm's bias)."""
     shape = input.shape
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand(torch.{input.dtype.tensor_type}{{{list(shape)}}}, "
@@ -455,7 +460,7 @@ def expand(input, sizes, *, implicit=False):
                                f"leading, non-existing dimension {i}")
     if any(s < 0 for s in out):     # (torch's numel check meets the negative size first)
         raise RuntimeError("numel: integer multiplication overflow")
-    return _expand(input, size=tuple(out))
+    return tuple(out)
 
 
 @public("function", "method", method_signatures=(

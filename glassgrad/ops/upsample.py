@@ -1,20 +1,25 @@
 """Upsampling: F.interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear and
-area) and its deprecated forms F.upsample, upsample_nearest, upsample_bilinear.
+area; bilinear, bicubic and lanczos antialiased) and its deprecated forms F.upsample, upsample_nearest,
+upsample_bilinear.
 
 Every mode but area is separable: along each spatial dim an output position reads a few input
 positions with fixed weights, so each dim is one (output, input) matrix, built from ATen's
 index and weight rules (UpSample.h: area_pixel_compute_scale, nearest_idx, the cubic
 convolution coefficients, the same-size shortcuts) in the input's own precision, and applied
-with a tensordot. The gradient applies the transposed matrices; rows UpsampleNearest2DBackward0,
+with a tensordot. Antialiasing (PIL's filters, as ATen's _compute_indices_min_size_weights_aa)
+widens each output's window by the downscale factor and normalises its weights: rows
+UpsampleBilinear2DAaBackward0, UpsampleBicubic2DAaBackward0 and UpsampleLanczos2DAaBackward0. The gradient applies the
+transposed matrices; rows UpsampleNearest2DBackward0,
 UpsampleBilinear2DBackward0, ... and their backward rows (each the other's gradient) give
 gradients of any order. Area is adaptive average pooling, as in torch."""
 import builtins
+import math
 import warnings
 
 from ..backend import xp
 from . import public, publish
 from .conv import adaptive_avg_pool1d, adaptive_avg_pool2d
-from .pool import _floats_and, adaptive_avg_pool3d
+from .pool import _floats_and, _kernel_error, adaptive_avg_pool3d
 from .registry import defop
 
 _CUBIC_A = -0.75
@@ -83,9 +88,53 @@ def _cubic_taps(n, m, scale, align_corners, dtype):
     return [(xp.clip(base + j - 1, 0, n - 1), w) for j, w in enumerate(weights)]
 
 
+def _aa_filter(x, kind, dtype):
+    """PIL's filters at |x|: the triangle, Keys' cubic with a = -0.5, Lanczos-3."""
+    x = abs(x)
+    one = dtype(1)
+    if kind == "linear":
+        return xp.where(x < one, one - x, dtype(0))
+    if kind == "lanczos":
+        def sinc(v):
+            v = v * dtype(math.pi)
+            return xp.where(v == 0, one, xp.sin(v) / xp.where(v == 0, one, v))
+        return xp.where(x < dtype(3), sinc(x) * sinc(x / dtype(3)), dtype(0))
+    a = dtype(-0.5)
+    near = ((a + 2) * x - (a + 3)) * x * x + one
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return xp.where(x < one, near, xp.where(x < dtype(2), far, dtype(0)))
+
+
+_AA_TAPS = {"linear": 2, "cubic": 4, "lanczos": 6}
+
+
+def _aa_taps(n, m, scale, align_corners, dtype, kind):
+    """ATen's antialiased window per output position (in the input's precision): centre
+    scale * (i + 0.5), half-width (taps / 2) * scale when downscaling, the filter read at
+    (j - centre + 0.5) / scale and the weights divided by their (ordered) sum."""
+    s = _area_scale(n, m, align_corners, scale, dtype)
+    half = dtype(_AA_TAPS[kind] * 0.5)
+    support = half * s if s >= 1 else half
+    width = int(math.ceil(support)) * 2 + 1
+    inv = dtype(1.0 / xp.float64(s)) if s >= 1 else dtype(1)
+    centre = (xp.float64(s) * (xp.arange(m) + 0.5)).astype(dtype)
+    low = xp.maximum(((centre - support) + 0.5).astype(xp.int64), 0)
+    high = xp.minimum((centre + support + 0.5).astype(xp.int64), n)
+    size = xp.clip(high - low, 0, width)
+    j = xp.arange(width)
+    at = (((j + low[:, None]).astype(dtype) - centre[:, None]) + 0.5) * inv
+    weight = xp.where(j < size[:, None], _aa_filter(at.astype(dtype), kind, dtype), dtype(0))
+    total = xp.cumsum(weight, axis=1, dtype=dtype)[:, -1:]
+    weight = xp.where(total != 0, weight / xp.where(total != 0, total, dtype(1)), weight)
+    index = xp.minimum(low[:, None] + j, n - 1)
+    return [(index[:, k], weight[:, k]) for k in range(width)]
+
+
 def _matrix(mode, n, m, scale, align_corners, dtype):
     """(m, n): output position i = sum_j M[i, j] * input position j, along one dim."""
-    if mode in ("nearest", "nearest-exact"):
+    if mode.endswith("_aa"):
+        taps = _aa_taps(n, m, scale, align_corners, dtype, mode[:-3])
+    elif mode in ("nearest", "nearest-exact"):
         taps = [(_nearest_index(n, m, scale, mode == "nearest-exact"), xp.ones(m, dtype))]
     elif mode == "cubic":
         taps = _cubic_taps(n, m, scale, align_corners, dtype)
@@ -112,7 +161,8 @@ def _resample(x, in_size, out_size, mode, align_corners, scales, transpose):
 
 _SCALES = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
 _NAMES = {"nearest": "Nearest", "nearest-exact": "NearestExact", "linear": "Linear",
-          "cubic": "Bicubic"}
+          "cubic": "Bicubic", "linear_aa": "Bilinear", "cubic_aa": "Bicubic",
+          "lanczos_aa": "Lanczos"}
 _LINEAR_NAMES = {1: "Linear", 2: "Bilinear", 3: "Trilinear"}
 
 
@@ -166,14 +216,27 @@ def _dtype_rule(mode, k):
     if mode == "linear":
         return _floats_and("upsample_bilinear2d_channels_last" if k == 2 else
                            "compute_indices_weights_linear")
+    if mode.endswith("_aa"):
+        return _float32_64("compute_index_ranges_weights")
     return _floats_and("compute_indices_weights_cubic")
+
+
+def _float32_64(kernel):
+    """float32/float64 only (the antialiased kernels' dispatch)."""
+    def rule(values, attrs):
+        d = values[0].dtype
+        if d.name not in ("float32", "float64"):
+            raise _kernel_error(kernel, d)
+        return d
+    return rule
 
 
 def _rows(mode, k):
     """The forward row of a mode and dim count (its backward row is its gradient, and the
     other way round)."""
     name = f"Upsample{_LINEAR_NAMES[k] if mode == 'linear' else _NAMES[mode]}{k}D"
-    aligned = mode in ("linear", "cubic")
+    name += "Aa" if mode.endswith("_aa") else ""
+    aligned = mode != "nearest" and mode != "nearest-exact"
 
     def run(input, output_size, align_corners, scales):
         extra = {"align_corners": align_corners} if aligned else {}
@@ -192,7 +255,7 @@ def _rows(mode, k):
 
 
 _MODES = {"nearest": (1, 2, 3), "nearest-exact": (1, 2, 3), "linear": (1, 2, 3),
-          "cubic": (2,)}
+          "cubic": (2,), "linear_aa": (2,), "cubic_aa": (2,), "lanczos_aa": (2,)}
 _ROWS = {(mode, k): _rows(mode, k) for mode, ks in _MODES.items() for k in ks}
 _INTERPOLATING = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
@@ -271,9 +334,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                          "modes and requires a 4-D tensor as input")
-    if antialias:
-        raise NotImplementedError("F.interpolate: glassgrad has no antialiased resampling "
-                                  "(antialias=True)")
     if 1 <= dim <= 3 and mode != "area":
         _check_sizes(input, output_size)
     if 1 <= dim <= 3 and mode in ("nearest", "nearest-exact"):
@@ -285,12 +345,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if dim == 2 and input.dtype.name == "uint8":
             raise NotImplementedError(f"F.interpolate: glassgrad has no uint8 {mode} resampling "
                                       f"(torch rounds it through its own integer kernel)")
-        return _ROWS["cubic" if mode == "bicubic" else "linear", dim](input, output_size,
-                                                                      align_corners, scales)
+        row = ("cubic" if mode == "bicubic" else "linear") + ("_aa" if antialias else "")
+        return _ROWS[row, dim](input, output_size, align_corners, scales)
     if mode == "lanczos" and dim == 2:
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
-        raise ValueError("Lanczos mode requires antialias=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        if input.dtype.name == "uint8":
+            raise NotImplementedError("F.interpolate: glassgrad has no uint8 lanczos resampling "
+                                      "(torch rounds it through its own integer kernel)")
+        return _ROWS["lanczos_aa", dim](input, output_size, False, scales)
     if mode in ("linear", "bilinear", "trilinear") and 1 <= dim <= 3:
         need = _INTERPOLATING[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
