@@ -784,6 +784,7 @@ def bench_func(rounds):
         for e in steps:
             check_close(f"func {key} {e}", steps["glassgrad"](), steps[e]())
         rows.append(("func", label, interleaved(steps, rounds), 1, "ms per call"))
+    return rows
 
 
 def bench_w8(rounds):
