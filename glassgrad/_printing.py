@@ -22,7 +22,7 @@ The rules follow ``torch/_tensor_str.py`` for dense CPU tensors of real dtypes:
 import contextlib
 import math
 
-from .backend import host_xp as np, to_host
+from .backend import host_xp as np, reduced_floats, to_host
 
 __all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
@@ -169,6 +169,8 @@ def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_
     ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``.
     """
     data = to_host(data)
+    if data.dtype in reduced_floats:     # torch formats half and bfloat16 as float
+        data = data.astype(np.float32)
     prefix = "tensor("
     indent = len(prefix)
     size = f"size={tuple(int(n) for n in data.shape)}"

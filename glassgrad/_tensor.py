@@ -11,7 +11,7 @@ from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
 from ._autograd.provenance import leaf_created
 from ._printing import tensor_repr
-from .backend import data_ptr, ndarray, xp
+from .backend import bfloat16 as _np_bfloat16, data_ptr, ndarray, xp
 
 
 class VersionCounter:
@@ -58,9 +58,7 @@ class Size(tuple):
 
 
 # the C++ type names torch's messages use for a dtype's element type
-_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-              "uint8": "unsigned char", "bool": "bool"}
+_CPP_NAMES = dtypes.C10_NAMES
 
 
 class _HookState:
@@ -170,7 +168,7 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def is_floating_point(self):
-        return self._data.dtype.kind == "f"
+        return self.dtype.is_floating_point
 
     def is_inference(self):
         return self._inference
@@ -220,7 +218,7 @@ class Tensor:
     def requires_grad(self, flag):
         if self.grad_fn is not None and flag:   # unlike requires_grad_(True), an error
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if flag and self._data.dtype.kind != "f":    # the setter's text differs from the method's
+        if flag and not self.dtype.is_floating_point:    # the setter's text differs from the method's
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(flag)
@@ -233,7 +231,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and not self._requires_grad:
             leaf_created(self)
@@ -371,6 +369,8 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype == _np_bfloat16:    # NumPy has no bfloat16 of its own
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

@@ -11,7 +11,7 @@ from .. import dtypes
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
 from .._tensor import Tensor, _wrap_dim
-from ..backend import xp
+from ..backend import reduced_floats, xp
 from . import public, publish
 from .pointwise import where
 from .registry import apply_inplace, defop
@@ -20,7 +20,7 @@ from .registry import apply_inplace, defop
 # -- shared: normalise over some dims --------------------------------------------------------
 def _stats_np(a, axes, eps):
     """(mean, rstd) over ``axes`` of an array, accumulated in float32 at least."""
-    acc = a.astype(xp.float32) if a.dtype == xp.float16 else a
+    acc = a.astype(xp.float32) if a.dtype in reduced_floats else a
     mean = acc.mean(axis=axes, keepdims=True)
     var = ((acc - mean) ** 2).mean(axis=axes, keepdims=True)
     return mean, 1 / xp.sqrt(var + eps)

@@ -513,7 +513,8 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 public("method", name="type_as", method_signatures=("type_as(Tensor self, Tensor other)",))(lambda self, other: _to(self, other.dtype))
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
-                  ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                  ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64),
+                  ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
                   ("bool", dtypes.bool)):
     public("method", name=_name, method_signatures=(
