@@ -8,8 +8,8 @@ from ._printing import get_printoptions, set_printoptions
 from ._device import device, get_default_device, set_default_device
 from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
-from .dtypes import (bfloat16, bool, double, dtype, float, float16, float32, float64,  # noqa: A004
-                     get_default_dtype,
+from .dtypes import (bfloat16, bool, double, dtype, finfo, float, float16, float32,  # noqa: A004
+                     float64, get_default_dtype, iinfo,
                      half, int, int8, int16, int32, int64, long, promote_types, result_type,
                      set_default_dtype, short, uint8)
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,

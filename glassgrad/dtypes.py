@@ -1,7 +1,7 @@
 """dtype objects and PyTorch's type-promotion rules (``torch.result_type``)."""
 import builtins as _builtins
 
-from .backend import bfloat16 as _np_bfloat16, xp
+from .backend import bfloat16 as _np_bfloat16, finfo as _np_finfo, xp
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
 
@@ -52,6 +52,64 @@ _FROM_NP = {d.np: d for d in ALL}
 _default = [float32]
 CACHES = []         # dicts of results that depend on the default dtype (cleared when it changes)
 TENSOR_TYPES = set()    # Tensor and its subclasses (_tensor.py adds them; keys read their arrays)
+
+
+class _TypeInfo:
+    """What finfo and iinfo share: torch's repr (numbers as %g) and equality by dtype."""
+    _fields = ()
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={getattr(self, k):g}" for k in self._fields)
+        return f"{type(self).__name__}({fields}, dtype={self.dtype})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+
+def _info_dtype(name, type):
+    if not isinstance(type, dtype):
+        raise TypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{_builtins.type(type).__name__}")
+    return type
+
+
+class finfo(_TypeInfo):  # noqa: N801 - torch's name
+    """torch.finfo: the machine limits of a floating dtype (the default dtype if none)."""
+    __module__ = "torch"
+    _fields = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
+
+    def __init__(self, type=None):  # noqa: A002 - torch's parameter name
+        d = _default[0] if type is None else _info_dtype("finfo", type)
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info, number = _np_finfo(d.np), _builtins.float
+        self.bits = d.itemsize * 8
+        self.eps, self.max, self.min = number(info.eps), number(info.max), number(info.min)
+        self.tiny = self.smallest_normal = number(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+        self.dtype = d.name
+
+
+class iinfo(_TypeInfo):  # noqa: N801 - torch's name
+    """torch.iinfo: the range of an integer dtype."""
+    __module__ = "torch"
+    _fields = ("min", "max")
+
+    def __init__(self, type):  # noqa: A002 - torch's parameter name
+        d = _info_dtype("iinfo", type)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = xp.iinfo(d.np)
+        self.bits, self.min, self.max = d.itemsize * 8, _builtins.int(info.min), \
+            _builtins.int(info.max)
+        self.dtype = d.name
 
 
 def get_default_dtype():

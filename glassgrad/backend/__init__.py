@@ -20,6 +20,7 @@ host_xp = NUMPY.xp
 # the NumPy dtype of torch.bfloat16 (ml_dtypes), and the float types torch computes in float32
 bfloat16 = NUMPY.bfloat16
 reduced_floats = NUMPY.reduced_floats
+finfo = NUMPY.finfo     # a float dtype's machine limits (NumPy's finfo, bfloat16's too)
 
 
 def kind(dtype):
@@ -103,5 +104,6 @@ def memory(array):
     return backend_of(array).memory(array)
 
 
-__all__ = ["xp", "ndarray", "host_xp", "bfloat16", "reduced_floats", "kind", "backend_of",
-           "backend_for", "xp_of", "to_host", "data_ptr", "may_share_memory", "memory", "namespace_of"]
+__all__ = ["xp", "ndarray", "host_xp", "bfloat16", "reduced_floats", "kind", "finfo",
+           "backend_of", "backend_for", "xp_of", "to_host", "data_ptr", "may_share_memory",
+           "memory", "namespace_of"]

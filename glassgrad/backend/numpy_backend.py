@@ -32,6 +32,11 @@ class NumpyBackend:
     reduced_floats = (numpy.dtype(numpy.float16), bfloat16)
 
     @staticmethod
+    def finfo(dtype):
+        """NumPy's machine limits of a float dtype, bfloat16 included (ml_dtypes')."""
+        return ml_dtypes.finfo(dtype)
+
+    @staticmethod
     def set_num_threads(n):
         """Limit NumPy's BLAS pool to n threads (through threadpoolctl), for the process."""
         import threadpoolctl     # imported on first use: it scans the loaded libraries
