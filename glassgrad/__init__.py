@@ -3,6 +3,7 @@
 Use it as ``import glassgrad as torch``.
 """
 from . import dtypes as _dtypes
+from ._overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
 from ._device import device, get_default_device, set_default_device
@@ -42,7 +43,7 @@ from .ops.solvers import *  # noqa: F401,F403
 from . import autograd, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
-from . import serialization  # noqa: E402
+from . import overrides, serialization  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402
 from ._storage import UntypedStorage  # noqa: E402

@@ -161,17 +161,18 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_leaf=True,
-                default_dtype_name="float32", tensor_contents=None, tangent=None) -> str:
+                default_dtype_name="float32", tensor_contents=None, tangent=None,
+                prefix="tensor(") -> str:
     """Full ``tensor(...)`` text for ``data`` (a NumPy array) of torch dtype ``dtype_name``.
 
     ``requires_grad=True`` is shown only when there is no ``grad_fn_name`` (torch's
     rule looks only at grad_fn; ``is_leaf`` is accepted for the caller's convenience).
-    ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``.
+    ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``; ``prefix``:
+    a subclass's ``Name(`` (torch's, for types other than Tensor and Parameter).
     """
     data = to_host(data)
     if data.dtype in reduced_floats:     # torch formats half and bfloat16 as float
         data = data.astype(np.float32)
-    prefix = "tensor("
     indent = len(prefix)
     size = f"size={tuple(int(n) for n in data.shape)}"
     dtype = f"dtype=torch.{dtype_name}"

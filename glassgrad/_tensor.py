@@ -3,7 +3,7 @@ import copy
 import warnings
 import weakref
 
-from . import dtypes
+from . import _overrides, dtypes
 from ._device import CPU
 from ._storage import rebuild, storage_of
 from ._autograd import explain_hook
@@ -95,9 +95,22 @@ class Tensor:
     __array_priority__ = 1000     # NumPy scalars defer to our reflected dunders, as torch's
 
     def __init_subclass__(cls, **kwargs):
-        # a subclass (nn.Parameter) takes the ops' fast paths like Tensor itself
+        # a subclass takes the ops' fast dtype paths like Tensor itself; one that keeps the
+        # __torch_function__ protocol (not nn.Parameter) gets its calls through dispatch
         super().__init_subclass__(**kwargs)
         dtypes.TENSOR_TYPES.add(cls)
+        if _overrides.overrides(cls):
+            _overrides.wrap_methods(cls)
+        else:
+            _overrides.PLAIN.add(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch's default: run ``func`` with the protocol off, its tensors made ``cls``."""
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _overrides.DisableTorchFunctionSubclass():
+            return _overrides.convert(func(*args, **(kwargs or {})), cls)
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
@@ -418,7 +431,9 @@ class Tensor:
                            grad_fn_name=None if self.grad_fn is None else type(self.grad_fn).__name__,
                            requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
                            default_dtype_name=dtypes.get_default_dtype().name,
-                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None))
+                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None),
+                           prefix="tensor(" if type(self) in PLAIN_REPR else
+                           type(self).__name__ + "(")
 
     __str__ = __repr__
 
@@ -477,8 +492,11 @@ class Tensor:
 
 
 _new = object.__new__
+PLAIN_REPR = {Tensor}   # the classes torch prints as "tensor(" (nn.Parameter adds itself)
 _VersionCounter = VersionCounter
 dtypes.TENSOR_TYPES.add(Tensor)
+_overrides.PLAIN.add(Tensor)
+_overrides._Tensor.append(Tensor)
 
 
 class _PickledStorage:

@@ -477,6 +477,21 @@ def alias(input):
     return _alias(input)
 
 
+@public("method")
+def as_subclass(self, cls):
+    """A ``cls`` tensor on the same memory and in the same graph (torch: an alias of self,
+    AliasBackward0 where self requires grad)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    source = _alias(self) if self.requires_grad and state.grad else self.detach()
+    t = object.__new__(cls)
+    for name in Tensor.__slots__[:-1]:      # all but __weakref__; unset slots stay unset
+        if hasattr(source, name):
+            setattr(t, name, getattr(source, name))
+    return t
+
+
 @public("function", "method", signatures=(
     "t(Tensor input)",))
 def t(input):
