@@ -17,7 +17,14 @@ import types as _types
 
 from ._autograd.grad_mode import state
 
-PLAIN = set()   # filled by _tensor.py: Tensor and its subclasses without the protocol
+PLAIN = set()   # Tensor and its subclasses without the protocol (add_plain)
+# the argument types a scan passes over at once: PLAIN's and Python's scalars
+_SKIP = {int, float, bool, str, type(None)}
+
+
+def add_plain(cls):
+    PLAIN.add(cls)
+    _SKIP.add(cls)
 
 # the Tensor methods an override's wrappers leave alone (object machinery, copying, pickling)
 _NOT_WRAPPED = {"__init__", "__new__", "__init_subclass__", "__reduce_ex__", "__deepcopy__",
@@ -40,26 +47,34 @@ def overrides(cls):
     return getattr(impl, "__func__", impl) is not _disabled_torch_function_impl
 
 
-def _relevant(values, out):
+def _relevant(values, out, nested):
     for v in values:
         t = type(v)
-        if t in PLAIN:
+        if t in _SKIP:
             continue
         if t is list or t is tuple:
-            _relevant(v, out)
+            if nested:
+                _relevant(v, out, False)
         elif t not in out and overrides(t):
             out.append(t)
 
 
-def overloaded(args, kwargs=None):
-    """The overriding types among ``args`` (lists and tuples looked into) and ``kwargs``'s
-    values, in dispatch order; empty when torch functions are disabled."""
+def overloaded(args, kwargs=None, nested=True):
+    """The overriding types among ``args`` (and in lists and tuples among them, where
+    ``nested``: tensor-list arguments) and ``kwargs``'s values, in dispatch order; empty when
+    torch functions are disabled."""
     if state.torch_function_off:
         return []
+    for v in args:      # the common case, at once: plain tensors and numbers only
+        if type(v) not in _SKIP:
+            break
+    else:
+        if not kwargs:
+            return []
     found = []
-    _relevant(args, found)
+    _relevant(args, found, nested)
     if kwargs:
-        _relevant(kwargs.values(), found)
+        _relevant(kwargs.values(), found, nested)
     ordered = []
     for t in found:     # a subclass goes before the first of its bases already placed
         at = next((i for i, u in enumerate(ordered) if issubclass(t, u)), len(ordered))
@@ -69,13 +84,13 @@ def overloaded(args, kwargs=None):
 
 def has_torch_function(relevant_args):
     """torch.overrides.has_torch_function."""
-    return bool(overloaded(relevant_args))
+    return bool(overloaded(relevant_args, nested=False))
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """torch.overrides.handle_torch_function: hand the call to the overrides among
     ``relevant_args``."""
-    return dispatch(public_api, args, kwargs, overloaded(relevant_args))
+    return dispatch(public_api, args, kwargs, overloaded(relevant_args, nested=False))
 
 
 def dispatch(func, args, kwargs, types=None):

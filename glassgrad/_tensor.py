@@ -102,7 +102,7 @@ class Tensor:
         if _overrides.overrides(cls):
             _overrides.wrap_methods(cls)
         else:
-            _overrides.PLAIN.add(cls)
+            _overrides.add_plain(cls)
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -495,7 +495,7 @@ _new = object.__new__
 PLAIN_REPR = {Tensor}   # the classes torch prints as "tensor(" (nn.Parameter adds itself)
 _VersionCounter = VersionCounter
 dtypes.TENSOR_TYPES.add(Tensor)
-_overrides.PLAIN.add(Tensor)
+_overrides.add_plain(Tensor)
 _overrides._Tensor.append(Tensor)
 
 
