@@ -161,3 +161,46 @@ def test_unfold_gradcheck():
     w = gg.randn(3, 7, dtype=gg.float64, requires_grad=True)
     assert gg.autograd.gradcheck(lambda t: t.unfold(1, 3, 2), (w,))
     assert gg.autograd.gradgradcheck(lambda t: t.unfold(1, 3, 1) ** 2, (w,))
+
+
+# -- the rest of the Tensor API on layouts -----------------------------------------------------
+MORE = {
+    "fill_diagonal": lambda lib: lib.zeros(3, 4).fill_diagonal_(5),
+    "fill_diagonal_tall": lambda lib: lib.zeros(7, 3).fill_diagonal_(2),
+    "fill_diagonal_wrap": lambda lib: lib.zeros(7, 3).fill_diagonal_(2, wrap=True),
+    "fill_diagonal_cube": lambda lib: lib.zeros(2, 2, 2).fill_diagonal_(1),
+    "fill_diagonal_int": lambda lib: lib.zeros(3, 3, dtype=lib.int64).fill_diagonal_(7),
+    "fill_diagonal_transposed": lambda lib: lib.zeros(2, 3).t().fill_diagonal_(1),
+    "fill_diagonal_unequal": lambda lib: lib.zeros(2, 3, 2).fill_diagonal_(1),
+    "fill_diagonal_1d": lambda lib: lib.zeros(3).fill_diagonal_(1),
+    "narrow_copy": lambda lib: lib.arange(12.).reshape(3, 4).narrow_copy(1, 1, 2),
+    "narrow_copy_error": lambda lib: lib.arange(12.).reshape(3, 4).narrow_copy(1, 3, 2),
+    "prelu": lambda lib: lib.tensor([-1., 2.]).prelu(lib.tensor([0.25])),
+    "dense": lambda lib: [lib.ones(2, 3).dense_dim(), lib.ones(2).is_distributed(),
+                          lib.ones(2).to_dense(), lib.ones(2).to_dense(lib.float64)],
+}
+for _name in ("coalesce", "is_coalesced", "indices", "values", "crow_indices", "col_indices",
+              "ccol_indices", "row_indices"):
+    MORE[_name] = lambda lib, _name=_name: getattr(lib.ones(2, 2), _name)()
+
+
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_more_methods(case):
+    same(lambda lib: MORE[case](lib))
+
+
+def test_is_set_to():
+    def program(lib):
+        x = lib.arange(12.).reshape(3, 4)
+        return [x.is_set_to(x), x.is_set_to(x.view(12)), x.is_set_to(x.clone()),
+                x.is_set_to(x.view(3, 4)), x[1:].is_set_to(x[1:])]
+    same(program)
+
+
+def test_fill_diagonal_autograd():
+    def program(lib):
+        w = lib.ones(3, 3, requires_grad=True)
+        y = (w * 2).fill_diagonal_(0)
+        (y * lib.arange(9.).reshape(3, 3)).sum().backward()
+        return [y, w.grad]
+    same(program)

@@ -1334,7 +1334,7 @@ _prelu_kernel = defop("PreluKernelBackward0", lambda xp, self, weight: xp.where(
            "weight": lambda grad, self: where(self > 0, 0.0, self * grad)})
 
 
-@public("function", "functional")
+@public("function", "method", "functional")
 def prelu(input, weight):
     """ATen's prelu: a weight of n > 1 elements is laid along input's dim 1."""
     n = weight.numel()

@@ -1359,5 +1359,67 @@ public("method", name="reshape_as", method_signatures=(
 public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
 public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
 
+
+
+# -- the rest of the Tensor API on layouts -----------------------------------------------------
+@public("method", method_signatures=(
+    "fill_diagonal_(Tensor self, Scalar fill_value, bool wrap=False)",))
+def fill_diagonal_(self, fill_value, wrap=False):
+    """The main diagonal set in place (a tall matrix's restarts every cols + 1 rows with
+    wrap, as numpy.fill_diagonal's)."""
+    shape = self.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(n != shape[0] for n in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = builtins.min(shape)
+    if len(shape) == 2 and wrap:
+        rows, cols = shape
+        flat = xp.arange(0, rows * cols, cols + 1)
+        index = (Tensor._make(flat // cols), Tensor._make(flat % cols))
+    else:
+        index = (Tensor._make(xp.arange(n)),) * len(shape)
+    from .indexing import index_put_
+    return index_put_(self, index, self.new_tensor(fill_value).expand(index[0].shape))
+
+
+@public("method", method_signatures=(
+    "narrow_copy(Tensor self, int64_t dim, SymInt start, SymInt length)",))
+def narrow_copy(self, dim, start, length):
+    return contiguous(narrow(self, dim, start, length))
+
+
+@public("method")
+def is_set_to(self, tensor):
+    """Whether both view the same storage with the same offset, sizes and strides."""
+    return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr() and
+            self.storage_offset() == tensor.storage_offset() and
+            self.shape == tensor.shape and self.stride() == tensor.stride())
+
+
+public("method", name="is_distributed")(lambda self: False)
+public("method", name="dense_dim")(lambda self: self.dim())     # a strided tensor's: all
+public("method", name="to_dense")(lambda self, dtype=None, *, masked_grad=None:
+                                  self if dtype is None else to_dtype(self, dtype))
+
+
+def _sparse_only(name, layout):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected {layout} layout but got Strided")
+    refuse.__name__ = name
+    return public("method", name=name)(refuse)
+
+
+for _name, _layout in (("coalesce", "sparse coordinate tensor"),
+                       ("is_coalesced", "sparse coordinate tensor"),
+                       ("indices", "sparse coordinate tensor"), ("values", "sparse tensor"),
+                       ("crow_indices", "sparse row compressed tensor"),
+                       ("col_indices", "sparse row compressed tensor"),
+                       ("ccol_indices", "sparse column compressed tensor"),
+                       ("row_indices", "sparse column compressed tensor")):
+    _sparse_only(_name, _layout)
+del _name, _layout
+
+
 # rows and @public objects name themselves (glassgrad.ops.publish)
 publish(globals())
