@@ -208,3 +208,29 @@ def test_autograd(dtype):
     expected, got = run(program, torch), run(program, gg)
     eps = float(torch.finfo(getattr(torch, dtype)).eps)
     assert_same(expected, got, tol={dtype: (4 * eps, 4 * eps)})
+
+
+BREADTH = {
+    "randn": lambda lib, x: lib.randn(3, dtype=lib.bfloat16),
+    "rand": lambda lib, x: lib.rand(3, dtype=lib.bfloat16),
+    "uniform_": lambda lib, x: lib.empty(3, dtype=lib.bfloat16).uniform_(),
+    "linspace": lambda lib, x: lib.linspace(0, 1, 5, dtype=lib.bfloat16),
+    "eye": lambda lib, x: lib.eye(2, dtype=lib.bfloat16),
+    "sort": lambda lib, x: list(x.sort()), "argmax": lambda lib, x: x.argmax(),
+    "cumsum": lambda lib, x: x.cumsum(0), "nan_to_num": lambda lib, x: x.nan_to_num(),
+    "isnan": lambda lib, x: lib.isnan(x), "topk": lambda lib, x: list(x.topk(1)),
+    "cat": lambda lib, x: lib.cat([x, x]), "mask": lambda lib, x: x[x > 0],
+    "round": lambda lib, x: x.round(), "linear": lambda lib, x: lib.nn.functional.linear(x, x),
+    "where": lambda lib, x: lib.where(x > 0, x, 0.0), "max": lambda lib, x: list(x.max(1)),
+    "median": lambda lib, x: x.median(), "allclose": lambda lib, x: lib.allclose(x, x),
+    "rms_norm": lambda lib, x: lib.nn.functional.rms_norm(x, (2,)),
+    "index_reduce": lambda lib, x: x.index_add(0, lib.tensor([1, 0]), x),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BREADTH))
+def test_bfloat16_breadth(case):
+    def program(lib):
+        lib.manual_seed(0)
+        return BREADTH[case](lib, lib.tensor([[1.5, -2.25], [3.0, 0.5]], dtype=lib.bfloat16))
+    exact(program)

@@ -11,7 +11,7 @@ from .. import dtypes
 from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
 from .._tensor import Tensor, _wrap_dim
-from ..backend import reduced_floats, xp
+from ..backend import finfo as _finfo, reduced_floats, xp
 from . import public, publish
 from .pointwise import where
 from .registry import apply_inplace, defop
@@ -113,12 +113,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
     "rms_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, "
     "double? eps=None)",))
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half computed in
-    float), times weight; eps defaults to the machine epsilon of the computing dtype."""
+    """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half and bfloat16
+    computed in float), times weight; eps defaults to the machine epsilon of the computing
+    dtype."""
     shape = _check_normalized(input, normalized_shape, ("weight", weight), sep="")
-    x = input.to(dtypes.float32) if input.dtype is dtypes.float16 else input
+    x = input.to(dtypes.float32) if input.dtype.reduced else input
     if eps is None:
-        eps = builtins.float(xp.finfo(x.dtype.np).eps)
+        eps = builtins.float(_finfo(x.dtype.np).eps)
     from .nn import _add_scalar
     dims = list(range(-len(shape), 0))
     out = x.mul(_add_scalar(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt())
