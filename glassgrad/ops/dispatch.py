@@ -60,6 +60,8 @@ class DtypeCache:
         if rule == "float" and not want.is_floating_point:
             want = dtypes.get_default_dtype()
         npd = computing(want) if self.op.opmath and rule != "bool" else want.np
+        if self.op.fname is not None and not self.op.opmath_scalars:
+            npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
         hit = self.table[key] = (npd, dtypes.bool if rule == "bool" else want,
                                  want.np.kind in "iu", narrowing(self.op, want, npd))
         return hit

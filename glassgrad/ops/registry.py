@@ -362,6 +362,8 @@ class OpDef:
         if rule == "float" and not want.is_floating_point:
             want = dtypes.get_default_dtype()
         npd = computing(want) if self.opmath and rule != "bool" else want.np
+        if self.fname is not None and not self.opmath_scalars:
+            npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
         narrow = narrowing(self, want, npd)
         arrays = [_operand(v, npd, narrow) if self.promote is None or i in self.promote
                   else getattr(v, "_data", v) for i, v in enumerate(values)]
