@@ -21,7 +21,7 @@ import inspect
 import operator
 import warnings
 
-from . import dtypes
+from . import _overrides, dtypes
 from ._autograd.grad_mode import state
 from ._device import device
 from ._tensor import Size, Tensor, no_arguments
@@ -658,7 +658,7 @@ def _planned(plan, args, kwargs):
 
 
 # -- the decorator ---------------------------------------------------------------------------
-_FAST_TYPES = {"Tensor": _TENSORS, "bool": {bool}, "int64_t": {int}, "SymInt": {int},
+_FAST_TYPES = {"Tensor": _overrides.PLAIN, "bool": {bool}, "int64_t": {int}, "SymInt": {int},
                "double": {float, int}, "Scalar": {int, float, bool}}
 
 
@@ -708,6 +708,10 @@ def bind(impl, signatures, method=False, positional=False):
     plans = {}      # a call's shape (see slow) -> its plan (_plan), or False: none
 
     def slow(self, args, kwargs):
+        overrides = _overrides.overloaded(args if self is None else (self, *args), kwargs)
+        if overrides:   # a __torch_function__ type among the arguments: it takes the call
+            return _overrides.dispatch(public, args if self is None else (self, *args), kwargs,
+                                       overrides)
         key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
         plan = plans.get(key)
         if plan:
@@ -739,7 +743,7 @@ def bind(impl, signatures, method=False, positional=False):
               f"    if not kwargs:\n        n = len(args)\n{body}"
               f"    return slow({rest}, args, kwargs)\n")
     exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
-    public = scope[fn_name]
+    public = scope[fn_name]     # (slow's closure sees it: the func overrides are handed)
     public.__qualname__ = fn_name
     public.__doc__ = impl.__doc__
     public.__wrapped__ = impl

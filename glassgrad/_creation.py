@@ -8,7 +8,7 @@ from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
 from ._generator import engine
-from .backend import ndarray, xp
+from .backend import kind as _kind, ndarray, xp
 from .backend.kernels import random as sample
 
 def _new(data, dtype, requires_grad):
@@ -17,7 +17,7 @@ def _new(data, dtype, requires_grad):
         data = data.astype(dtype.np)
     t = Tensor._make(data)
     if requires_grad:
-        if data.dtype.kind != "f":
+        if not t.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._requires_grad = True
@@ -49,12 +49,12 @@ def _from_data(data, dtype=None):
         raise ValueError(f"too many dimensions '{arr.dtype.type.__name__.rstrip('_')}'")
     if dtype is not None and not dtype.is_floating_point and dtype is not dtypes.bool:
         _check_overflow(arr, dtype)
-    if arr.dtype.kind == "f":       # Python floats: straight to the requested dtype
+    if _kind(arr.dtype) == "f":       # Python floats: straight to the requested dtype
         arr = arr.astype((dtype if dtype is not None and dtype.is_floating_point
                           else dtypes.get_default_dtype()).np)
     elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
         arr = arr.astype(xp.int64)
-    elif arr.dtype.kind not in "biuf":
+    elif _kind(arr.dtype) not in "biuf":
         odd = next(d for d in _flat([data]) if not isinstance(d, (bool, int, float)))
         if dtype is not None:       # torch converts each element to the given dtype's kind
             raise TypeError(f"must be real number, not {type(odd).__name__}"
@@ -94,10 +94,10 @@ def _check_lengths(data, sizes, dim):
 def _check_overflow(arr, dtype):
     """c10::checked_convert of Python numbers to an integer dtype (unsigned types also take
     negative integers down to -max, which wrap)."""
-    if arr.size == 0 or arr.dtype.kind not in "biuf":
+    if arr.size == 0 or _kind(arr.dtype) not in "biuf":
         return
     info = xp.iinfo(dtype.np)
-    if arr.dtype.kind == "f":     # NaN and inf overflow too: integers have neither
+    if _kind(arr.dtype) == "f":     # NaN and inf overflow too: integers have neither
         bad = bool(xp.isnan(arr).any()) or arr.min() < info.min or arr.max() > info.max
     else:
         lo = info.min if info.min < 0 else -builtins.int(info.max)

@@ -22,7 +22,7 @@ The rules follow ``torch/_tensor_str.py`` for dense CPU tensors of real dtypes:
 import contextlib
 import math
 
-from .backend import host_xp as np, to_host
+from .backend import host_xp as np, reduced_floats, to_host
 
 __all__ = ["tensor_repr", "set_printoptions", "get_printoptions", "printoptions"]
 
@@ -161,15 +161,18 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_leaf=True,
-                default_dtype_name="float32", tensor_contents=None, tangent=None) -> str:
+                default_dtype_name="float32", tensor_contents=None, tangent=None,
+                prefix="tensor(") -> str:
     """Full ``tensor(...)`` text for ``data`` (a NumPy array) of torch dtype ``dtype_name``.
 
     ``requires_grad=True`` is shown only when there is no ``grad_fn_name`` (torch's
     rule looks only at grad_fn; ``is_leaf`` is accepted for the caller's convenience).
-    ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``.
+    ``tensor_contents`` replaces the rendered element text, as in torch's ``_str``; ``prefix``:
+    a subclass's ``Name(`` (torch's, for types other than Tensor and Parameter).
     """
     data = to_host(data)
-    prefix = "tensor("
+    if data.dtype in reduced_floats:     # torch formats half and bfloat16 as float
+        data = data.astype(np.float32)
     indent = len(prefix)
     size = f"size={tuple(int(n) for n in data.shape)}"
     dtype = f"dtype=torch.{dtype_name}"

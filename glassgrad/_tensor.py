@@ -3,7 +3,7 @@ import copy
 import warnings
 import weakref
 
-from . import dtypes
+from . import _overrides, dtypes
 from ._device import CPU
 from ._storage import rebuild, storage_of
 from ._autograd import explain_hook
@@ -11,7 +11,7 @@ from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
 from ._autograd.provenance import leaf_created
 from ._printing import tensor_repr
-from .backend import data_ptr, ndarray, xp
+from .backend import bfloat16 as _np_bfloat16, data_ptr, ndarray, xp
 
 
 class VersionCounter:
@@ -58,9 +58,7 @@ class Size(tuple):
 
 
 # the C++ type names torch's messages use for a dtype's element type
-_CPP_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
-              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-              "uint8": "unsigned char", "bool": "bool"}
+_CPP_NAMES = dtypes.C10_NAMES
 
 
 class _HookState:
@@ -105,9 +103,22 @@ class Tensor:
     __array_priority__ = 1000     # NumPy scalars defer to our reflected dunders, as torch's
 
     def __init_subclass__(cls, **kwargs):
-        # a subclass (nn.Parameter) takes the ops' fast paths like Tensor itself
+        # a subclass takes the ops' fast dtype paths like Tensor itself; one that keeps the
+        # __torch_function__ protocol (not nn.Parameter) gets its calls through dispatch
         super().__init_subclass__(**kwargs)
         dtypes.TENSOR_TYPES.add(cls)
+        if _overrides.overrides(cls):
+            _overrides.wrap_methods(cls)
+        else:
+            _overrides.add_plain(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch's default: run ``func`` with the protocol off, its tensors made ``cls``."""
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with _overrides.DisableTorchFunctionSubclass():
+            return _overrides.convert(func(*args, **(kwargs or {})), cls)
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, counter=None):
@@ -195,7 +206,7 @@ class Tensor:
     def is_floating_point(self, *args, **kwargs):
         if args or kwargs:
             raise no_arguments("is_floating_point", args, kwargs)
-        return self._data.dtype.kind == "f"
+        return self.dtype.is_floating_point
 
     def is_inference(self, *args, **kwargs):
         if args or kwargs:
@@ -262,7 +273,7 @@ class Tensor:
     def requires_grad(self, flag):
         if self.grad_fn is not None and flag:   # unlike requires_grad_(True), an error
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if flag and self._data.dtype.kind != "f":    # the setter's text differs from the method's
+        if flag and not self.dtype.is_floating_point:    # the setter's text differs from the method's
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(flag)
@@ -275,7 +286,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and not self._requires_grad:
             leaf_created(self)
@@ -423,6 +434,8 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if self._data.dtype == _np_bfloat16:    # NumPy has no bfloat16 of its own
+            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -470,7 +483,9 @@ class Tensor:
                            grad_fn_name=None if self.grad_fn is None else type(self.grad_fn).__name__,
                            requires_grad=self.requires_grad, is_leaf=self.grad_fn is None,
                            default_dtype_name=dtypes.get_default_dtype().name,
-                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None))
+                           tensor_contents=tensor_contents, tangent=getattr(self, "_fw", None),
+                           prefix="tensor(" if type(self) in PLAIN_REPR else
+                           type(self).__name__ + "(")
 
     __str__ = __repr__
 
@@ -529,8 +544,11 @@ class Tensor:
 
 
 _new = object.__new__
+PLAIN_REPR = {Tensor}   # the classes torch prints as "tensor(" (nn.Parameter adds itself)
 _VersionCounter = VersionCounter
 dtypes.TENSOR_TYPES.add(Tensor)
+_overrides.add_plain(Tensor)
+_overrides._Tensor.append(Tensor)
 
 
 class _PickledStorage:

@@ -1,19 +1,21 @@
 """dtype objects and PyTorch's type-promotion rules (``torch.result_type``)."""
 import builtins as _builtins
 
-from .backend import xp
+from .backend import bfloat16 as _np_bfloat16, finfo as _np_finfo, xp
 
 _BOOL, _INT, _FLOAT = 0, 1, 2
 
 
 class dtype:
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "category",
+    __slots__ = ("name", "np", "kind", "reduced", "is_floating_point", "is_signed", "itemsize", "category",
                  "tensor_type")
 
     def __init__(self, name, np_dtype, tensor_type):
         self.name = name
         self.np = xp.dtype(np_dtype)
-        kind = self.np.kind
+        # NumPy's kind letter as torch sees the dtype (bfloat16 is "f"; ml_dtypes says "V")
+        self.kind = kind = "f" if self.np == _np_bfloat16 else self.np.kind
+        self.reduced = self.np.itemsize == 2 and kind == "f"    # float16, bfloat16
         self.category = _BOOL if kind == "b" else _FLOAT if kind == "f" else _INT
         self.is_floating_point = self.category == _FLOAT
         self.is_signed = kind in "if"
@@ -34,6 +36,7 @@ class dtype:
 float16 = dtype("float16", xp.float16, "HalfTensor")
 float32 = dtype("float32", xp.float32, "FloatTensor")
 float64 = dtype("float64", xp.float64, "DoubleTensor")
+bfloat16 = dtype("bfloat16", _np_bfloat16, "BFloat16Tensor")
 int8 = dtype("int8", xp.int8, "CharTensor")
 int16 = dtype("int16", xp.int16, "ShortTensor")
 int32 = dtype("int32", xp.int32, "IntTensor")
@@ -43,7 +46,7 @@ bool = dtype("bool", xp.bool_, "BoolTensor")  # noqa: A001 - torch's name
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, bool)
 _FROM_NP = {d.np: d for d in ALL}
 
 _default = [float32]
@@ -51,12 +54,70 @@ CACHES = []         # dicts of results that depend on the default dtype (cleared
 TENSOR_TYPES = set()    # Tensor and its subclasses (_tensor.py adds them; keys read their arrays)
 
 
+class _TypeInfo:
+    """What finfo and iinfo share: torch's repr (numbers as %g) and equality by dtype."""
+    _fields = ()
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={getattr(self, k):g}" for k in self._fields)
+        return f"{type(self).__name__}({fields}, dtype={self.dtype})"
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.dtype))
+
+
+def _info_dtype(name, type):
+    if not isinstance(type, dtype):
+        raise TypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{_builtins.type(type).__name__}")
+    return type
+
+
+class finfo(_TypeInfo):  # noqa: N801 - torch's name
+    """torch.finfo: the machine limits of a floating dtype (the default dtype if none)."""
+    __module__ = "torch"
+    _fields = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
+
+    def __init__(self, type=None):  # noqa: A002 - torch's parameter name
+        d = _default[0] if type is None else _info_dtype("finfo", type)
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info, number = _np_finfo(d.np), _builtins.float
+        self.bits = d.itemsize * 8
+        self.eps, self.max, self.min = number(info.eps), number(info.max), number(info.min)
+        self.tiny = self.smallest_normal = number(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+        self.dtype = d.name
+
+
+class iinfo(_TypeInfo):  # noqa: N801 - torch's name
+    """torch.iinfo: the range of an integer dtype."""
+    __module__ = "torch"
+    _fields = ("min", "max")
+
+    def __init__(self, type):  # noqa: A002 - torch's parameter name
+        d = _info_dtype("iinfo", type)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = xp.iinfo(d.np)
+        self.bits, self.min, self.max = d.itemsize * 8, _builtins.int(info.min), \
+            _builtins.int(info.max)
+        self.dtype = d.name
+
+
 def get_default_dtype():
     return _default[0]
 
 
 def set_default_dtype(d):
-    """float16, float32 or float64 (torch also takes bfloat16, which glassgrad has not)."""
+    """A floating dtype: float16, bfloat16, float32 or float64."""
     if not isinstance(d, dtype):
         raise TypeError("invalid dtype object: only floating-point types are supported as the "
                         "default type")
@@ -84,6 +145,8 @@ def promote_types(a, b):
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == _FLOAT:
+        if a.itemsize == b.itemsize:    # float16 with bfloat16: neither holds the other
+            return float32
         return a if a.itemsize > b.itemsize else b
     return _FROM_NP[xp.promote_types(a.np, b.np)]
 
@@ -156,10 +219,10 @@ def _result_type(operands):
 
 
 # ATen's ScalarType names, as its messages print them ("result type Float ...")
-SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+SCALAR_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",
                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
                 "bool": "Bool"}
 # their C++ type names, as other messages print them ("expected ... long int, but got float")
-C10_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double",
+C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
              "uint8": "unsigned char", "bool": "bool"}

@@ -40,8 +40,11 @@ def is_tensor(x):
 def norm(x):
     """A library-neutral description: tensors become (dtype, shape, values, requires_grad)."""
     if is_tensor(x):
-        # force: torch's double backward may give ZeroTensors
-        return ("T", str(x.dtype), tuple(x.shape), x.detach().numpy(force=True).copy(),
+        # force: torch's double backward may give ZeroTensors; bfloat16 (which NumPy lacks)
+        # as float32, which holds each value exactly
+        d = x.detach()
+        d = d.float() if str(x.dtype) == "torch.bfloat16" else d
+        return ("T", str(x.dtype), tuple(x.shape), d.numpy(force=True).copy(),
                 x.requires_grad)
     if isinstance(x, (torch.dtype, gg.dtype)):
         return ("dtype", repr(x))

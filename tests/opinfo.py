@@ -1068,6 +1068,10 @@ SHAPE_OPS = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("narrow_fn_neg", lambda t, x: t.narrow(x, -1, -3, 3), [SHAPE_X], {}),
     ("narrow_empty", lambda t, x: x.narrow(0, 2, 0), [SHAPE_X], {}),
     ("narrow_tensor_start", lambda t, x: x.narrow(1, t.tensor(1), 2), [SHAPE_X], {}),
+    ("as_strided", lambda t, x: x.as_strided((3, 4), (4, 2), 1), [SHAPE_X], {}),
+    ("as_strided_fn_overlap", lambda t, x: t.as_strided(x, (3, 3), (1, 1)), [SHAPE_X], {}),
+    ("unfold", lambda t, x: x.unfold(2, 2, 1), [SHAPE_X], {}),
+    ("unfold_step", lambda t, x: x.unfold(0, 1, 2), [SHAPE_X], {}),
     # flip / roll / rot90
     ("flip", lambda t, x: x.flip(0, 2), [SHAPE_X], {}),
     ("flip_fn", lambda t, x: t.flip(x, (-1,)), [SHAPE_X], {}),

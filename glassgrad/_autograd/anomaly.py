@@ -13,7 +13,7 @@ import sys
 import traceback
 import warnings
 
-from ..backend import xp
+from ..backend import kind as _kind, xp
 from .grad_mode import _State, state
 
 __all__ = ["detect_anomaly", "set_detect_anomaly"]
@@ -114,6 +114,6 @@ def warn_failure(node):
 def check_nan(node, grads):
     """PyTorch's check_nan: the first gradient ``node`` returned with a NaN fails."""
     for i, g in enumerate(grads):
-        if g is not None and g._data.dtype.kind == "f" and xp.isnan(g._data).any():
+        if g is not None and _kind(g._data.dtype) == "f" and xp.isnan(g._data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")

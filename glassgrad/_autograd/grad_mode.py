@@ -33,6 +33,7 @@ class _State(threading.local):
     # and ``inner``, the interceptor that was active when it was installed
     handler = None
     vmap = None         # while func.vmap runs: its _Batching (which tensors are batched)
+    torch_function_off = 0  # depth of DisableTorchFunctionSubclass regions (_overrides.py)
 
     @property
     def grad_enabled(self):

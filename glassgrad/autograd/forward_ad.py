@@ -27,7 +27,7 @@ from collections import namedtuple
 from .._autograd.grad_mode import enable_grad, state
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
-from ..backend import backend_of, may_share_memory, xp
+from ..backend import backend_of, kind as _kind, may_share_memory, xp
 from ..ops import registry
 from ..ops.reduce import sum_to
 from ..ops.registry import apply_inplace
@@ -228,7 +228,7 @@ def call(op, values, attrs, inner):
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
             n = len(results) if op.outputs is None else op.diff_outputs
-            if results and results[0]._data.dtype.kind == "f":
+            if results and _kind(results[0]._data.dtype) == "f":
                 values = tuple(_primal(v) for v in values)
                 new = _rule(op)(op, values, attrs, tangents, results, n)
                 for r, t in zip(results[:n], new):

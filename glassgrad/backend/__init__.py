@@ -17,6 +17,16 @@ xp = NUMPY.xp
 ndarray = NUMPY.ndarray
 # the namespace of host arrays: what to_host returns (printing and checks work there)
 host_xp = NUMPY.xp
+# the NumPy dtype of torch.bfloat16 (ml_dtypes), and the float types torch computes in float32
+bfloat16 = NUMPY.bfloat16
+reduced_floats = NUMPY.reduced_floats
+finfo = NUMPY.finfo     # a float dtype's machine limits (NumPy's finfo, bfloat16's too)
+
+
+def kind(dtype):
+    """A NumPy dtype's kind as torch sees it: "f" for bfloat16 too (ml_dtypes says "V")."""
+    return "f" if dtype is bfloat16 else dtype.kind
+
 
 _BACKENDS = (NUMPY,)
 _BY_TYPE = {NUMPY.ndarray: NUMPY}
@@ -94,5 +104,6 @@ def memory(array):
     return backend_of(array).memory(array)
 
 
-__all__ = ["xp", "ndarray", "host_xp", "backend_of", "backend_for", "xp_of", "to_host",
-           "data_ptr", "may_share_memory", "memory", "namespace_of"]
+__all__ = ["xp", "ndarray", "host_xp", "bfloat16", "reduced_floats", "kind", "finfo",
+           "backend_of", "backend_for", "xp_of", "to_host", "data_ptr", "may_share_memory",
+           "memory", "namespace_of"]

@@ -6,6 +6,7 @@ answers the same questions through ``__cuda_array_interface__``.
 """
 import os
 
+import ml_dtypes
 import numpy
 
 # torch computes IEEE results (inf, nan) silently; NumPy would warn on every overflow or log(0)
@@ -23,6 +24,17 @@ class NumpyBackend:
     ndarray = numpy.ndarray
     # what backend_of also accepts as this backend's arrays: NumPy scalars (0-d results)
     scalar_types = (numpy.generic,)
+    # torch.bfloat16's element type: ml_dtypes' NumPy extension (its ufuncs compute in float32
+    # and round once, as torch's CPU kernels do)
+    bfloat16 = numpy.dtype(ml_dtypes.bfloat16)
+    # the dtypes whose arithmetic torch's CPU kernels carry out in float32 (reductions
+    # accumulate there too)
+    reduced_floats = (numpy.dtype(numpy.float16), bfloat16)
+
+    @staticmethod
+    def finfo(dtype):
+        """NumPy's machine limits of a float dtype, bfloat16 included (ml_dtypes')."""
+        return ml_dtypes.finfo(dtype)
 
     @staticmethod
     def set_num_threads(n):

@@ -4,7 +4,7 @@ import numbers
 from .. import _creation, dtypes
 from .._autograd.grad_mode import enable_grad
 from .._tensor import Size, Tensor
-from ..backend import xp
+from ..dtypes import finfo
 from ..ops.shape import broadcast_tensors
 from ..ops.pointwise import log, log1p, sigmoid
 from ..ops.nn import softmax
@@ -13,15 +13,6 @@ euler_constant = 0.57721566490153286060  # Euler-Mascheroni
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
            "lazy_property", "tril_matrix_to_vec", "vec_to_tril_matrix"]
-
-
-class finfo:
-    """The float facts torch.finfo gives (eps, tiny, min, max) for a floating dtype."""
-
-    def __init__(self, dtype):
-        info = xp.finfo(dtype.np)
-        self.eps, self.tiny = float(info.eps), float(info.tiny)
-        self.min, self.max = float(info.min), float(info.max)
 
 
 def broadcast_all(*values):

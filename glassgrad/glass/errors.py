@@ -403,7 +403,7 @@ def _why_no_grad(ctx, t, role):
     lines = [f"{role} {name or 'a tensor'} ({_tensor_words(t)}), which has no grad_fn and does "
              "not require grad: no node records how it was made, so there is nothing to "
              "differentiate."]
-    if t._data.dtype.kind != "f":
+    if not t.dtype.is_floating_point:
         lines.append(f"It is an integer/bool tensor ({t.dtype.name}): only floating-point "
                      "tensors can require grad. Compute in floating point (e.g. `.float()` "
                      "before the ops), or differentiate a float tensor it was made from.")
@@ -460,7 +460,7 @@ def _source_walk(ctx, name, seen, depth):
     sources = [n for n in rhs_names if isinstance(ctx.names.get(n), Tensor) and n != name]
     if not sources:
         t = ctx.names.get(name)
-        if isinstance(t, Tensor) and t._data.dtype.kind == "f" and t.grad_fn is None:
+        if isinstance(t, Tensor) and t.dtype.is_floating_point and t.grad_fn is None:
             return [f"{name} is a leaf created without requires_grad=True at {describe(src)}: "
                     f"pass requires_grad=True there (or call `{name}.requires_grad_()`)."]
         return [f"{name} was made at {describe(src)} from no tensor that requires grad."]

@@ -20,7 +20,7 @@ from .._autograd.node import AccumulateGrad
 from .._autograd.observer import Tracer
 from .._autograd.provenance import node_source, where
 from .._autograd.grad_mode import state
-from ..backend import xp
+from ..backend import kind as _kind, xp
 
 __all__ = ["GradInfo", "Step", "Trace", "trace_backward"]
 
@@ -37,6 +37,8 @@ def _info(g):
     if g is None:
         return None
     d = g._data
+    if d.dtype.kind != _kind(d.dtype):     # bfloat16: NumPy's norm wants a float of its own
+        d = d.astype(xp.float32)
     norm = float(xp.linalg.norm(d.ravel())) if d.dtype.kind in "fiub" else float("nan")
     return GradInfo(tuple(d.shape), str(g.dtype).replace("torch.", ""), norm)
 

@@ -3,7 +3,8 @@ uninitialized parameters and buffers of lazy modules."""
 import weakref
 
 from .. import _creation
-from .._tensor import Tensor
+from .._overrides import _disabled_torch_function_impl
+from .._tensor import PLAIN_REPR, Tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
@@ -11,6 +12,8 @@ __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer
 class Parameter(Tensor):
     """A tensor a Module registers as a parameter: a leaf sharing ``data``'s memory and version
     counter, ``requires_grad`` True unless asked otherwise (grad mode does not matter)."""
+
+    __torch_function__ = _disabled_torch_function_impl     # ops on it give plain Tensors
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -52,6 +55,9 @@ def _buffer_persistent(t):
     """persistent= of a tensor made by nn.Buffer, or None for any other tensor."""
     mark = _BUFFERS.get(id(t))
     return mark[1] if mark is not None and mark[0]() is t else None
+
+
+PLAIN_REPR.add(Parameter)
 
 
 class _BufferMeta(type):

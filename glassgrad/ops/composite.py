@@ -13,7 +13,7 @@ from .. import dtypes
 from .._args import bind as _bind
 from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
 from .._tensor import Size, Tensor, _wrap_dim
-from ..backend import xp
+from ..backend import kind as _kind, xp
 from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
 from . import public, publish
 from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
@@ -190,14 +190,14 @@ def _float_test(name, f):
 
 isposinf = public("function", "method", name="isposinf", signatures=(
     "isposinf(Tensor input, *, Tensor out=None)",))(_float_test(
-        "isposinf", lambda xp, a: a == xp.inf if a.dtype.kind == "f" else xp.zeros(a.shape, bool)))
+        "isposinf", lambda xp, a: a == xp.inf if _kind(a.dtype) == "f" else xp.zeros(a.shape, bool)))
 isneginf = public("function", "method", name="isneginf", signatures=(
     "isneginf(Tensor input, *, Tensor out=None)",))(_float_test(
-        "isneginf", lambda xp, a: a == -xp.inf if a.dtype.kind == "f" else
+        "isneginf", lambda xp, a: a == -xp.inf if _kind(a.dtype) == "f" else
         xp.zeros(a.shape, bool)))
 signbit = public("function", "method", name="signbit", signatures=(
     "signbit(Tensor input, *, Tensor out=None)",))(_float_test(
-        "signbit", lambda xp, a: xp.signbit(a) if a.dtype.kind in "fi" else
+        "signbit", lambda xp, a: xp.signbit(a) if _kind(a.dtype) in "fi" else
         xp.zeros(a.shape, bool)))
 
 
@@ -249,8 +249,8 @@ def _isclose_arrays(input, other, rtol, atol, equal_nan):
         a, b = a.astype(xp.int8), b.astype(xp.int8)
     close = a == b
     if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b)) if a.dtype.kind == "f" else close
-    if a.dtype.kind in "f":
+        close = close | (xp.isnan(a) & xp.isnan(b)) if _kind(a.dtype) == "f" else close
+    if _kind(a.dtype) in "f":
         with xp.errstate(all="ignore"):
             finite = xp.isfinite(a) & xp.isfinite(b)
             close = close | (finite & (xp.abs(a - b) <= atol + rtol * xp.abs(b)))
@@ -433,7 +433,7 @@ def bincount(input, weights=None, minlength=0):
     "histc(Tensor input, int64_t bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)",))
 def histc(input, bins=100, min=0, max=0):
     a = input._data
-    if a.dtype.kind != "f":
+    if _kind(a.dtype) != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
                                   f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
     if bins <= 0:

@@ -24,7 +24,7 @@ import warnings
 
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
-from ..backend import xp
+from ..backend import kind as _kind, xp
 from ..backend.kernels.im2col import _col2im, _columns, _padded
 from . import public, publish
 from .pointwise import _same_dtype
@@ -451,7 +451,7 @@ def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mod
     index PyTorch picks: the first position holding the maximum, the last NaN where there is
     one, the first position inside the input where only padding-valued positions exist."""
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    floating = self.dtype.kind == "f"
+    floating = _kind(self.dtype) == "f"
     lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
     padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
     offsets = [(padded[region], rows[:, None] * w + cols)
@@ -488,7 +488,7 @@ def _avg_divisor(shape, geometry, count_include_pad, divisor_override):
 
 
 def _divide(total, divisor):
-    if total.dtype.kind == "f":
+    if _kind(total.dtype) == "f":
         return (total / divisor).astype(total.dtype, copy=False)
     return xp.sign(total) * (xp.abs(total) // divisor)     # C++ integer division truncates
 

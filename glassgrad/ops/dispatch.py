@@ -11,10 +11,29 @@ random operands), and what it falls back to for operands without a key.
 Any Tensor subclass takes the fast path like a Tensor (dtypes.TENSOR_TYPES).
 """
 from .. import dtypes
-from ..backend import xp
+from ..backend import reduced_floats, xp
 
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _operand_key = dtypes.operand_key
+_float32 = xp.dtype(xp.float32)
+
+
+def computing(dtype):
+    """The NumPy dtype an op whose result is ``dtype`` computes in: float16 and bfloat16 in
+    float32, rounded once at the end (torch's CPU kernels' opmath type; a Python number operand
+    keeps its full value, as ATen's original_scalar_value), others their own."""
+    return _float32 if dtype.np in reduced_floats else dtype.np
+
+
+def narrowing(op, want, npd):
+    """How a Python number operand enters a float16/bfloat16 op computed in float32: rounded to
+    the result dtype first (TensorIterator's cast to the common dtype), except in the rows whose
+    ATen kernels read the original scalar in float (mul, div: ``op.opmath_scalars``); None
+    where numbers go in as they are."""
+    if npd is want.np or npd.kind != "f" or op.opmath_scalars:
+        return None
+    narrow = want.np.type
+    return lambda v: _float32.type(narrow(v))
 
 
 class DtypeCache:
@@ -40,8 +59,11 @@ class DtypeCache:
         want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
         if rule == "float" and not want.is_floating_point:
             want = dtypes.get_default_dtype()
-        hit = self.table[key] = (want.np, dtypes.bool if rule == "bool" else want,
-                                 want.np.kind in "iu")
+        npd = computing(want) if self.op.opmath and rule != "bool" else want.np
+        if self.op.fname is not None and not self.op.opmath_scalars:
+            npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
+        hit = self.table[key] = (npd, dtypes.bool if rule == "bool" else want,
+                                 want.np.kind in "iu", narrowing(self.op, want, npd))
         return hit
 
     def prepare(self, values, attrs):
@@ -64,6 +86,8 @@ class DtypeCache:
                 npd = hit[0]
                 if hit[2] and tw is int:
                     w = xp.asarray(w).astype(npd)
+                elif hit[3] is not None:
+                    w = hit[3](w)
                 return [a if a.dtype is npd else a.astype(npd), w], hit[1]
             if tw in _TENSOR_TYPES and w._data.dtype is a.dtype:
                 b = w._data     # two tensors of one dtype: one tensor's decision
@@ -79,7 +103,7 @@ class DtypeCache:
             return self.op.slow_prepare(values, attrs)
         if self.attr is not None:
             key = (*key, type(attrs[self.attr]))
-        npd, result, cast_ints = self.table.get(key) or self.decide(key, values, attrs)
+        npd, result, cast_ints, narrow = self.table.get(key) or self.decide(key, values, attrs)
         arrays = []
         shape = mismatch = None
         for v in values:
@@ -93,6 +117,8 @@ class DtypeCache:
                     mismatch = True
             elif cast_ints and type(v) is int:
                 a = xp.asarray(v).astype(npd)
+            elif narrow is not None and (type(v) is float or type(v) is int):
+                a = narrow(v)
             else:
                 a = v
             arrays.append(a)

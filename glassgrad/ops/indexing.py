@@ -11,7 +11,7 @@ from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
-from ..backend import backend_of, xp
+from ..backend import backend_of, finfo as _finfo, kind as _kind, xp
 from . import shape as _shape
 from . import _formula
 from . import public, publish
@@ -381,7 +381,7 @@ def _scatter_forward(xp, self, index, src, dim, reduce=None, include_self=True):
     if not include_self:
         ident = {"sum": 0, "mean": 0, "prod": 1}.get(reduce)
         if ident is None:
-            info = xp.finfo if out.dtype.kind == "f" else xp.iinfo
+            info = _finfo if _kind(out.dtype) == "f" else xp.iinfo
             ident = info(out.dtype).min if reduce == "amax" else info(out.dtype).max
         out[coords] = ident
     _UFUNCS[reduce].at(out, coords, src)
@@ -389,7 +389,7 @@ def _scatter_forward(xp, self, index, src, dim, reduce=None, include_self=True):
         count = xp.full(out.shape, builtins.int(include_self), out.dtype)
         xp.add.at(count, coords, 1)
         count[count == 0] = 1
-        out = out / count if out.dtype.kind == "f" else out // count
+        out = out / count if _kind(out.dtype) == "f" else out // count
     return out
 
 

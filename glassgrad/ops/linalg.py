@@ -13,7 +13,7 @@ from .. import dtypes
 from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap_dim
 from .._creation import ones, zeros
-from ..backend import backend_of, xp
+from ..backend import backend_of, reduced_floats, xp
 from ..backend.kernels.lapack import (_colmajor, _lapack_view, _lu_factor, _lu_info, _lu_solve,
                                       _perm_sign)
 from . import _formula, public, publish
@@ -22,23 +22,39 @@ from .registry import _C10_NAMES, _SCALAR_NAMES as _TYPE_NAMES, _return_type, ap
 from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze, cat,
                     contiguous, expand, expanded_size, permute, reshape, view)
 
+def _in_float(forward):
+    """A product's forward as torch's CPU GEMMs run it: float16 and bfloat16 operands
+    accumulate in float32, the result rounded once (NumPy's float16 matmul accumulates in
+    half; ml_dtypes' bfloat16 matmul returns float32)."""
+    plain = forward if not isinstance(forward, str) else (
+        lambda xp, *arrays, **attrs: getattr(xp, forward)(*arrays, **attrs))
+
+    def run(xp, *arrays, **attrs):
+        d = arrays[0].dtype
+        if d not in reduced_floats:
+            return plain(xp, *arrays, **attrs)
+        return xp.asarray(plain(xp, *(a.astype(xp.float32) for a in arrays), **attrs)).astype(d)
+    return run
+
+
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
-_mm = defop("MmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+_matmul = _in_float(lambda xp, self, mat2: xp.matmul(self, mat2))
+_mm = defop("MmBackward0", _matmul, ("self", "mat2"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),
                    "mat2": lambda grad, self, mat2_sym_sizes: _mm.call(_t.call(self), grad)},
             explain="d({self} @ {mat2})/d{self} = grad @ {mat2}.T, d/d{mat2} = {self}.T @ grad")
-_mv = defop("MvBackward0", "matmul", ("self", "vec"),
+_mv = defop("MvBackward0", _in_float("matmul"), ("self", "vec"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, vec: _unsqueeze.call(grad, dim=1) * vec,
                    "vec": lambda grad, self: _mv.call(_t.call(self), grad)},
             explain="d({self} @ {vec})/d{self} = outer(grad, {vec}), d/d{vec} = {self}.T @ grad")
-_dot = defop("DotBackward0", "dot", ("self", "tensor"),
+_dot = defop("DotBackward0", _in_float("dot"), ("self", "tensor"),
              dtype="same", arrays=True,
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self},
              explain="d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}")
-_bmm = defop("BmmBackward0", lambda xp, self, mat2: xp.matmul(self, mat2), ("self", "mat2"),
+_bmm = defop("BmmBackward0", _matmul, ("self", "mat2"),
              dtype="same", arrays=True,
              grads={"self": lambda grad, mat2: _bmm.call(grad, _transpose.call(mat2, dim0=1,
                                                                                dim1=2)),
@@ -216,13 +232,13 @@ def _add_scaled(self, prod, beta, alpha):
     return out if beta == 0 else out + (self if beta == 1 else self * beta)
 
 
-_vdot = defop("VdotBackward0", "vdot", ("self", "other"),
+_vdot = defop("VdotBackward0", _in_float("vdot"), ("self", "other"),
               dtype="same",
               grads={"self": lambda grad, other: grad * other,
                      "other": lambda grad, self: grad * self})
 _addmm = defop(
-    "AddmmBackward0", lambda xp, self, mat1, mat2, beta, alpha:
-    _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha), ("self", "mat1", "mat2"),
+    "AddmmBackward0", _in_float(lambda xp, self, mat1, mat2, beta, alpha:
+    _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha)), ("self", "mat1", "mat2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat1": lambda grad, mat2, mat1_sym_sizes, alpha: _maybe_scale(grad.mm(mat2.t()),
@@ -230,14 +246,14 @@ _addmm = defop(
            "mat2": lambda grad, mat1, mat2_sym_sizes, alpha: _maybe_scale(mat1.t().mm(grad),
                                                                            alpha)})
 _addmv = defop(
-    "AddmvBackward0", lambda xp, self, mat, vec, beta, alpha:
-    _add_scaled(self, xp.matmul(mat, vec), beta, alpha), ("self", "mat", "vec"), dtype="same",
+    "AddmvBackward0", _in_float(lambda xp, self, mat, vec, beta, alpha:
+    _add_scaled(self, xp.matmul(mat, vec), beta, alpha)), ("self", "mat", "vec"), dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat": lambda grad, vec, alpha: _maybe_scale(grad.unsqueeze(1) * vec, alpha),
            "vec": lambda grad, mat, alpha: _maybe_scale(mat.t().mv(grad), alpha)})
 _baddbmm = defop(
-    "BaddbmmBackward0", lambda xp, self, batch1, batch2, beta, alpha:
-    _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha), ("self", "batch1", "batch2"),
+    "BaddbmmBackward0", _in_float(lambda xp, self, batch1, batch2, beta, alpha:
+    _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha)), ("self", "batch1", "batch2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "batch1": lambda grad, batch2, alpha: _maybe_scale(grad.bmm(batch2.transpose(1, 2)),

@@ -12,7 +12,7 @@ from .. import dtypes
 from .._creation import empty, empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad
-from ..backend import xp
+from ..backend import reduced_floats, xp
 from ..backend.kernels.random import visit_order
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
@@ -39,7 +39,7 @@ def _sum_keep(t, dim):
 # -- softmax, log_softmax --------------------------------------------------------------------
 def _softmax_forward(self, dim, log):
     a = self.reshape(1) if self.ndim == 0 else self
-    a = a.astype(xp.float32) if a.dtype == xp.float16 else a   # half accumulates in float
+    a = a.astype(xp.float32) if a.dtype in reduced_floats else a   # accumulated in float
     shifted = a - a.max(axis=dim, keepdims=True, initial=-xp.inf)
     # in place on the fresh temporaries: fewer passes over memory
     e = xp.exp(shifted) if log else xp.exp(shifted, out=shifted)

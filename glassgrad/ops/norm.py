@@ -12,7 +12,7 @@ from .._autograd.grad_mode import no_grad
 from .._creation import zeros_like
 from .._runtime import get_num_threads
 from .._tensor import Tensor, _wrap_dim
-from ..backend import xp
+from ..backend import finfo as _finfo, reduced_floats, xp
 from ..backend.kernels import batch_norm as bn_kernel
 from . import public, publish
 from .pointwise import where
@@ -22,7 +22,7 @@ from .registry import apply_inplace, defop
 # -- shared: normalise over some dims --------------------------------------------------------
 def _stats_np(a, axes, eps):
     """(mean, rstd) over ``axes`` of an array, accumulated in float32 at least."""
-    acc = a.astype(xp.float32) if a.dtype == xp.float16 else a
+    acc = a.astype(xp.float32) if a.dtype in reduced_floats else a
     mean = acc.mean(axis=axes, keepdims=True)
     var = ((acc - mean) ** 2).mean(axis=axes, keepdims=True)
     return mean, 1 / xp.sqrt(var + eps)
@@ -123,12 +123,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05,
     "rms_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, "
     "double? eps=None)",))
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half computed in
-    float), times weight; eps defaults to the machine epsilon of the computing dtype."""
+    """ATen's composite: x * rsqrt(mean(x^2) + eps) over the normalized dims (half and bfloat16
+    computed in float), times weight; eps defaults to the machine epsilon of the computing
+    dtype."""
     shape = _check_normalized(input, normalized_shape, ("weight", weight), sep="")
-    x = input.to(dtypes.float32) if input.dtype is dtypes.float16 else input
+    x = input.to(dtypes.float32) if input.dtype.reduced else input
     if eps is None:
-        eps = builtins.float(xp.finfo(x.dtype.np).eps)
+        eps = builtins.float(_finfo(x.dtype.np).eps)
     from .nn import _add_scalar
     dims = list(range(-len(shape), 0))
     out = x.mul(_add_scalar(x.pow(2).mean(dims, keepdim=True), other=eps).rsqrt())

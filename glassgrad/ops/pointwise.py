@@ -6,7 +6,7 @@ from .. import dtypes
 from .._creation import zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
-from ..backend import backend_of, data_ptr, xp
+from ..backend import backend_of, data_ptr, kind as _kind, xp
 from ..backend.kernels import vector
 from ..backend.kernels.fma import fma
 from ..backend.kernels.special import _erf_np, _erfc_np, _erfinv_np
@@ -251,7 +251,7 @@ _math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
 def _sign(xp, a):
     if a.dtype == xp.bool_:
         return a.copy()
-    return xp.where(xp.isnan(a), 0, xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
+    return xp.where(xp.isnan(a), 0, xp.sign(a)) if _kind(a.dtype) == "f" else xp.sign(a)
 
 
 _math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote", variants=_FMI)
@@ -298,7 +298,7 @@ def _threshold_backward_forward(xp, grad_output, self, threshold):
     bits (AND with an all-ones or all-zeros word): where()'s result bit for bit, NaN and inf
     gradients included (a multiply by the mask would turn them into NaN), in about half of
     where()'s time on float32."""
-    if (type(grad_output) is xp.ndarray and grad_output.dtype.kind == "f"
+    if (type(grad_output) is xp.ndarray and _kind(grad_output.dtype) == "f"
             and type(self) is xp.ndarray):
         bk = backend_of(grad_output)
         keep = xp.subtract(self <= threshold, 1, dtype=bk.word(grad_output.dtype))  # 0 -> ~0
@@ -343,7 +343,7 @@ def _rule(kernel, kinds="fiu", to_float=False, attrs=()):
         want = dtypes.result_type(*values, *(attrs_[a] for a in attrs if attrs_[a] is not None))
         if to_float and not want.is_floating_point:
             want = dtypes.get_default_dtype()
-        if want.np.kind not in kinds:
+        if want.kind not in kinds:
             raise _kernel_error(kernel, want)
         return want
     return rule
@@ -381,7 +381,7 @@ def _divisor(a, b):
 # -- division and modulo ---------------------------------------------------------------------
 def _div_trunc(xp, self, other):
     other = _divisor(self, other)
-    if xp.result_type(self, other).kind == "f":
+    if _kind(xp.result_type(self, other)) == "f":
         with xp.errstate(all="ignore"):
             return xp.trunc(xp.true_divide(self, other))
     q = xp.floor_divide(self, other)
@@ -434,6 +434,15 @@ _fmod = defop("FmodBackward1", _fmod_forward, ("self", "other"), dtype=_rule("fm
                      -grad * self.div(other, rounding_mode="trunc")})
 _fmod_scalar = defop("FmodBackward0", _fmod_forward, dtype=_rule("fmod_cpu", attrs=("other",)),
                      grads={"self": lambda grad: grad})
+
+for _row in (_mul, _div, *_div_mode.values(), _floor_divide):
+    _row.opmath_scalars = True      # ATen's reduced-float kernels read the scalar in float
+del _row
+for _row, _names in ((_add, ("alpha",)), (_sub, ("alpha",)), (_rsub_tensor, ("alpha",)),
+                     (_rsub, ("other", "alpha")), (_pow_scalar, ("exponent",)),
+                     (_fmod_scalar, ("other",)), (_remainder_scalar, ("other",))):
+    _row.narrow_attrs = _names      # rounded to the reduced float dtype first, as ATen does
+del _row, _names
 
 
 def _check_rounding_mode(rounding_mode):
@@ -643,7 +652,7 @@ _round_decimals = defop("RoundBackward1", lambda xp, self, decimals: xp.round(se
 
 
 def _check_round_decimals(input, decimals):
-    if input.dtype.np.kind != "f" and decimals != 0:
+    if input.dtype.kind != "f" and decimals != 0:
         raise _kernel_error("round_cpu", input.dtype)
 
 
@@ -696,7 +705,7 @@ def logit_(self, eps=None):
 
 _nan_to_num = defop(
     "NanToNumBackward0", lambda xp, self, nan, posinf, neginf: xp.nan_to_num(
-        self, nan=nan, posinf=posinf, neginf=neginf) if self.dtype.kind == "f" else self.copy(),
+        self, nan=nan, posinf=posinf, neginf=neginf) if _kind(self.dtype) == "f" else self.copy(),
     grads={"self": lambda grad, self: grad * isfinite(self)}, dtype="same")
 
 
@@ -715,7 +724,7 @@ def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 
 def _float_test(f, ints):
-    op = defop(f.__name__, lambda xp, a: f(a) if a.dtype.kind == "f" else xp.full(a.shape, ints),
+    op = defop(f.__name__, lambda xp, a: f(a) if _kind(a.dtype) == "f" else xp.full(a.shape, ints),
                dtype="bool")
     return lambda input: op(input)
 
@@ -885,7 +894,7 @@ def lerp_(self, end, weight):
 
 def _addc_forward(combine):
     def forward(xp, self, tensor1, tensor2, value):
-        if self.dtype.kind != "f":
+        if _kind(self.dtype) != "f":
             value = builtins.int(value)
         with xp.errstate(all="ignore"):
             scaled = xp.multiply(tensor1, value)     # torch: (value * tensor1) op tensor2
@@ -976,7 +985,7 @@ _hardsigmoid_backward = defop(
 def _same_dtype(kernel, kinds="f"):
     def rule(values, attrs):
         d = values[0].dtype
-        if d.np.kind not in kinds:
+        if d.kind not in kinds:
             raise _kernel_error(kernel, d)
         return d
     return rule
@@ -1326,7 +1335,7 @@ _prelu_kernel = defop("PreluKernelBackward0", lambda xp, self, weight: xp.where(
            "weight": lambda grad, self: where(self > 0, 0.0, self * grad)})
 
 
-@public("function", "functional", signatures=("prelu(Tensor input, Tensor weight)",))
+@public("function", "method", "functional", signatures=("prelu(Tensor input, Tensor weight)",))
 def prelu(input, weight):
     """ATen's prelu: a weight of n > 1 elements is laid along input's dim 1."""
     n = weight.numel()

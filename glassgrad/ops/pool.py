@@ -11,7 +11,7 @@ import builtins
 import math
 
 from .._creation import rand, zeros_like
-from ..backend import xp
+from ..backend import kind as _kind, xp
 from ..backend.kernels.im2col import _col2im, _padded, _windows
 from . import public, publish
 from .conv import (_adaptive_matrix, _adaptive_size, _check_1d, _divide, _functional_max_pool1d,
@@ -73,7 +73,7 @@ def _grid(vectors):
 def _argmax(flat):
     """torch's pick in each window (last axis): the first maximum, or the last NaN."""
     arg = flat.argmax(-1)
-    if flat.dtype.kind == "f":
+    if _kind(flat.dtype) == "f":
         nan = xp.isnan(flat)
         if nan.any():
             last = flat.shape[-1] - 1 - nan[..., ::-1].argmax(-1)
@@ -86,7 +86,7 @@ def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mod
     k = len(kernel_size)
     size = self.shape[-k:]
     geometry = _geometry(size, kernel_size, stride, padding, dilation, ceil_mode)
-    lowest = -xp.inf if self.dtype.kind == "f" else xp.iinfo(self.dtype).min
+    lowest = -xp.inf if _kind(self.dtype) == "f" else xp.iinfo(self.dtype).min
     win = _window_view(self, geometry, lowest)
     flat = win.reshape(*win.shape[:-k], -1)
     arg = _argmax(flat)

@@ -9,7 +9,7 @@ from .. import _device, dtypes
 from .._creation import _check_from_to, _dtype, _new, _numel, _size, zeros, zeros_like
 from .._generator import engine
 from .._tensor import Tensor
-from ..backend import xp
+from ..backend import finfo as _finfo, xp
 from ..backend.kernels import random as sample
 from . import public, publish
 from .registry import _C10_NAMES, _SCALAR_NAMES, apply_inplace, broadcast_shapes, defop
@@ -101,7 +101,7 @@ _bernoulli_tensor_ = defop(
 
 
 def _bound_checks(self, low, high):
-    info = xp.finfo(self.dtype.np)
+    info = _finfo(self.dtype.np)
     for name, v in (("from", low), ("to", high)):
         if not info.min <= v <= info.max:
             raise RuntimeError(f"{name} is out of bounds for {_C10_NAMES[self.dtype.name]}")

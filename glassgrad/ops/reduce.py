@@ -9,21 +9,22 @@ from .. import dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
-from ..backend import xp
+from ..backend import kind as _kind, reduced_floats, xp
 from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
 from .registry import _C10_NAMES, _SCALAR_NAMES, _return_type, apply_inplace, \
     defop as _defop
 
-# torch's reductions return row-major results whatever their input's layout (sort keeps it)
-defop = functools.partial(_defop, row_major=True)
+# torch's reductions return row-major results whatever their input's layout (sort keeps it);
+# they choose their float16/bfloat16 accumulators themselves (_acc)
+defop = functools.partial(_defop, row_major=True, opmath=False)
 
 _INF = math.inf
 
 
 def _acc(a):
-    """Accumulate float16 in float32, as torch does."""
-    return xp.float32 if a.dtype == xp.float16 else None
+    """Accumulate float16 and bfloat16 in float32, as torch does."""
+    return xp.float32 if a.dtype in reduced_floats else None
 
 
 def _axis(a, dim):
@@ -214,8 +215,9 @@ def _named(name, pair):
 
 # -- prod ------------------------------------------------------------------------------------
 def _prod_forward(self, dim, keepdim, dtype):
+    # unlike sum, torch's prod rounds float16/bfloat16 at every step (no float accumulator)
     return xp.prod(self, axis=_axis(self, dim), keepdims=keepdim,
-                   dtype=dtype.np if dtype else _acc(self))
+                   dtype=dtype.np if dtype else None)
 
 
 def _has_zero(t):
@@ -278,7 +280,7 @@ def _first_index(a, dim, keepdim, largest):
     """argmax/argmin along ``dim``, NaN counting as the extreme (first occurrence)."""
     if a.ndim == 0:
         return xp.zeros((), xp.int64)
-    nan = xp.isnan(a) if a.dtype.kind == "f" else None
+    nan = xp.isnan(a) if _kind(a.dtype) == "f" else None
     pick = xp.argmax if largest else xp.argmin
     idx = pick(a, axis=dim, keepdims=True)
     if nan is not None:
@@ -299,7 +301,7 @@ def _extreme_dim(largest):
 
 def _extreme_all(largest):
     def forward(xp, self):
-        if self.dtype.kind == "f" and xp.isnan(self).any():
+        if _kind(self.dtype) == "f" and xp.isnan(self).any():
             return xp.asarray(xp.nan, self.dtype)
         return xp.max(self) if largest else xp.min(self)
     return forward
@@ -457,7 +459,7 @@ def _rows(a, dim, fn, width, rank=None):
         vals[...] = xp.take_along_axis(flat, idx, 1)
         s = xp.take_along_axis(flat, order, 1)
         tied = (s[:, 1:] == s[:, :-1]).any(1)
-        if flat.dtype.kind == "f":
+        if _kind(flat.dtype) == "f":
             tied |= xp.isnan(s[:, -1])
         slow = xp.flatnonzero(tied)
     for r in slow:
@@ -489,7 +491,7 @@ def _fresh(a):
 
 def _median_all_forward(xp, self):
     flat = self.reshape(-1)
-    if flat.size == 0 or (self.dtype.kind == "f" and xp.isnan(flat).any()):
+    if flat.size == 0 or (_kind(self.dtype) == "f" and xp.isnan(flat).any()):
         return xp.asarray(xp.nan, self.dtype)
     return xp.sort(flat)[(flat.size - 1) // 2]
 
@@ -758,12 +760,12 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 # -- norms -----------------------------------------------------------------------------------
 def _vector_norm_forward(xp, self, ord, dim, keepdim, dtype):
-    """float16 accumulated in float32 (each element widened first), as torch does."""
+    """float16 and bfloat16 accumulated in float32 (each element widened first), as torch does."""
     if dtype is not None:
         self = self.astype(dtype.np)
-    if self.dtype == xp.float16:
+    if self.dtype in reduced_floats:
         return _vector_norm_forward(xp, self.astype(xp.float32), ord, dim, keepdim,
-                                    None).astype(xp.float16)
+                                    None).astype(self.dtype)
     a, axis = xp.abs(self), _axis(self, dim)
     if ord == _INF:
         return xp.amax(a, axis=axis, keepdims=keepdim)
@@ -922,7 +924,10 @@ def _logsumexp_forward(xp, self, dim, keepdim):
     m = xp.amax(self, axis=axis, keepdims=True)
     m = xp.where(xp.isinf(m), 0, m)
     with xp.errstate(divide="ignore"):
-        out = xp.log(xp.sum(xp.exp(self - m), axis=axis, keepdims=True)) + m
+        # float16/bfloat16: torch composes ops, each rounding to the dtype (the sum's
+        # accumulator is float)
+        total = xp.sum(xp.exp(self - m), axis=axis, keepdims=True, dtype=_acc(self))
+        out = xp.log(total.astype(self.dtype, copy=False)) + m
     return out if keepdim or axis is None else xp.squeeze(out, axis)
 
 
@@ -944,8 +949,8 @@ def logsumexp(input, dim, keepdim=False):
 def _cumulative(fn):
     """torch accumulates floats in double on the CPU, rounding each output."""
     def forward(xp, self, dim, dtype):
-        out = dtype.np if dtype else self.dtype if self.dtype.kind == "f" else None
-        acc = xp.float64 if out is not None and out.kind == "f" else out
+        out = dtype.np if dtype else self.dtype if _kind(self.dtype) == "f" else None
+        acc = xp.float64 if out is not None and _kind(out) == "f" else out
         return getattr(xp, fn)(self, axis=dim, dtype=acc).astype(out,
             copy=False).reshape(self.shape)
     return forward
@@ -1059,7 +1064,7 @@ def _cum_extreme(largest):
         for k in range(a.shape[0]):
             x = a[k]
             better = (x >= cur) if largest else (x <= cur)
-            if a.dtype.kind == "f":
+            if _kind(a.dtype) == "f":
                 better = (x != x) | ((cur == cur) & better)
             cur, at = xp.where(better, x, cur), xp.where(better, k, at)
             vals[k], idx[k] = cur, at

@@ -34,9 +34,9 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
-    xp_of as _xp_of
-from .dispatch import DtypeCache
+from ..backend import namespace_of as _namespace_of, bfloat16 as _bfloat16, data_ptr, \
+    kind as _kind, may_share_memory, ndarray, xp, xp_of as _xp_of
+from .dispatch import DtypeCache, computing, narrowing
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
 
@@ -229,6 +229,12 @@ def _formula_names(fn):
 
 class OpDef:
     """One row of the op table."""
+    # float16/bfloat16 rows whose ATen kernel reads a Python number operand in float32
+    # unrounded (mul, div: original_scalar_value), see dispatch.narrowing
+    opmath_scalars = False
+    # attrs such a row's kernel rounds to the float16/bfloat16 dtype first (add's alpha,
+    # pow's exponent): the forward sees them rounded, the formulas as given
+    narrow_attrs = ()
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
                  diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
@@ -356,8 +362,11 @@ class OpDef:
                 *(values if self.promote is None else [values[i] for i in self.promote]))
         if rule == "float" and not want.is_floating_point:
             want = dtypes.get_default_dtype()
-        npd = want.np
-        arrays = [_operand(v, npd) if self.promote is None or i in self.promote
+        npd = computing(want) if self.opmath and rule != "bool" else want.np
+        if self.fname is not None and not self.opmath_scalars:
+            npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
+        narrow = narrowing(self, want, npd)
+        arrays = [_operand(v, npd, narrow) if self.promote is None or i in self.promote
                   else getattr(v, "_data", v) for i, v in enumerate(values)]
         return arrays, (dtypes.bool if rule == "bool" else want)
 
@@ -367,7 +376,10 @@ class OpDef:
         try:
             arrays, want = self.prepare(values, attrs)
             kernel = self.kernels.get(type(arrays[0])) if arrays else None
-            out = (kernel or self.kernel(arrays))(*arrays, **attrs)
+            if self.narrow_attrs and want is not None and want.reduced:
+                out = (kernel or self.kernel(arrays))(*arrays, **_narrowed(self, attrs, want))
+            else:
+                out = (kernel or self.kernel(arrays))(*arrays, **attrs)
         except Exception:
             self._edges_first(values)
             raise
@@ -424,11 +436,12 @@ class OpDef:
                 r._version_counter = src._version_counter
                 r._base = src if src._base is None else src._base
                 r._inference = inference or src._inference
-                if out.dtype.kind == "f":   # a differentiable view: kept for in-place rebase
+                if _kind(out.dtype) == "f":   # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
                                         inference, self.multi)
             results.append(r)
-        if state.grad and self.differentiable and outs and outs[0].dtype.kind == "f":
+        if state.grad and self.differentiable and outs and (
+                outs[0].dtype.kind == "f" or outs[0].dtype is _bfloat16):
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
@@ -539,7 +552,7 @@ class OpDef:
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
           jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False,
-          row_major=False):
+          row_major=False, opmath=True):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -564,15 +577,21 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms).
     row_major: the outputs are laid out row-major whatever the inputs' layout, as torch's
     reductions are (NumPy's follow the input's memory order); otherwise the forward's layout
-    is kept (pointwise ops follow their inputs', as torch's TensorIterator does)."""
+    is kept (pointwise ops follow their inputs', as torch's TensorIterator does).
+    opmath: float16 and bfloat16 operands reach the forward in float32 and the result is
+    rounded once (torch's pointwise kernels); False: in their own dtype (reductions, which
+    choose their accumulators themselves)."""
     if row_major:
         forward = _row_major_forward(forward)
     if variants:
-        return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
-                     outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
-                     aliases, undefined_grads)
-    return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
+        op = OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
+                   outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
+                   aliases, undefined_grads)
+    else:
+        op = OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
+                   arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
+    op.opmath = opmath
+    return op
 
 
 def _row_major_forward(forward):
@@ -821,14 +840,23 @@ def _zeros(shape, dtype):
     return zeros(shape, dtype=dtype)
 
 
-def _operand(v, npd):
+def _operand(v, npd, narrow=None):
     """An operand in the computation dtype. A Python int is cast like torch casts it, wrapping
-    around (a uint8 tensor < -1 compares with 255)."""
+    around (a uint8 tensor < -1 compares with 255); narrow: see dispatch.narrowing."""
     if isinstance(v, Tensor):
         return v._data.astype(npd, copy=False)
     if type(v) is int and npd.kind in "iu":
         return xp.asarray(v).astype(npd)
+    if narrow is not None and type(v) in (int, float):
+        return narrow(v)
     return v
+
+
+def _narrowed(op, attrs, want):
+    """attrs with op.narrow_attrs's Python floats rounded to ``want`` (float16, bfloat16)."""
+    narrow = want.np.type
+    return {k: xp.float32(narrow(v)) if k in op.narrow_attrs and type(v) is float else v
+            for k, v in attrs.items()}
 
 
 def _check_operands(name, values):

@@ -6,6 +6,7 @@ import warnings
 from .. import _device, dtypes
 from .._args import Parser as _Parser, bind as _bind
 from .._creation import zeros
+from .._storage import storage_of
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
@@ -219,12 +220,23 @@ def _gather_forward(xp, self, geom):
 def _scatter_forward(xp, self, geom):
     buf, at = _geom_buffer(geom, self.dtype)
     shape, strides = geom[2], geom[3]
-    if any(st == 0 and n > 1 for n, st in zip(shape, strides)):     # overlapping: accumulate
+    if _may_overlap(shape, strides):    # elements that share memory: accumulate
         idx = _strided(xp.arange(buf.size), at + geom[4], shape, strides)
         xp.add.at(buf, idx, xp.broadcast_to(self, shape))
     else:
         _strided(buf, at + geom[4], shape, strides)[...] = self
     return _strided(buf, at, geom[0], geom[1]).copy()
+
+
+def _may_overlap(shape, strides):
+    """Whether two elements of the layout may share memory (False is certain): each dim's
+    stride, smallest first, must pass the extent of the dims below it."""
+    extent = 0
+    for st, n in sorted((abs(st), n) for n, st in zip(shape, strides) if n > 1):
+        if st <= extent:
+            return True
+        extent += st * (n - 1)
+    return False
 
 
 def _zero_forward(xp, self, geom):
@@ -241,6 +253,152 @@ as_strided_zero = defop("AsStridedZeroBackward0", _zero_forward, dtype="same",
                         grads={"self": lambda grad, geom: as_strided_zero(grad, geom=geom)})
 for _op in (as_strided_gather, as_strided_scatter, as_strided_zero):
     TABLE.remove(_op)       # engine internals, not public ops (docs/ops.md lists the table)
+
+
+# -- as_strided, unfold, view(dtype): new layouts of the same memory -------------------------
+def _storage_view(a, size, stride, offset):
+    """a's storage seen with element ``size``, ``stride`` and ``offset`` (in a's dtype)."""
+    storage = storage_of(a)[0]
+    return backend_of(a).typed_view(storage.span, a.dtype, offset, size, stride)
+
+
+def _as_strided_grad(grad, geoms):
+    # the gradient laid into the storage (summed where the view's elements overlap), then
+    # read back at the input's elements: storage the input does not cover gets none
+    return as_strided_gather(as_strided_scatter(grad, geom=geoms[0]), geom=geoms[1])
+
+
+_as_strided = defop("AsStridedBackward0", lambda xp, self, size, stride, storage_offset, geoms:
+                    _storage_view(self, size, stride, storage_offset), dtype="same", view=True,
+                    grads={"self": _as_strided_grad})
+
+
+def _check_as_strided(input, size, stride, offset):
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    itemsize = input.element_size()
+    need = 0 if 0 in size else itemsize * (
+        offset + 1 + builtins.sum(st * (n - 1) for n, st in zip(size, stride)))
+    nbytes = input.untyped_storage().nbytes()
+    if need > nbytes:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {need} are out of bounds for "
+            f"storage of size {nbytes}")
+    return nbytes // itemsize
+
+
+@public("function", "method", signatures=(
+    "as_strided(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, "
+    "SymInt? storage_offset=None)",))
+def as_strided(input, size, stride, storage_offset=None):
+    size, stride = tuple(size), tuple(stride)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    numel = _check_as_strided(input, size, stride, offset)
+    whole = ((numel,), (1,))
+    geoms = ((*whole, size, stride, offset),
+             (*whole, tuple(input.shape), input.stride(), input.storage_offset()))
+    return _as_strided(input, size=size, stride=stride, storage_offset=offset, geoms=geoms)
+
+
+@public("function", "method", signatures=(
+    "as_strided_(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, "
+    "SymInt? storage_offset=None)",))
+def as_strided_(input, size, stride, storage_offset=None):
+    """The tensor itself, given the new layout (its version bumped, as torch's)."""
+    size, stride = tuple(size), tuple(stride)
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    _check_as_strided(input, size, stride, offset)
+    if input.requires_grad and state.grad:
+        raise NotImplementedError("as_strided_ on a tensor that requires grad is not supported "
+                                  "by glassgrad")
+    input._data = _storage_view(input._data, size, stride, offset)
+    input._version_counter.version += 1
+    return input
+
+
+def _unfold_forward(xp, self, dimension, size, step):
+    if self.ndim == 0:
+        return self.reshape(1)[:size]
+    shape, strides = list(self.shape), list(self.strides)
+    shape[dimension] = (shape[dimension] - size) // step + 1
+    strides[dimension] *= step
+    return backend_of(self).as_strided(self, (*shape, size), (*strides, self.strides[dimension]))
+
+
+def _unfold_backward_forward(xp, grad, input_sizes, dimension, size, step):
+    """The windows' gradients summed back into the input's shape (one strided add per window
+    position: windows overlap when step < size)."""
+    out = xp.zeros(input_sizes, grad.dtype)
+    if not input_sizes:
+        out[...] = grad.sum()
+        return out
+    windows = _unfold_forward(xp, out, dimension, size, step)
+    for k in range(size):
+        windows[..., k] += grad[..., k]     # window k's elements are distinct
+    return out
+
+
+_unfold_backward = defop(
+    "UnfoldBackwardBackward0", _unfold_backward_forward, ("grad",), dtype="same",
+    grads={"grad": lambda grad, dimension, size, step: unfold(grad, dimension, size, step)})
+_unfold = defop("UnfoldBackward0", _unfold_forward, dtype="same", view=True,
+                grads={"self": lambda grad, self_sym_sizes, dimension, size, step:
+                       _unfold_backward(grad, input_sizes=self_sym_sizes, dimension=dimension,
+                                        size=size, step=step)})
+
+
+@public("method", method_signatures=(
+    "unfold(Tensor self, int64_t dimension, int64_t size, int64_t step)",))
+def unfold(self, dimension, size, step):
+    dim = _wrap_dim(dimension, self.dim())
+    extent = self.shape[dim] if self.dim() else 1
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {extent} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return _unfold(self, dimension=dim, size=size, step=step)
+
+
+_ELEMENT_SIZE_ERROR = "{} to view {} as {} (different element sizes){}"
+
+
+def _view_dtype(input, dtype):
+    """The bytes of ``input`` read as ``dtype`` (ATen's view.dtype): the last dim scaled by the
+    ratio of element sizes; no gradient flows through it, and it is no view for autograd."""
+    a, old, new = input._data, input.dtype, dtype
+    if old.itemsize != new.itemsize:
+        def refuse(what, got=""):
+            raise RuntimeError(_ELEMENT_SIZE_ERROR.format(
+                what, _SCALAR_NAMES[old.name], _SCALAR_NAMES[new.name], got))
+        ratio = builtins.max(old.itemsize, new.itemsize) // builtins.min(old.itemsize,
+                                                                          new.itemsize)
+        if a.ndim == 0:
+            refuse("self.dim() cannot be 0")
+        strides = input.stride()
+        if old.itemsize < new.itemsize:
+            if a.shape[-1] % ratio:
+                refuse(f"self.size(-1) must be divisible by {ratio}", f", but got {a.shape[-1]}")
+            if input.storage_offset() % ratio:
+                refuse(f"self.storage_offset() must be divisible by {ratio}",
+                       f", but got {input.storage_offset()}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    refuse(f"self.stride({i}) must be divisible by {ratio}", f", but got {st}")
+        if strides[-1] != 1:
+            refuse("self.stride(-1) must be 1", f", but got {strides[-1]}")
+    # no view for autograd (torch's _base is None), but one version counter with input
+    t = Tensor._make(a.view(dtype.np), counter=input._version_counter)
+    t._inference = input._inference
+    return t
 
 
 def _slice(input, dim, start, end, step):
@@ -278,8 +436,7 @@ def _infer_size(size, numel):
     "view(Tensor self, SymIntArrayRef size)"))
 def view(input, size):
     if isinstance(size, dtypes.dtype):
-        raise NotImplementedError("Tensor.view(dtype) (a reinterpretation of the bytes) is not "
-                                  "supported by glassgrad")
+        return _view_dtype(input, size)
     size = _infer_size(_parse_size(size), input.numel())
     return _view(input, size=size)
 
@@ -318,6 +475,21 @@ def contiguous(input, memory_format=None):
 
 def alias(input):
     return _alias(input)
+
+
+@public("method")
+def as_subclass(self, cls):
+    """A ``cls`` tensor on the same memory and in the same graph (torch: an alias of self,
+    AliasBackward0 where self requires grad)."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                        "Tensor is not possible. Make sure your class inherits from Tensor.")
+    source = _alias(self) if self.requires_grad and state.grad else self.detach()
+    t = object.__new__(cls)
+    for name in Tensor.__slots__[:-1]:      # all but __weakref__; unset slots stay unset
+        if hasattr(source, name):
+            setattr(t, name, getattr(source, name))
+    return t
 
 
 @public("function", "method", signatures=(
@@ -520,7 +692,8 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 public("method", name="type_as", method_signatures=("type_as(Tensor self, Tensor other)",))(lambda self, other: _to(self, other.dtype))
 for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
-                  ("half", dtypes.float16), ("long", dtypes.int64), ("int", dtypes.int32),
+                  ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64),
+                  ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
                   ("bool", dtypes.bool)):
     public("method", name=_name, method_signatures=(
@@ -1242,6 +1415,68 @@ public("method", name="reshape_as", method_signatures=(
     "reshape_as(Tensor self, Tensor other)",))(lambda self, other: reshape(self, other.shape))
 public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
 public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
+
+
+
+# -- the rest of the Tensor API on layouts -----------------------------------------------------
+@public("method", method_signatures=(
+    "fill_diagonal_(Tensor self, Scalar fill_value, bool wrap=False)",))
+def fill_diagonal_(self, fill_value, wrap=False):
+    """The main diagonal set in place (a tall matrix's restarts every cols + 1 rows with
+    wrap, as numpy.fill_diagonal's)."""
+    shape = self.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and any(n != shape[0] for n in shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = builtins.min(shape)
+    if len(shape) == 2 and wrap:
+        rows, cols = shape
+        flat = xp.arange(0, rows * cols, cols + 1)
+        index = (Tensor._make(flat // cols), Tensor._make(flat % cols))
+    else:
+        index = (Tensor._make(xp.arange(n)),) * len(shape)
+    from .indexing import index_put_
+    return index_put_(self, index, self.new_tensor(fill_value).expand(index[0].shape))
+
+
+@public("method", method_signatures=(
+    "narrow_copy(Tensor self, int64_t dim, SymInt start, SymInt length)",))
+def narrow_copy(self, dim, start, length):
+    return contiguous(narrow(self, dim, start, length))
+
+
+@public("method")
+def is_set_to(self, tensor):
+    """Whether both view the same storage with the same offset, sizes and strides."""
+    return (self.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr() and
+            self.storage_offset() == tensor.storage_offset() and
+            self.shape == tensor.shape and self.stride() == tensor.stride())
+
+
+public("method", name="is_distributed")(lambda self: False)
+public("method", name="dense_dim")(lambda self: self.dim())     # a strided tensor's: all
+public("method", name="to_dense")(lambda self, dtype=None, *, masked_grad=None:
+                                  self if dtype is None else to_dtype(self, dtype))
+
+
+def _sparse_only(name, layout):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError(f"{name} expected {layout} layout but got Strided")
+    refuse.__name__ = name
+    return public("method", name=name)(refuse)
+
+
+for _name, _layout in (("coalesce", "sparse coordinate tensor"),
+                       ("is_coalesced", "sparse coordinate tensor"),
+                       ("indices", "sparse coordinate tensor"), ("values", "sparse tensor"),
+                       ("crow_indices", "sparse row compressed tensor"),
+                       ("col_indices", "sparse row compressed tensor"),
+                       ("ccol_indices", "sparse column compressed tensor"),
+                       ("row_indices", "sparse column compressed tensor")):
+    _sparse_only(_name, _layout)
+del _name, _layout
+
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
 publish(globals())

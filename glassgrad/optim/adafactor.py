@@ -1,13 +1,11 @@
 """Adafactor: Adam-like steps with a factored (row and column) second moment for matrices."""
 from .._creation import zeros_like
-from ..dtypes import float16, float32, float64
+from ..dtypes import finfo
 from ..ops.reduce import norm
 from .optimizer import _Algorithm, _to_scalar
 
 __all__ = ["Adafactor"]
 
-# machine epsilon of the floating dtypes (torch.finfo(dtype).eps)
-_EPS = {float16: 0.0009765625, float32: 1.1920928955078125e-07, float64: 2.220446049250313e-16}
 
 
 class Adafactor(_Algorithm):
@@ -51,7 +49,7 @@ class Adafactor(_Algorithm):
 
     def _update(self, group, p, grad, state):
         if self._eps1 is None:
-            self._eps1 = _EPS[p.dtype]
+            self._eps1 = finfo(p.dtype).eps
         eps1, eps2 = self._eps1, group["eps"][1]
         lr = _to_scalar(group["lr"])
         step_t = state["step"]
