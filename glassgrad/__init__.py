@@ -10,7 +10,7 @@ from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, ge
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
 from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype,  # noqa: A004
                      half, int, int8, int16, int32, int64, long, promote_types, result_type,
-                     set_default_dtype, short, uint8)
+                     set_default_dtype, short, uint8, complex64, complex128, cfloat, cdouble)
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
                         randn_like, tensor, zeros, zeros_like)

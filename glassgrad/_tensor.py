@@ -220,7 +220,7 @@ class Tensor:
     def requires_grad(self, flag):
         if self.grad_fn is not None and flag:   # unlike requires_grad_(True), an error
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if flag and self._data.dtype.kind != "f":    # the setter's text differs from the method's
+        if flag and self._data.dtype.kind not in "fc":    # the setter's text differs from the method's
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(flag)
@@ -233,7 +233,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if requires_grad and self._data.dtype.kind != "f":
+        if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and not self._requires_grad:
             leaf_created(self)

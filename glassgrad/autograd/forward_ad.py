@@ -228,7 +228,7 @@ def call(op, values, attrs, inner):
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
             n = len(results) if op.outputs is None else op.diff_outputs
-            if results and results[0]._data.dtype.kind == "f":
+            if results and results[0]._data.dtype.kind in "fc":
                 values = tuple(_primal(v) for v in values)
                 new = _rule(op)(op, values, attrs, tangents, results, n)
                 for r, t in zip(results[:n], new):

@@ -423,11 +423,11 @@ class OpDef:
                 r._version_counter = src._version_counter
                 r._base = src if src._base is None else src._base
                 r._inference = inference or src._inference
-                if out.dtype.kind == "f":   # a differentiable view: kept for in-place rebase
+                if out.dtype.kind in "fc":   # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
                                         inference, self.multi)
             results.append(r)
-        if state.grad and self.differentiable and outs and outs[0].dtype.kind == "f":
+        if state.grad and self.differentiable and outs and outs[0].dtype.kind in "fc":
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
