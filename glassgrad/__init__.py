@@ -38,6 +38,7 @@ from .ops.special import *  # noqa: F401,F403
 from .ops.composite import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from .ops.solvers import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 from . import autograd, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401

@@ -94,7 +94,9 @@ def _conform(node, grads):
             g = reduced
             d = g._data if is_tensor else g
         if _FROM_NP.get(d.dtype) is not dtype:
-            cast = g.to(dtype) if is_tensor else d.astype(dtype.np)
+            if d.dtype.kind == "c" and not dtype.is_complex:    # a real input: the real part
+                g = g.real if is_tensor else d.real
+            cast = g.to(dtype) if is_tensor else g.astype(dtype.np)
             if state.tracer is not None:
                 state.tracer.cast(node, i, nxt, g, cast)
             g = cast

@@ -160,12 +160,12 @@ def _same_parameters(signature, params):
         for p in mine if p.optional)
 
 
-from . import (attention, composite, conv, indexing, legacy, linalg, loss, nn,  # noqa: E402
-               norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
+from . import (attention, complex, composite, conv, indexing, legacy, linalg, loss,  # noqa: E402
+               nn, norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
                special, upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
-           sampling, norm, loss, random, legacy, attention, special, composite, solvers)
+           sampling, norm, loss, random, legacy, attention, special, composite, solvers, complex)
 
 
 def _merged(attr):

@@ -38,7 +38,7 @@ class DtypeCache:
                 self.broadcast(*shapes)
         rule = self.rule
         want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
-        if rule == "float" and not want.is_floating_point:
+        if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
         hit = self.table[key] = (want.np, dtypes.bool if rule == "bool" else want,
                                  want.np.kind in "iu")

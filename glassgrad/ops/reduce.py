@@ -76,7 +76,7 @@ def _result_dtype(values, attrs):
     if attrs["dtype"] is not None:
         return attrs["dtype"]
     d = values[0].dtype
-    return d if d.is_floating_point else dtypes.int64
+    return d if d.is_floating_point or d.is_complex else dtypes.int64
 
 
 _sum_all = defop("SumBackward0", lambda xp, self, dtype: _sum_forward(xp, self, None, False, dtype),
@@ -127,7 +127,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     "Tensor out=None)"))
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = dtype or input.dtype
-    if not d.is_floating_point:
+    if not d.is_floating_point and not d.is_complex:
         which = "Optional" if dtype is not None else "Input"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
                            f"a floating point or complex dtype. Got: {_type_name(d)}")

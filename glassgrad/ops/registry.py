@@ -73,11 +73,26 @@ class OpNode(Node):
     __slots__ = ("_saved",)
     op = None
 
+    def _array_formulas(self, grads):
+        """apply_arrays: the formulas on arrays, torch's convention for complex gradients."""
+        if self.op.wirtinger and _any_complex(grads):
+            return _conj_all(self._formulas(_conj_all(grads)))
+        return self._formulas(grads)
+
     def apply(self, grads):
+        """The formulas on tensors. A row's formulas are written as the real derivative
+        (grad * f'(x)); for a complex gradient torch's convention (the conjugate Wirtinger
+        derivative: grad * conj(f'(z))) is conj(formula(conj(grad))), here for every row
+        (rows with ``wirtinger=False`` write torch's complex formulas themselves)."""
+        if self.op.wirtinger and _any_complex(grads):
+            return _conj_all(self._apply(_conj_all(grads)))
+        return self._apply(grads)
+
+    def _apply(self, grads):
         op = self.op
         if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
-                    self.apply_arrays([None if g is None else g._data for g in grads])]
+                    self._formulas([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
             grad = grads if op.undefined_grads else [
                 g if g is not None else _zeros(shape, dtype)
@@ -220,6 +235,19 @@ class OpNode(Node):
         return RawSavedTensor.FREED if v is _FREED else v if i is None else v[i]
 
 
+def _any_complex(grads):
+    for g in grads:
+        if g is not None and (g._data if isinstance(g, Tensor) else g).dtype.kind == "c":
+            return True
+    return False
+
+
+def _conj_all(grads):
+    """Each gradient conjugated (a differentiable conj_physical for tensors)."""
+    return [g if g is None else g.conj_physical() if isinstance(g, Tensor) else xp.conj(g)
+            for g in grads]
+
+
 def _formula_names(fn):
     names = tuple(inspect.signature(fn).parameters)
     assert names[0] in ("grad", "grads"), fn
@@ -231,8 +259,9 @@ class OpDef:
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
                  diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
-                 variants=(), aliases=(), undefined_grads=False):
+                 variants=(), aliases=(), undefined_grads=False, wirtinger=True):
         self.name = node_name
+        self.wirtinger = wirtinger  # formulas are real derivatives: conjugated for complex
         self.explain = explain    # the derivative in words, for the glass box (see defop)
         self.public = public        # the op's public name, where the row declares variants
         self.variants = variants    # where glassgrad.ops.publish puts it (see defop)
@@ -267,7 +296,7 @@ class OpDef:
         self.arrays = arrays and not self.multi_grads and not self.variadic
         self.node_cls = type(node_name, (OpNode,), {
             "__slots__": (), "op": self,
-            "apply_arrays": OpNode._formulas if self.arrays else Node.apply_arrays})
+            "apply_arrays": OpNode._array_formulas if self.arrays else Node.apply_arrays})
         # the same node for a call whose gradient provably keeps its input's shape and dtype
         # (see attach): the engine skips _validate for it
         self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
@@ -353,7 +382,7 @@ class OpDef:
         else:
             want = dtypes.result_type(
                 *(values if self.promote is None else [values[i] for i in self.promote]))
-        if rule == "float" and not want.is_floating_point:
+        if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
         npd = want.np
         arrays = [_operand(v, npd) if self.promote is None or i in self.promote
@@ -538,7 +567,7 @@ class OpDef:
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
           jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False,
-          row_major=False):
+          row_major=False, wirtinger=True):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -563,15 +592,19 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     an output no gradient reached, instead of zeros (svd, eigh: torch skips those terms).
     row_major: the outputs are laid out row-major whatever the inputs' layout, as torch's
     reductions are (NumPy's follow the input's memory order); otherwise the forward's layout
-    is kept (pointwise ops follow their inputs', as torch's TensorIterator does)."""
+    is kept (pointwise ops follow their inputs', as torch's TensorIterator does).
+    wirtinger: the formulas are real derivatives (grad * f'(x)), which the machinery turns into
+    torch's convention for complex gradients (see OpNode.apply); False: the formulas are
+    torch's own for complex numbers (conj, abs, angle, view_as_real, ...)."""
     if row_major:
         forward = _row_major_forward(forward)
     if variants:
         return OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
                      outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
-                     aliases, undefined_grads)
+                     aliases, undefined_grads, wirtinger)
     return OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                 arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
+                 arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads,
+                 wirtinger=wirtinger)
 
 
 def _row_major_forward(forward):
@@ -686,7 +719,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         # like torch, the common dtype must fit self before a kernel is looked for
         common = dtypes.result_type(*(values if op.promote is None else
                                       [values[i] for i in op.promote]))
-        if op.dtype_rule == "float" and not common.is_floating_point:
+        if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
             common = dtypes.get_default_dtype()
         _check_fits(self, common)
     arrays, want = op.prepare(values, attrs)
@@ -832,7 +865,7 @@ def _operand(v, npd):
 
 def _check_operands(name, values):
     for i, v in enumerate(values):
-        if not isinstance(v, (Tensor, int, float)):
+        if not isinstance(v, (Tensor, int, float, complex)):
             raise TypeError(f"{name}: expected a Tensor or a number as argument {i}, "
                             f"got {type(v).__name__}")
 
