@@ -168,9 +168,9 @@ def result_type(*operands):
 def _result_type(operands):
     dim_r = zero_r = wrapped_r = None
     for op in operands:
-        d = getattr(op, "dtype", None)
-        if d is None:
-            d = scalar_dtype(op)
+        d = None if isinstance(op, xp.generic) else getattr(op, "dtype", None)
+        if d is None:     # a Python number (or a NumPy scalar: the number it holds)
+            d = scalar_dtype(op.item() if isinstance(op, xp.generic) else op)
             wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
         elif op.ndim == 0:
             zero_r = d if zero_r is None else promote_types(zero_r, d)

@@ -17,7 +17,17 @@ from . import public, publish
 from .registry import defop
 from .shape import clone, select
 
-_CONJ = weakref.WeakSet()     # the tensors conj() made: torch's conjugate bit is set on them
+_CONJ = {}      # id -> weak reference of each tensor conj() made: torch's bit is set on them
+
+
+def _has_bit(t):
+    ref = _CONJ.get(id(t))
+    return ref is not None and ref() is t
+
+
+def _set_bit(t):
+    key = id(t)
+    _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
 
 
 def _complex_only(self, name):
@@ -44,7 +54,7 @@ _view_as_complex = defop("ViewAsComplexBackward0", _as_complex, dtype="same", vi
 
 @public("function", signatures=("view_as_real(Tensor input)",))
 def view_as_real(input):
-    if input in _CONJ:
+    if _has_bit(input):
         raise RuntimeError(
             "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the "
             "conjugate tensor so you can view it as real, use self.resolve_conj(); however, be "
@@ -59,7 +69,9 @@ def view_as_complex(input):
     if input.dtype is dtypes.float16:
         raise NotImplementedError("view_as_complex: glassgrad has no complex32 (torch.chalf)")
     if not input.dtype.is_floating_point:
-        raise RuntimeError("view_as_complex is only supported for floating point tensors")
+        raise RuntimeError("view_as_complex is only supported for half, float and double "
+                           "tensors, but got a tensor of scalar type: "
+                           f"{dtypes.SCALAR_NAMES[input.dtype.name]}")
     if d.ndim == 0 or d.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if d.strides[-1] != d.itemsize:
@@ -99,8 +111,8 @@ def conj(input):
     if not input.dtype.is_complex:
         return input
     out = _conj(input)
-    if input not in _CONJ:
-        _CONJ.add(out)
+    if not _has_bit(input):
+        _set_bit(out)
     return out
 
 
@@ -111,13 +123,13 @@ def conj_physical(input):
 
 @public("function", "method", signatures=("is_conj(Tensor input)",))
 def is_conj(input):
-    return input in _CONJ
+    return _has_bit(input)
 
 
 @public("function", "method", signatures=("resolve_conj(Tensor input)",))
 def resolve_conj(input):
     """A tensor without the conjugate bit: a clone (CloneBackward0) of one that has it."""
-    return clone(input) if input in _CONJ else input
+    return clone(input) if _has_bit(input) else input
 
 
 @public("function", "method", signatures=("is_complex(Tensor input)",))
@@ -169,8 +181,9 @@ def _complex_forward(xp, real, imag):
 
 
 _complex = defop("ComplexBackward0", _complex_forward, ("real", "imag"), dtype="same",
-                 wirtinger=False, grads={"real": lambda grad: _real(grad),
-                                         "imag": lambda grad: _imag(grad)})
+                 wirtinger=False, grads={"real": lambda grad, real: _real(grad),   # torch's
+                                         "imag": lambda grad, imag: _imag(grad)})  # saves
+
 
 
 def _check_parts(a, b, what):

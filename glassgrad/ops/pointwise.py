@@ -103,7 +103,7 @@ def _pow_tensor_self_grad(grad, self, exponent):
 
 
 def _pow_tensor_exponent_grad(grad, self, exponent, result):
-    zero_base = (self == 0) & (exponent >= 0)
+    zero_base = (self == 0) & ((exponent.real if exponent.dtype.is_complex else exponent) >= 0)
     return grad * where(zero_base, 0.0, result * log(self))
 
 
@@ -1371,16 +1371,26 @@ def tanhshrink(input):
 
 
 # -- comparisons and logical/bitwise ops -----------------------------------------------------
+def _FROM_NP_NAME(np_dtype):
+    return dtypes._FROM_NP[np_dtype].name
+
+
 def _compare(name, forward, alias=None):
     """A comparison, declared public under ``name`` (and ``alias``) as a function and method and
     in place: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and records
     a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
     node = name.capitalize()
-    scalar = defop(f"{node}Backward0", lambda xp, self, other: getattr(xp, forward)(self,
+
+    def compare(xp, self, other):
+        if name not in ("eq", "ne") and xp.asarray(self).dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_SCALAR_NAMES[_FROM_NP_NAME(self.dtype)]}'")
+        return getattr(xp, forward)(self, other)
+    scalar = defop(f"{node}Backward0", lambda xp, self, other: compare(xp, self,
         _like(self, other)),
                    dtype="bool",
                    grads={"self": _ZERO})
-    tensor = defop(f"{node}Backward1", lambda xp, self, other: getattr(xp, forward)(self, other),
+    tensor = defop(f"{node}Backward1", compare,
                    ("self", "other"), dtype="bool",
                    grads={"self": _ZERO, "other": _ZERO})
     aliases = () if alias is None else (alias,)

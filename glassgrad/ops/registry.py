@@ -678,6 +678,11 @@ def _check_view_inplace(self, needs):
     requires_grad = self.requires_grad
     if not needs and not requires_grad:
         return
+    if (base._data.dtype.kind == "c") != (self._data.dtype.kind == "c"):
+        raise NotImplementedError(
+            "glassgrad cannot rebase the history of a real view of a complex tensor (or a "
+            "complex view of a real one: view_as_real, .real, .imag, view_as_complex) written "
+            "in place while gradients are recorded")
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
     if requires_grad and base._grad_fn is None:
