@@ -39,7 +39,7 @@ from .ops.composite import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from .ops.solvers import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
-from . import autograd, linalg, nn, random, special  # noqa: E402
+from . import autograd, fft, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from . import serialization  # noqa: E402

@@ -79,7 +79,7 @@ def _row_forms(op):
 def _tables(namespace):
     return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
             namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}),
-            namespace.setdefault("SPECIAL", {}))
+            namespace.setdefault("SPECIAL", {}), namespace.setdefault("FFT", {}))
 
 
 def publish(namespace):
@@ -87,7 +87,7 @@ def publish(namespace):
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
     ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
     tensors (``self`` first) and no attrs."""
-    names, methods, linalg, functional, special = _tables(namespace)
+    names, methods, linalg, functional, special, fft = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
@@ -129,6 +129,9 @@ def publish(namespace):
                     linalg[alias] = _bind(obj, linalg_sigs) if linalg_sigs else obj
                 elif variant == "functional":
                     functional[alias] = _functional_form(obj, namespace.get(alias, obj), alias)
+                elif variant == "fft":     # torch.fft.<name>, parsed as torch's fft_<name>
+                    fft[alias] = _bind(obj, ["fft_" + alias + s[s.index("("):]
+                                             for s in signatures])
                 elif variant == "special":
                     special[alias] = (_bind(obj, ["special_" + alias + s[s.index("("):]
                                                   for s in signatures]) if signatures else obj)
@@ -160,12 +163,13 @@ def _same_parameters(signature, params):
         for p in mine if p.optional)
 
 
-from . import (attention, complex, composite, conv, indexing, legacy, linalg, loss,  # noqa: E402
-               nn, norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
+from . import (attention, complex, composite, conv, fft, indexing, legacy, linalg,  # noqa: E402
+               loss, nn, norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
                special, upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
-           sampling, norm, loss, random, legacy, attention, special, composite, solvers, complex)
+           sampling, norm, loss, random, legacy, attention, special, composite, solvers, complex,
+           fft)
 
 
 def _merged(attr):
@@ -191,6 +195,11 @@ def linalg_functions():
 def special_functions():
     """name -> function for the glassgrad.special namespace."""
     return _merged("SPECIAL")
+
+
+def fft_functions():
+    """name -> function for the glassgrad.fft namespace."""
+    return _merged("FFT")
 
 
 def functional_functions():
