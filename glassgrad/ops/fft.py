@@ -359,10 +359,11 @@ _FREQ = ("*, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
          "bool? pin_memory=False, bool? requires_grad=False")
 
 
-def _frequencies(count, n, d, dtype, requires_grad):
-    """ATen's fftfreq: integers (the upper half negative), times 1 / (n * d) in the dtype."""
+def _frequencies(count, n, d, dtype, requires_grad, negative=True):
+    """ATen's fftfreq: integers (fftfreq's upper half negative), times 1 / (n * d) in the
+    dtype."""
     out = arange(count, dtype=dtype)
-    if count > (n + 1) // 2:
+    if negative and count > (n + 1) // 2:
         out = cat([out[:(n + 1) // 2], arange(-(n // 2), 0, dtype=out.dtype)])
     out = out * (1.0 / (n * d) if n * d else builtins.float("inf"))     # (C++'s 1.0 / 0)
     return out.requires_grad_(requires_grad) if requires_grad else out
@@ -377,7 +378,7 @@ def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=False,
 @public("fft", signatures=(f"rfftfreq(int64_t n, double d=1.0, {_FREQ})",))
 def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False):
-    return _frequencies(n // 2 + 1, n, d, dtype, requires_grad)
+    return _frequencies(n // 2 + 1, n, d, dtype, requires_grad, negative=False)
 
 
 def _shift(input, dim, inverse):
