@@ -8,6 +8,7 @@ in one vocabulary of *variants*:
 - "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
 - "special": ``torch.special.<name>`` (the module's ``SPECIAL``; its parser is named as
   torch's, ``special_<name>``)
+- "fft": ``torch.fft.<name>`` (the module's ``FFT``; its parser is named ``fft_<name>``)
 - a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
