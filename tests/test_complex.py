@@ -295,3 +295,20 @@ def test_inplace_on_complex_real_views_refused():
         y = gg.tensor([1 + 2j, 3j])
         y.real.mul_(2)
         assert y.tolist() == [2 + 2j, 3j]
+
+
+def test_reductions_norms_and_inplace():
+    def program(t):
+        x = t.tensor([[1 + 2j, 3 - 1j, 0.5j], [2.0 + 0j, -1j, 1 + 1j]])
+        return [x.cumsum(0), x.cumsum(1), x.sum(1), x.prod(), x.mean(0),
+                t.linalg.vector_norm(x), t.linalg.vector_norm(x, 1, dim=1), x.norm(),
+                catch(lambda: x.clone().abs_()), x.clone().exp_(), x.isnan(), x == x.conj(),
+                t.allclose(x, x.clone()), x.to(t.complex128).dtype]
+    same(program)
+
+
+def test_norm_gradient():
+    def program(t):
+        x = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        return t.autograd.grad(t.linalg.vector_norm(x), x)
+    same(program)

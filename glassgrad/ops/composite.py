@@ -252,8 +252,8 @@ def _isclose_arrays(input, other, rtol, atol, equal_nan):
         a, b = a.astype(xp.int8), b.astype(xp.int8)
     close = a == b
     if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b)) if a.dtype.kind == "f" else close
-    if a.dtype.kind in "f":
+        close = close | (xp.isnan(a) & xp.isnan(b)) if a.dtype.kind in "fc" else close
+    if a.dtype.kind in "fc":
         with xp.errstate(all="ignore"):
             finite = xp.isfinite(a) & xp.isfinite(b)
             close = close | (finite & (xp.abs(a - b) <= atol + rtol * xp.abs(b)))

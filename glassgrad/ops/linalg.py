@@ -773,6 +773,8 @@ _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
     if not A.dtype.is_floating_point:

@@ -823,6 +823,8 @@ norm_p = defop("NormBackward1", lambda xp, self, p, dim, keepdim: _vector_norm_f
 
 @public("linalg")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if x.dtype.is_complex:      # the norm of the moduli (torch's complex norm, real-valued)
+        return vector_norm(x.abs(), ord, dim, keepdim, dtype=dtype and dtype.to_real())
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_type_name(x.dtype)}")
@@ -950,8 +952,8 @@ def logsumexp(input, dim, keepdim=False):
 def _cumulative(fn):
     """torch accumulates floats in double on the CPU, rounding each output."""
     def forward(xp, self, dim, dtype):
-        out = dtype.np if dtype else self.dtype if self.dtype.kind == "f" else None
-        acc = xp.float64 if out is not None and out.kind == "f" else out
+        out = dtype.np if dtype else self.dtype if self.dtype.kind in "fc" else None
+        acc = {"f": xp.float64, "c": xp.complex128}.get(getattr(out, "kind", None), out)
         return getattr(xp, fn)(self, axis=dim, dtype=acc).astype(out,
             copy=False).reshape(self.shape)
     return forward

@@ -738,6 +738,10 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
     out = op.kernel(arrays)(*arrays, **attrs)
+    if self._data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
+            out).dtype.kind != "c":     # a real result of a complex input (abs)
+        raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
+                           "tensors.")
     out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)
