@@ -82,6 +82,21 @@ _NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+_CONJ = {}      # id -> weak reference of each tensor that carries torch's conjugate bit
+
+
+def conj_bit(t):
+    """Whether ``t`` carries torch's conjugate bit (ops/complex.py's conj sets it; glassgrad
+    computes the conjugate, the bit is what torch's tensor would report)."""
+    ref = _CONJ.get(id(t))
+    return ref is not None and ref() is t
+
+
+def set_conj_bit(t):
+    key = id(t)
+    _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
+
+
 def _readonly(name, getter):
     """A metadata property that refuses assignment with torch's message."""
     def refuse(self, value):
@@ -324,6 +339,8 @@ class Tensor:
     def detach(self):
         t = Tensor._make(self._data, counter=self._version_counter)
         t._inference = self._inference
+        if conj_bit(self):
+            set_conj_bit(t)
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t
@@ -371,6 +388,9 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if not force and conj_bit(self):
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

@@ -168,7 +168,9 @@ def test_conj_bit():
         return [y, y.is_conj(), x.is_conj(), y.resolve_conj(), y.resolve_conj().is_conj(),
                 t.conj_physical(x), t.conj_physical(x).is_conj(), y.conj().is_conj(),
                 y.conj(), r.conj() is r, r.conj().is_conj(), x.resolve_conj() is x,
-                t.is_conj(y), repr(y), y.real, y.imag, t.conj(x) * 2]
+                t.is_conj(y), repr(y), y.real, y.imag, t.conj(x) * 2, catch(y.numpy),
+                y.numpy(force=True), y.detach().is_conj(), y.tolist(), y[0].item(),
+                y.clone().is_conj(), (y * 1).is_conj()]
     same(program)
 
 

@@ -8,27 +8,12 @@ conjugate view) and remembers that the result carries torch's bit (is_conj, reso
 view_as_real's refusal); it does not alias its input (a write into either is not seen by the
 other), which torch's lazy view would.
 """
-import weakref
-
 from .. import dtypes
-from .._tensor import Tensor
+from .._tensor import conj_bit as _has_bit, set_conj_bit as _set_bit
 from ..backend import backend_of, xp
 from . import public, publish
 from .registry import defop
 from .shape import clone, select
-
-_CONJ = {}      # id -> weak reference of each tensor conj() made: torch's bit is set on them
-
-
-def _has_bit(t):
-    ref = _CONJ.get(id(t))
-    return ref is not None and ref() is t
-
-
-def _set_bit(t):
-    key = id(t)
-    _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
-
 
 def _complex_only(self, name):
     if not self.dtype.is_complex:
