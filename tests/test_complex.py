@@ -314,3 +314,16 @@ def test_norm_gradient():
         x = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
         return t.autograd.grad(t.linalg.vector_norm(x), x)
     same(program)
+
+
+def test_more_ops():
+    def program(t):
+        t.manual_seed(2)
+        x = t.randn(3, 4, dtype=t.cfloat, requires_grad=True)
+        v, s, vm = x.var(), x.std(1), t.var_mean(x, 0)
+        grads = t.autograd.grad(v + s.sum() + vm[0].sum() + vm[1].abs().sum(), x)
+        return [v, s, vm, grads, x[:, :3].trace(), t.isreal(t.tensor([1 + 0j, 1j])),
+                t.isreal(t.ones(2)), x.mH, x.H, x.adjoint(), x.mH.is_conj(),
+                type(x.mH.grad_fn).__name__, t.ones(2, 3).mH, catch(lambda: t.ones(3).H),
+                t.adjoint(x)]
+    same(program)

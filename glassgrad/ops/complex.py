@@ -122,6 +122,23 @@ def is_complex(input):
     return input.dtype.is_complex
 
 
+def _adjoint(self):
+    return conj(self.transpose(-2, -1))
+
+
+def _hermitian(self):
+    if self.dim() not in (0, 2):
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.dim()}-D tensor.")
+    return conj(self.t()) if self.dim() == 2 else conj(self)
+
+
+public("method", name="adjoint")(_adjoint)
+public("function", name="adjoint", signatures=("adjoint(Tensor input)",))(_adjoint)
+public("method", name="mH")(property(_adjoint))
+public("method", name="H")(property(_hermitian))
+
+
 # -- angle, polar, complex -------------------------------------------------------------------
 def _angle_forward(xp, self):
     if self.dtype.kind in "biu":

@@ -206,7 +206,7 @@ signbit = public("function", "method", name="signbit", signatures=(
 
 @public("function", "method", signatures=("isreal(Tensor input)",))
 def isreal(input):
-    return ones_like(input, dtype=dtypes.bool)
+    return input.imag == 0 if input.dtype.is_complex else ones_like(input, dtype=dtypes.bool)
 
 
 @public("function", "method", signatures=("positive(Tensor input)",))

@@ -636,7 +636,7 @@ def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
     with warnings.catch_warnings(), xp.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         v = xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
-    return (xp.sqrt(v) if sqrt else v).astype(self.dtype, copy=False)
+    return (xp.sqrt(v) if sqrt else v).astype(self.real.dtype, copy=False)
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
@@ -692,7 +692,8 @@ _var_mean = defop(
         _var_forward(xp, self, dim, correction, keepdim),
         _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
     dtype="same",
-    outputs=("result0", "result1"), diff_outputs=2,
+    # the formulas are torch's for complex inputs (var's is not holomorphic; mean's is real)
+    outputs=("result0", "result1"), diff_outputs=2, wirtinger=False,
     grads={"self": lambda grads, self, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim)})
 _std_mean = defop(
@@ -700,13 +701,13 @@ _std_mean = defop(
         _var_forward(xp, self, dim, correction, keepdim, sqrt=True),
         _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
     dtype="same",
-    outputs=("result0", "result1"), diff_outputs=2,
+    outputs=("result0", "result1"), diff_outputs=2, wirtinger=False,
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim, result0)})
 
 
 def _var_args(name, input, dim, unbiased, keepdim, correction):
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):      # var(input, unbiased)
