@@ -327,3 +327,16 @@ def test_more_ops():
                 type(x.mH.grad_fn).__name__, t.ones(2, 3).mH, catch(lambda: t.ones(3).H),
                 t.adjoint(x)]
     same(program)
+
+
+def test_save_load_and_legacy_type():
+    import io
+    for src, dst in ((torch, gg), (gg, torch)):
+        buf = io.BytesIO()
+        src.save({"a": src.tensor([1 + 2j, 3j]), "b": src.ones(2, dtype=src.complex128)}, buf)
+        buf.seek(0)
+        loaded = dst.load(buf)
+        assert repr(loaded["a"]) == "tensor([1.+2.j, 0.+3.j])"
+        assert repr(loaded["b"]) == "tensor([1.+0.j, 1.+0.j], dtype=torch.complex128)"
+    same(lambda t: [t.tensor([1j]).type(), hasattr(t, "ComplexFloatTensor"),
+                    t.ones(2).type("torch.ComplexDoubleTensor").dtype])
