@@ -340,3 +340,9 @@ def test_save_load_and_legacy_type():
         assert repr(loaded["b"]) == "tensor([1.+0.j, 1.+0.j], dtype=torch.complex128)"
     same(lambda t: [t.tensor([1j]).type(), hasattr(t, "ComplexFloatTensor"),
                     t.ones(2).type("torch.ComplexDoubleTensor").dtype])
+
+
+def test_forward_ad_of_complex_refused():
+    with gg.autograd.forward_ad.dual_level():
+        with pytest.raises(NotImplementedError, match="complex tangent rules"):
+            gg.autograd.forward_ad.make_dual(gg.tensor([1 + 2j]), gg.tensor([1j]))
