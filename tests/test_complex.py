@@ -346,3 +346,12 @@ def test_forward_ad_of_complex_refused():
     with gg.autograd.forward_ad.dual_level():
         with pytest.raises(NotImplementedError, match="complex tangent rules"):
             gg.autograd.forward_ad.make_dual(gg.tensor([1 + 2j]), gg.tensor([1j]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: x.max(), lambda t, x: x.min(), lambda t, x: x.max(0), lambda t, x: x.min(1),
+    lambda t, x: x.amax(), lambda t, x: x.amin(0), lambda t, x: x.argmax(),
+    lambda t, x: x.argmin(0), lambda t, x: x.topk(1), lambda t, x: x.sort(),
+    lambda t, x: x.argsort(), lambda t, x: x.to(t.complex128).max()])
+def test_orderings_refused(call):
+    same(lambda t: catch(call, t, t.ones(2, 3, dtype=t.cfloat)))

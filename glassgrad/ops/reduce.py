@@ -362,6 +362,12 @@ def _check_nonempty(name, input, dim=None):
         raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
+def _no_complex(input, message, error=RuntimeError):
+    """torch's refusal of an ordering of complex numbers."""
+    if input.dtype.is_complex:
+        raise error(message)
+
+
 def _max_min(name, input, dim, keepdim, other):
     if isinstance(dim, Tensor):          # max(a, b): the binary, pointwise form
         dim, other = None, dim
@@ -374,7 +380,10 @@ def _max_min(name, input, dim, keepdim, other):
         return binary(input, other)
     if dim is None:
         _check_nonempty(name, input)
+        _no_complex(input, f'"{name}_all" not implemented for \'{_type_name(input.dtype)}\'',
+                    NotImplementedError)
         return (_max_all if name == "max" else _min_all)(input)
+    _no_complex(input, f"{name}(): does not support complex input")
     dim = _wrap_dim(dim, input.dim())
     _check_nonempty(name, input, dim)
     op = _max_dim if name == "max" else _min_dim
@@ -415,18 +424,23 @@ def _amax_dims(name, input, dim):
 @public("function", "method", signatures=(
     "amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amax(input, dim=(), keepdim=False):
+    _no_complex(input, f'"max_values_cpu" not implemented for \'{_type_name(input.dtype)}\'',
+                NotImplementedError)
     return _amax(input, dim=_amax_dims("amax", input, dim), keepdim=keepdim)
 
 
 @public("function", "method", signatures=(
     "amin(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amin(input, dim=(), keepdim=False):
+    _no_complex(input, f'"min_values_cpu" not implemented for \'{_type_name(input.dtype)}\'',
+                NotImplementedError)
     return _amin(input, dim=_amax_dims("amin", input, dim), keepdim=keepdim)
 
 
 def _argmax_min(name, op, input, dim, keepdim):
     if input.dtype is dtypes.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    _no_complex(input, f"{name}(): does not support complex input")
     if dim is not None:
         dim = _wrap_dim(dim, input.dim())
     _check_nonempty(name, input, dim)
@@ -603,6 +617,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     "topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, "
     "TensorList[2] out=None)",))
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    _no_complex(input, " topk does not support complex dtypes on CPU")
     dim = _wrap_dim(-1 if dim is None else dim, input.dim())
     if not 0 <= k <= _dim_size(input, dim):
         raise RuntimeError("selected index k out of range")
@@ -614,6 +629,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     "TensorList[2] out=None)",
     "sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)"))
 def sort(input, dim=-1, descending=False, *, stable=False):
+    _no_complex(input, " Sort does not support complex dtypes on CPU")
     op = _sort_stable if stable else _sort
     return _named("sort", op(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                              stable=bool(stable)))
@@ -624,6 +640,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     "Tensor out=None)",
     "argsort(Tensor input, int64_t dim=-1, bool descending=False)"))
 def argsort(input, dim=-1, descending=False, *, stable=False):
+    _no_complex(input, " Sort does not support complex dtypes on CPU")
     return _argsort(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                     stable=bool(stable))
 
