@@ -9,9 +9,9 @@ from ._printing import get_printoptions, set_printoptions
 from ._device import device, get_default_device, set_default_device
 from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
-from .dtypes import (bfloat16, bool, double, dtype, finfo, float, float16, float32,  # noqa: A004
-                     float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64, long,
-                     set_default_dtype, short, uint8)
+from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,  # noqa: A004
+                     finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
+                     int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
                         randn_like, tensor, zeros, zeros_like)
@@ -40,8 +40,9 @@ from .ops.composite import *  # noqa: F401,F403
 from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_tensor_type)
 from .ops.solvers import *  # noqa: F401,F403
 from .ops.lowrank import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 from ._lobpcg import lobpcg  # noqa: F401
-from . import autograd, linalg, nn, random, special  # noqa: E402
+from . import autograd, fft, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from . import overrides, serialization  # noqa: E402,F401

@@ -17,7 +17,7 @@ def _new(data, dtype, requires_grad):
         data = data.astype(dtype.np)
     t = Tensor._make(data)
     if requires_grad:
-        if not t.dtype.is_floating_point:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._requires_grad = True
@@ -50,12 +50,17 @@ def _from_data(data, dtype=None):
     if dtype is not None and not dtype.is_floating_point and dtype is not dtypes.bool:
         _check_overflow(arr, dtype)
     if _kind(arr.dtype) == "f":       # Python floats: straight to the requested dtype
-        arr = arr.astype((dtype if dtype is not None and dtype.is_floating_point
+        arr = arr.astype((dtype if dtype is not None and (dtype.is_floating_point or
+                                                          dtype.is_complex)
                           else dtypes.get_default_dtype()).np)
+    elif arr.dtype.kind == "c" and (dtype is None or dtype.is_complex):  # Python complex
+        arr = arr.astype((dtype or dtypes.get_default_dtype().to_complex()).np)
     elif arr.dtype.kind in "iu" and arr.dtype != xp.int64:
         arr = arr.astype(xp.int64)
     elif _kind(arr.dtype) not in "biuf":
         odd = next(d for d in _flat([data]) if not isinstance(d, (bool, int, float)))
+        if isinstance(odd, complex) and dtype is dtypes.bool:
+            return arr.astype(xp.bool_)
         if dtype is not None:       # torch converts each element to the given dtype's kind
             raise TypeError(f"must be real number, not {type(odd).__name__}"
                             if dtype.is_floating_point else
@@ -94,7 +99,7 @@ def _check_lengths(data, sizes, dim):
 def _check_overflow(arr, dtype):
     """c10::checked_convert of Python numbers to an integer dtype (unsigned types also take
     negative integers down to -max, which wrap)."""
-    if arr.size == 0 or _kind(arr.dtype) not in "biuf":
+    if arr.size == 0 or _kind(arr.dtype) not in "biuf" or dtype.is_complex:
         return
     info = xp.iinfo(dtype.np)
     if _kind(arr.dtype) == "f":     # NaN and inf overflow too: integers have neither
@@ -352,7 +357,7 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=False,
 
 
 def _float_only(dtype, kernel):
-    if not dtype.is_floating_point:
+    if not (dtype.is_floating_point or dtype.is_complex):
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dtype.tensor_type[:-len('Tensor')]}'")
 

@@ -113,6 +113,19 @@ class _Formatter:
         return text.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's pair of formatters for a complex tensor: one for the real parts, one for the
+    imaginary parts (unpadded, signed, with "j"); a column is as wide as both and the "j"."""
+
+    def __init__(self, data):
+        self.real, self.imag = _Formatter(data.real), _Formatter(data.imag)
+        self.width = self.real.width + self.imag.width + 1
+
+    def format(self, value):
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
 def _summarized(data, edge):
     """The elements that a summarised print shows (what torch sizes columns from)."""
     if data.ndim <= 1 and not edge:
@@ -186,11 +199,13 @@ def tensor_repr(data, dtype_name, *, grad_fn_name=None, requires_grad=False, is_
     else:
         if not _opts["edgeitems"]:
             suffixes.append(size)
-        if dtype_name not in (default_dtype_name, "int64", "bool"):
+        default_complex = "complex128" if default_dtype_name == "float64" else "complex64"
+        if dtype_name not in (default_dtype_name, default_complex, "int64", "bool"):
             suffixes.append(dtype)
         if tensor_contents is None:
             summarize = data.size > _opts["threshold"]
-            fmt = _Formatter(_summarized(data, _opts["edgeitems"]) if summarize else data)
+            shown = _summarized(data, _opts["edgeitems"]) if summarize else data
+            fmt = (_ComplexFormatter if data.dtype.kind == "c" else _Formatter)(shown)
             body = _render(data, indent, summarize, fmt)
     if tensor_contents is not None:
         body = tensor_contents

@@ -80,6 +80,21 @@ _NON_LEAF_GRAD_WARNING = (
     "github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
+_CONJ = {}      # id -> weak reference of each tensor that carries torch's conjugate bit
+
+
+def conj_bit(t):
+    """Whether ``t`` carries torch's conjugate bit (ops/complex.py's conj sets it; glassgrad
+    computes the conjugate, the bit is what torch's tensor would report)."""
+    ref = _CONJ.get(id(t))
+    return ref is not None and ref() is t
+
+
+def set_conj_bit(t):
+    key = id(t)
+    _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
+
+
 def _readonly(name, getter):
     """A metadata property that refuses assignment with torch's message."""
     def refuse(self, value):
@@ -273,7 +288,7 @@ class Tensor:
     def requires_grad(self, flag):
         if self.grad_fn is not None and flag:   # unlike requires_grad_(True), an error
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        if flag and not self.dtype.is_floating_point:    # the setter's text differs from the method's
+        if flag and not (self.dtype.is_floating_point or self.dtype.is_complex):    # the setter's text differs from the method's
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self.requires_grad_(flag)
@@ -286,7 +301,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        if requires_grad and not self.dtype.is_floating_point:
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and not self._requires_grad:
             leaf_created(self)
@@ -381,6 +396,8 @@ class Tensor:
             raise no_arguments("detach", args, kwargs)
         t = Tensor._make(self._data, counter=self._version_counter)
         t._inference = self._inference
+        if conj_bit(self):
+            set_conj_bit(t)
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t
@@ -436,6 +453,9 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         if self._data.dtype == _np_bfloat16:    # NumPy has no bfloat16 of its own
             raise TypeError("Got unsupported ScalarType BFloat16")
+        if not force and conj_bit(self):
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

@@ -3,7 +3,7 @@ import builtins as _builtins
 
 from .backend import bfloat16 as _np_bfloat16, finfo as _np_finfo, xp
 
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -16,15 +16,28 @@ class dtype:
         # NumPy's kind letter as torch sees the dtype (bfloat16 is "f"; ml_dtypes says "V")
         self.kind = kind = "f" if self.np == _np_bfloat16 else self.np.kind
         self.reduced = self.np.itemsize == 2 and kind == "f"    # float16, bfloat16
-        self.category = _BOOL if kind == "b" else _FLOAT if kind == "f" else _INT
+        self.category = {"b": _BOOL, "f": _FLOAT, "c": _COMPLEX}.get(kind, _INT)
         self.is_floating_point = self.category == _FLOAT
-        self.is_signed = kind in "if"
+        self.is_signed = kind in "ifc"
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type
 
     @property
     def is_complex(self):
-        return False
+        return self.category == _COMPLEX
+
+    def to_real(self):
+        """The real dtype of a complex one's parts (itself for a real dtype)."""
+        return _FROM_NP[self.np.type(0).real.dtype] if self.category == _COMPLEX else self
+
+    def to_complex(self):
+        """The complex dtype whose parts are this floating dtype (itself for a complex one)."""
+        if self.category == _COMPLEX:
+            return self
+        if self is float16:
+            raise NotImplementedError("glassgrad has no complex32 (torch.chalf): NumPy cannot "
+                                      "compute in half-precision complex")
+        return complex128 if self is float64 else complex64
 
     def __repr__(self):
         return "torch." + self.name
@@ -43,10 +56,14 @@ int32 = dtype("int32", xp.int32, "IntTensor")
 int64 = dtype("int64", xp.int64, "LongTensor")
 uint8 = dtype("uint8", xp.uint8, "ByteTensor")
 bool = dtype("bool", xp.bool_, "BoolTensor")  # noqa: A001 - torch's name
+complex64 = dtype("complex64", xp.complex64, "ComplexFloatTensor")
+complex128 = dtype("complex128", xp.complex128, "ComplexDoubleTensor")
+cfloat, cdouble = complex64, complex128
 half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-ALL = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, float32, float64, bfloat16, int8, int16, int32, int64, uint8, bool, complex64,
+       complex128)
 _FROM_NP = {d.np: d for d in ALL}
 
 _default = [float32]
@@ -142,10 +159,13 @@ def from_numpy_dtype(np_dtype):
 def promote_types(a, b):
     if a is b:
         return a
+    if _COMPLEX in (a.category, b.category) and _FLOAT in (a.category, b.category):
+        c, f = (a, b) if a.category == _COMPLEX else (b, a)   # complex parts as wide as both
+        return c if c.to_real().itemsize >= f.itemsize else complex128
     if a.category != b.category:
         return a if a.category > b.category else b
-    if a.category == _FLOAT:
-        if a.itemsize == b.itemsize:    # float16 with bfloat16: neither holds the other
+    if a.category == _FLOAT or a.category == _COMPLEX:
+        if a.category == _FLOAT and a.itemsize == b.itemsize:   # float16 with bfloat16
             return float32
         return a if a.itemsize > b.itemsize else b
     return _FROM_NP[xp.promote_types(a.np, b.np)]
@@ -157,6 +177,8 @@ def scalar_dtype(value):
         return bool
     if isinstance(value, _builtins.int):
         return int64
+    if isinstance(value, _builtins.complex):
+        return _default[0].to_complex()
     return _default[0]
 
 
@@ -165,8 +187,10 @@ def _combine(higher, lower):
     # group brings a higher category (e.g. an int tensor times a Python float).
     if higher is None:
         return lower
-    if lower is None or higher.category == _FLOAT:
+    if lower is None or higher.category >= _FLOAT and higher.category >= lower.category:
         return higher
+    if lower.category == _COMPLEX:     # a float group keeps its width: float64 * 1j is cdouble
+        return higher.to_complex() if higher.category == _FLOAT else lower
     if higher is bool or lower.category == _FLOAT:
         return promote_types(higher, lower)
     return higher
@@ -186,7 +210,8 @@ def operand_key(operands):
             d = op._data
             key.append(d.dtype.char)
             key.append(d.ndim == 0)
-        elif t is _builtins.float or t is _builtins.int or t is _builtins.bool:
+        elif t is _builtins.float or t is _builtins.int or t is _builtins.bool or \
+                t is _builtins.complex:
             key.append(t)
         else:
             return None
@@ -207,9 +232,9 @@ def result_type(*operands):
 def _result_type(operands):
     dim_r = zero_r = wrapped_r = None
     for op in operands:
-        d = getattr(op, "dtype", None)
-        if d is None:
-            d = scalar_dtype(op)
+        d = None if isinstance(op, xp.generic) else getattr(op, "dtype", None)
+        if d is None:     # a Python number (or a NumPy scalar: the number it holds)
+            d = scalar_dtype(op.item() if isinstance(op, xp.generic) else op)
             wrapped_r = d if wrapped_r is None else promote_types(wrapped_r, d)
         elif op.ndim == 0:
             zero_r = d if zero_r is None else promote_types(zero_r, d)
@@ -221,8 +246,9 @@ def _result_type(operands):
 # ATen's ScalarType names, as its messages print them ("result type Float ...")
 SCALAR_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",
                 "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte",
-                "bool": "Bool"}
+                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 # their C++ type names, as other messages print them ("expected ... long int, but got float")
 C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
              "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
-             "uint8": "unsigned char", "bool": "bool"}
+             "uint8": "unsigned char", "bool": "bool",
+             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}

@@ -69,7 +69,7 @@ def assert_same(a, b, path="result", tol=None):
         assert isinstance(b, tuple) and b and b[0] == a[0], f"{path}: {b!r} vs {a!r}"
         assert a[1:3] == b[1:3], f"{path}: dtype/shape glassgrad {b[1:3]} != torch {a[1:3]}"
         assert a[4:] == b[4:], f"{path}: requires_grad {b[4:]} != {a[4:]}"
-        if a[3].dtype.kind == "f":
+        if a[3].dtype.kind in "fc":
             name = str(a[1]).removeprefix("torch.") if a[0] == "T" else np.dtype(a[1]).name
             rtol, atol = FLOAT_TOL if tol is None else tol.get(name, (0, 0))
             np.testing.assert_allclose(b[3], a[3], rtol=rtol, atol=atol, err_msg=path)

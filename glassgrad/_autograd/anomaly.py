@@ -114,6 +114,6 @@ def warn_failure(node):
 def check_nan(node, grads):
     """PyTorch's check_nan: the first gradient ``node`` returned with a NaN fails."""
     for i, g in enumerate(grads):
-        if g is not None and _kind(g._data.dtype) == "f" and xp.isnan(g._data).any():
+        if g is not None and _kind(g._data.dtype) in "fc" and xp.isnan(g._data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                "output.")

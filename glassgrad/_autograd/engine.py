@@ -99,7 +99,10 @@ def _conform(node, grads):
             g = reduced
             d = _meta(g) if is_tensor else g
         if (d.dtype if is_tensor else _FROM_NP.get(d.dtype)) is not dtype:
-            cast = g.to(dtype) if is_tensor else d.astype(dtype.np)
+            if (d.dtype.is_complex if is_tensor else d.dtype.kind == "c") and \
+                    not dtype.is_complex:    # a real input: the real part
+                g = g.real
+            cast = g.to(dtype) if is_tensor else g.astype(dtype.np)
             if state.tracer is not None:
                 state.tracer.cast(node, i, nxt, g, cast)
             g = cast

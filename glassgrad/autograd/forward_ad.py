@@ -103,6 +103,9 @@ def make_dual(tensor, tangent, *, level=None):
     if level < 0:
         raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
                            "make sure to enter_dual_level() first.")
+    if tensor.is_complex() or tangent.is_complex():
+        raise NotImplementedError("forward-mode AD of complex tensors: glassgrad has no complex "
+                                  "tangent rules (reverse mode supports complex tensors)")
     if not tensor.is_floating_point():
         raise ValueError(f"Expected primal to be floating point or complex, but got: "
                          f"{tensor.dtype}")
@@ -228,7 +231,7 @@ def call(op, values, attrs, inner):
         if tangents is not None:
             results = tuple(out) if op.multi else (out,)
             n = len(results) if op.outputs is None else op.diff_outputs
-            if results and _kind(results[0]._data.dtype) == "f":
+            if results and _kind(results[0]._data.dtype) in "fc":
                 values = tuple(_primal(v) for v in values)
                 new = _rule(op)(op, values, attrs, tangents, results, n)
                 for r, t in zip(results[:n], new):

@@ -203,7 +203,7 @@ def _alias(t):
     a = Tensor._make(t._data, counter=t._version_counter)
     a._base = t if t._base is None else t._base
     a._inference = t._inference
-    if t.dtype.is_floating_point:
+    if t.dtype.is_floating_point or t.dtype.is_complex:
         a._view = view_meta(t, t._version_counter.version, False, t._inference)
     return a
 

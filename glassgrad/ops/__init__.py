@@ -8,6 +8,7 @@ in one vocabulary of *variants*:
 - "functional": ``torch.nn.functional.<name>`` (the module's ``FUNCTIONAL``)
 - "special": ``torch.special.<name>`` (the module's ``SPECIAL``; its parser is named as
   torch's, ``special_<name>``)
+- "fft": ``torch.fft.<name>`` (the module's ``FFT``; its parser is named ``fft_<name>``)
 - a dunder, "__add__", "__radd__", "__iadd__", ...: that Tensor method
 
 A row declares them with ``defop(name, ..., variants=..., aliases=...)``; a Python function (a
@@ -79,7 +80,7 @@ def _row_forms(op):
 def _tables(namespace):
     return (namespace.setdefault("__all__", []), namespace.setdefault("METHODS", {}),
             namespace.setdefault("LINALG", {}), namespace.setdefault("FUNCTIONAL", {}),
-            namespace.setdefault("SPECIAL", {}))
+            namespace.setdefault("SPECIAL", {}), namespace.setdefault("FFT", {}))
 
 
 def publish(namespace):
@@ -87,7 +88,7 @@ def publish(namespace):
     its variants, in ``namespace`` (an ops module's globals), its ``__all__``, ``METHODS``,
     ``LINALG`` and ``FUNCTIONAL`` (made here if not yet there). Rows with variants take
     tensors (``self`` first) and no attrs."""
-    names, methods, linalg, functional, special = _tables(namespace)
+    names, methods, linalg, functional, special, fft = _tables(namespace)
     for op in _registry.TABLE:
         if not op.variants or op in _PUBLISHED:
             continue
@@ -129,6 +130,9 @@ def publish(namespace):
                     linalg[alias] = _bind(obj, linalg_sigs) if linalg_sigs else obj
                 elif variant == "functional":
                     functional[alias] = _functional_form(obj, namespace.get(alias, obj), alias)
+                elif variant == "fft":     # torch.fft.<name>, parsed as torch's fft_<name>
+                    fft[alias] = _bind(obj, ["fft_" + alias + s[s.index("("):]
+                                             for s in signatures])
                 elif variant == "special":
                     special[alias] = (_bind(obj, ["special_" + alias + s[s.index("("):]
                                                   for s in signatures]) if signatures else obj)
@@ -160,13 +164,13 @@ def _same_parameters(signature, params):
         for p in mine if p.optional)
 
 
-from . import (attention, composite, conv, indexing, legacy, linalg, loss, lowrank,  # noqa: E402
-               nn, norm, pointwise, pool, random, reduce, sampling, shape, solvers, spatial,
-               special, upsample)
+from . import (attention, complex, composite, conv, fft, indexing, legacy, linalg,  # noqa: E402
+               loss, lowrank, nn, norm, pointwise, pool, random, reduce, sampling, shape, solvers,
+               spatial, special, upsample)
 
 MODULES = (pointwise, reduce, linalg, shape, indexing, nn, conv, pool, spatial, upsample,
            sampling, norm, loss, random, legacy, attention, special, composite, solvers,
-           lowrank)
+           lowrank, complex, fft)
 
 
 def _merged(attr):
@@ -192,6 +196,11 @@ def linalg_functions():
 def special_functions():
     """name -> function for the glassgrad.special namespace."""
     return _merged("SPECIAL")
+
+
+def fft_functions():
+    """name -> function for the glassgrad.fft namespace."""
+    return _merged("FFT")
 
 
 def functional_functions():

@@ -203,7 +203,7 @@ signbit = public("function", "method", name="signbit", signatures=(
 
 @public("function", "method", signatures=("isreal(Tensor input)",))
 def isreal(input):
-    return ones_like(input, dtype=dtypes.bool)
+    return input.imag == 0 if input.dtype.is_complex else ones_like(input, dtype=dtypes.bool)
 
 
 @public("function", "method", signatures=("positive(Tensor input)",))
@@ -249,8 +249,8 @@ def _isclose_arrays(input, other, rtol, atol, equal_nan):
         a, b = a.astype(xp.int8), b.astype(xp.int8)
     close = a == b
     if equal_nan:
-        close = close | (xp.isnan(a) & xp.isnan(b)) if _kind(a.dtype) == "f" else close
-    if _kind(a.dtype) in "f":
+        close = close | (xp.isnan(a) & xp.isnan(b)) if _kind(a.dtype) in "fc" else close
+    if _kind(a.dtype) in "fc":
         with xp.errstate(all="ignore"):
             finite = xp.isfinite(a) & xp.isfinite(b)
             close = close | (finite & (xp.abs(a - b) <= atol + rtol * xp.abs(b)))

@@ -57,7 +57,7 @@ class DtypeCache:
                 self.broadcast(*shapes)
         rule = self.rule
         want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
-        if rule == "float" and not want.is_floating_point:
+        if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
         npd = computing(want) if self.op.opmath and rule != "bool" else want.np
         if self.op.fname is not None and not self.op.opmath_scalars:

@@ -45,9 +45,11 @@ def _make_type(dtype, module):
 
 
 TYPES = {d.tensor_type: _make_type(d, "glassgrad") for d in dtypes.ALL}
-CUDA_TYPES = {d.tensor_type: _make_type(d, "glassgrad.cuda") for d in dtypes.ALL}
-globals().update(TYPES)
-__all__ = ["set_default_tensor_type", *TYPES]
+CUDA_TYPES = {d.tensor_type: _make_type(d, "glassgrad.cuda") for d in dtypes.ALL
+              if not d.is_complex}
+_PUBLIC = {name: t for name, t in TYPES.items() if not t.dtype.is_complex}   # torch has no
+globals().update(_PUBLIC)       # torch.ComplexFloatTensor (x.type() still names it)
+__all__ = ["set_default_tensor_type", *_PUBLIC]
 
 
 def legacy_new(dtype, args, kwargs, check_tensor=False):

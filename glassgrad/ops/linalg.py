@@ -639,7 +639,7 @@ _diag_embed = defop("DiagEmbedBackward0", _diag_embed_forward, dtype="same",
                     grads={"self": lambda grad, offset, dim1, dim2:
                            diagonal(grad, offset, dim1, dim2)})
 _trace = defop("TraceBackward0", "trace", dtype=lambda v, a: (
-    v[0].dtype if v[0].dtype.is_floating_point else dtypes.int64),
+    v[0].dtype if v[0].dtype.is_floating_point or v[0].dtype.is_complex else dtypes.int64),
     grads={"self": lambda grad, self_sym_sizes: _diagonal_backward(
         grad.expand(min(self_sym_sizes)), input_sizes=self_sym_sizes, offset=0, dim1=0,
         dim2=1)})
@@ -776,6 +776,8 @@ _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
     if not A.dtype.is_floating_point:

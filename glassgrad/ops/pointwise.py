@@ -103,7 +103,7 @@ def _pow_tensor_self_grad(grad, self, exponent):
 
 
 def _pow_tensor_exponent_grad(grad, self, exponent, result):
-    zero_base = (self == 0) & (exponent >= 0)
+    zero_base = (self == 0) & ((exponent.real if exponent.dtype.is_complex else exponent) >= 0)
     return grad * where(zero_base, 0.0, result * log(self))
 
 
@@ -244,17 +244,24 @@ _math("neg", _no_bool(
     aliases=("negative",))
 _math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
                       '"abs_cpu" not implemented for \'Bool\''),
-      lambda grad, self: grad * self.sign(), dtype="promote", variants=_FMII + ("__abs__",),
+      lambda grad, self: grad * self.sgn(), dtype="same", variants=_FMII + ("__abs__",),
       aliases=("absolute",))
 
 
 def _sign(xp, a):
-    if a.dtype == xp.bool_:
+    if a.dtype == xp.bool_ or a.dtype.kind == "c" and a.size == 0:
         return a.copy()
     return xp.where(xp.isnan(a), 0, xp.sign(a)) if _kind(a.dtype) == "f" else xp.sign(a)
 
 
-_math("sign", _sign, lambda grad: zeros_like(grad), dtype="promote", variants=_FMI)
+def _real_sign(xp, a):
+    if a.dtype.kind == "c":
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
+    return _sign(xp, a)
+
+
+_math("sign", _real_sign, lambda grad: zeros_like(grad), dtype="promote", variants=_FMI)
 # arrays=True: these formulas also run on NumPy arrays (grad mode off, see defop)
 _exp = _math("exp", "exp", lambda grad, result: grad * result,
              arrays=True, variants=_FMII,
@@ -630,8 +637,18 @@ _math("erfinv", lambda xp, a: _erfinv_np(a),
       lambda grad, self: 0.5 * _SQRT_PI * self.erfinv().pow(2).exp() * grad, variants=_FMI)
 _math("frac", lambda xp, a: a - xp.trunc(a), lambda grad: grad,
       dtype=_rule("frac_cpu", kinds="f"))
-_math("sgn", lambda xp, a: _sign(xp, a), lambda grad, self, result: zeros_like(grad),
-      dtype="promote", variants=_FMI)
+def _sgn_grad(grad, self, result):
+    """torch's sgn_backward: zero for real inputs; for complex z, (grad - sgn * Re(conj(grad) *
+    sgn)) / |z| (zero where z is 0)."""
+    if not self.dtype.is_complex:
+        return zeros_like(grad)
+    magnitude = self.abs()
+    out = (grad - result * (grad.conj_physical() * result).real) / magnitude
+    return out.masked_fill(magnitude == 0, 0.0)
+
+
+defop("sgn", lambda xp, a: _sign(xp, a), grads={"self": _sgn_grad}, dtype="promote",
+      variants=_FMI, wirtinger=False)
 
 
 def _rounding(name, forward, variants=_FMII, aliases=()):
@@ -1364,16 +1381,26 @@ def tanhshrink(input):
 
 
 # -- comparisons and logical/bitwise ops -----------------------------------------------------
+def _FROM_NP_NAME(np_dtype):
+    return dtypes._FROM_NP[np_dtype].name
+
+
 def _compare(name, forward, alias=None):
     """A comparison, declared public under ``name`` (and ``alias``) as a function and method and
     in place: bool out of place; in place (``x.eq_(y)``) it writes 0/1 in x's dtype and records
     a node with zero gradients, like torch (Backward0 for a number, 1 for a tensor)."""
     node = name.capitalize()
-    scalar = defop(f"{node}Backward0", lambda xp, self, other: getattr(xp, forward)(self,
+
+    def compare(xp, self, other):
+        if name not in ("eq", "ne") and xp.asarray(self).dtype.kind == "c":
+            raise NotImplementedError(f'"{name}_cpu" not implemented for '
+                                      f"'{_SCALAR_NAMES[_FROM_NP_NAME(self.dtype)]}'")
+        return getattr(xp, forward)(self, other)
+    scalar = defop(f"{node}Backward0", lambda xp, self, other: compare(xp, self,
         _like(self, other)),
                    dtype="bool",
                    grads={"self": _ZERO})
-    tensor = defop(f"{node}Backward1", lambda xp, self, other: getattr(xp, forward)(self, other),
+    tensor = defop(f"{node}Backward1", compare,
                    ("self", "other"), dtype="bool",
                    grads={"self": _ZERO, "other": _ZERO})
     aliases = () if alias is None else (alias,)
@@ -1763,7 +1790,7 @@ def _binary(fn, **attrs):
     directly (the function's checks cannot fail for a dunder)."""
 
     def method(self, other):
-        if not isinstance(other, (Tensor, int, float)):
+        if not isinstance(other, (Tensor, int, float, complex)):
             if isinstance(other, xp.number):
                 other = other.item()
             elif isinstance(other, xp.bool_):   # torch takes it as the integer it is

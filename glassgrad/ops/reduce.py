@@ -78,7 +78,7 @@ def _result_dtype(values, attrs):
     if attrs["dtype"] is not None:
         return attrs["dtype"]
     d = values[0].dtype
-    return d if d.is_floating_point else dtypes.int64
+    return d if d.is_floating_point or d.is_complex else dtypes.int64
 
 
 _sum_all = defop("SumBackward0", lambda xp, self, dtype: _sum_forward(xp, self, None, False, dtype),
@@ -137,7 +137,7 @@ def sum(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
     "Tensor out=None)"))
 def mean(input, dim=_NOT_GIVEN, keepdim=False, *, dtype=None):
     d = dtype or input.dtype
-    if not d.is_floating_point:
+    if not d.is_floating_point and not d.is_complex:
         which = "Optional" if dtype is not None else "Input"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either "
                            f"a floating point or complex dtype. Got: {_type_name(d)}")
@@ -357,6 +357,12 @@ def _check_nonempty(name, input, dim=None):
         raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
+def _no_complex(input, message, error=RuntimeError):
+    """torch's refusal of an ordering of complex numbers."""
+    if input.dtype.is_complex:
+        raise error(message)
+
+
 def _max_min(name, input, dim, keepdim, other):
     if isinstance(dim, Tensor):          # max(a, b): the binary, pointwise form
         dim, other = None, dim
@@ -369,7 +375,10 @@ def _max_min(name, input, dim, keepdim, other):
         return binary(input, other)
     if dim is None:
         _check_nonempty(name, input)
+        _no_complex(input, f'"{name}_all" not implemented for \'{_type_name(input.dtype)}\'',
+                    NotImplementedError)
         return (_max_all if name == "max" else _min_all)(input)
+    _no_complex(input, f"{name}(): does not support complex input")
     dim = _wrap_dim(dim, input.dim())
     _check_nonempty(name, input, dim)
     op = _max_dim if name == "max" else _min_dim
@@ -409,18 +418,23 @@ def _amax_dims(name, input, dim):
 @public("function", "method", signatures=(
     "amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amax(input, dim=(), keepdim=False):
+    _no_complex(input, f'"max_values_cpu" not implemented for \'{_type_name(input.dtype)}\'',
+                NotImplementedError)
     return _amax(input, dim=_amax_dims("amax", input, dim), keepdim=keepdim)
 
 
 @public("function", "method", signatures=(
     "amin(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)",))
 def amin(input, dim=(), keepdim=False):
+    _no_complex(input, f'"min_values_cpu" not implemented for \'{_type_name(input.dtype)}\'',
+                NotImplementedError)
     return _amin(input, dim=_amax_dims("amin", input, dim), keepdim=keepdim)
 
 
 def _argmax_min(name, op, input, dim, keepdim):
     if input.dtype is dtypes.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    _no_complex(input, f"{name}(): does not support complex input")
     if dim is not None:
         dim = _wrap_dim(dim, input.dim())
     _check_nonempty(name, input, dim)
@@ -597,6 +611,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     "topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, "
     "TensorList[2] out=None)",))
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    _no_complex(input, " topk does not support complex dtypes on CPU")
     dim = _wrap_dim(-1 if dim is None else dim, input.dim())
     if not 0 <= k <= _dim_size(input, dim):
         raise RuntimeError("selected index k out of range")
@@ -608,6 +623,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     "TensorList[2] out=None)",
     "sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)"))
 def sort(input, dim=-1, descending=False, *, stable=False):
+    _no_complex(input, " Sort does not support complex dtypes on CPU")
     op = _sort_stable if stable else _sort
     return _named("sort", op(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                              stable=bool(stable)))
@@ -618,6 +634,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
     "Tensor out=None)",
     "argsort(Tensor input, int64_t dim=-1, bool descending=False)"))
 def argsort(input, dim=-1, descending=False, *, stable=False):
+    _no_complex(input, " Sort does not support complex dtypes on CPU")
     return _argsort(input, dim=_wrap_dim(dim, input.dim()), descending=descending,
                     stable=bool(stable))
 
@@ -630,7 +647,7 @@ def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
     with warnings.catch_warnings(), xp.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         v = xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
-    return (xp.sqrt(v) if sqrt else v).astype(self.dtype, copy=False)
+    return (xp.sqrt(v) if sqrt else v).astype(self.real.dtype, copy=False)
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
@@ -686,7 +703,8 @@ _var_mean = defop(
         _var_forward(xp, self, dim, correction, keepdim),
         _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
     dtype="same",
-    outputs=("result0", "result1"), diff_outputs=2,
+    # the formulas are torch's for complex inputs (var's is not holomorphic; mean's is real)
+    outputs=("result0", "result1"), diff_outputs=2, wirtinger=False,
     grads={"self": lambda grads, self, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim)})
 _std_mean = defop(
@@ -694,13 +712,13 @@ _std_mean = defop(
         _var_forward(xp, self, dim, correction, keepdim, sqrt=True),
         _mean_forward(xp, self, _axis(self, dim), keepdim, None).astype(self.dtype)),
     dtype="same",
-    outputs=("result0", "result1"), diff_outputs=2,
+    outputs=("result0", "result1"), diff_outputs=2, wirtinger=False,
     grads={"self": lambda grads, self, result0, dim, correction, keepdim: _var_mean_backward(
         grads, self, dim, correction, keepdim, result0)})
 
 
 def _var_args(name, input, dim, unbiased, keepdim, correction):
-    if not input.dtype.is_floating_point:
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
         what = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     if isinstance(dim, builtins.bool):      # var(input, unbiased)
@@ -817,6 +835,8 @@ norm_p = defop("NormBackward1", lambda xp, self, p, dim, keepdim: _vector_norm_f
 
 @public("linalg")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    if x.dtype.is_complex:      # the norm of the moduli (torch's complex norm, real-valued)
+        return vector_norm(x.abs(), ord, dim, keepdim, dtype=dtype and dtype.to_real())
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_type_name(x.dtype)}")
@@ -949,8 +969,9 @@ def logsumexp(input, dim, keepdim=False):
 def _cumulative(fn):
     """torch accumulates floats in double on the CPU, rounding each output."""
     def forward(xp, self, dim, dtype):
-        out = dtype.np if dtype else self.dtype if _kind(self.dtype) == "f" else None
-        acc = xp.float64 if out is not None and _kind(out) == "f" else out
+        out = dtype.np if dtype else self.dtype if _kind(self.dtype) in "fc" else None
+        acc = {"f": xp.float64, "c": xp.complex128}.get(_kind(out) if out is not None else None,
+                                                        out)
         return getattr(xp, fn)(self, axis=dim, dtype=acc).astype(out,
             copy=False).reshape(self.shape)
     return forward

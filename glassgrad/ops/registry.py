@@ -74,11 +74,26 @@ class OpNode(Node):
     __slots__ = ("_saved",)
     op = None
 
+    def _array_formulas(self, grads):
+        """apply_arrays: the formulas on arrays, torch's convention for complex gradients."""
+        if self.op.wirtinger and _any_complex(grads):
+            return _conj_all(self._formulas(_conj_all(grads)))
+        return self._formulas(grads)
+
     def apply(self, grads):
+        """The formulas on tensors. A row's formulas are written as the real derivative
+        (grad * f'(x)); for a complex gradient torch's convention (the conjugate Wirtinger
+        derivative: grad * conj(f'(z))) is conj(formula(conj(grad))), here for every row
+        (rows with ``wirtinger=False`` write torch's complex formulas themselves)."""
+        if self.op.wirtinger and _any_complex(grads):
+            return _conj_all(self._apply(_conj_all(grads)))
+        return self._apply(grads)
+
+    def _apply(self, grads):
         op = self.op
         if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
-                    self.apply_arrays([None if g is None else g._data for g in grads])]
+                    self._formulas([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came
             grad = grads if op.undefined_grads else [
                 g if g is not None else _zeros(shape, dtype)
@@ -221,6 +236,19 @@ class OpNode(Node):
         return RawSavedTensor.FREED if v is _FREED else v if i is None else v[i]
 
 
+def _any_complex(grads):
+    for g in grads:
+        if g is not None and (g._data if isinstance(g, Tensor) else g).dtype.kind == "c":
+            return True
+    return False
+
+
+def _conj_all(grads):
+    """Each gradient conjugated (a differentiable conj_physical for tensors)."""
+    return [g if g is None else g.conj_physical() if isinstance(g, Tensor) else xp.conj(g)
+            for g in grads]
+
+
 def _formula_names(fn):
     names = tuple(inspect.signature(fn).parameters)
     assert names[0] in ("grad", "grads"), fn
@@ -238,8 +266,9 @@ class OpDef:
 
     def __init__(self, node_name, forward, inputs, grads, dtype_rule, view, promote, outputs,
                  diff_outputs, arrays, fast_attr, jvp=None, explain=None, public=None,
-                 variants=(), aliases=(), undefined_grads=False):
+                 variants=(), aliases=(), undefined_grads=False, wirtinger=True):
         self.name = node_name
+        self.wirtinger = wirtinger  # formulas are real derivatives: conjugated for complex
         self.explain = explain    # the derivative in words, for the glass box (see defop)
         self.public = public        # the op's public name, where the row declares variants
         self.variants = variants    # where glassgrad.ops.publish puts it (see defop)
@@ -274,7 +303,7 @@ class OpDef:
         self.arrays = arrays and not self.multi_grads and not self.variadic
         self.node_cls = type(node_name, (OpNode,), {
             "__slots__": (), "op": self,
-            "apply_arrays": OpNode._formulas if self.arrays else Node.apply_arrays})
+            "apply_arrays": OpNode._array_formulas if self.arrays else Node.apply_arrays})
         # the same node for a call whose gradient provably keeps its input's shape and dtype
         # (see attach): the engine skips _validate for it
         self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
@@ -360,7 +389,7 @@ class OpDef:
         else:
             want = dtypes.result_type(
                 *(values if self.promote is None else [values[i] for i in self.promote]))
-        if rule == "float" and not want.is_floating_point:
+        if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
         npd = computing(want) if self.opmath and rule != "bool" else want.np
         if self.fname is not None and not self.opmath_scalars:
@@ -436,12 +465,12 @@ class OpDef:
                 r._version_counter = src._version_counter
                 r._base = src if src._base is None else src._base
                 r._inference = inference or src._inference
-                if _kind(out.dtype) == "f":   # a differentiable view: kept for in-place rebase
+                if _kind(out.dtype) in "fc":   # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
                                         inference, self.multi)
             results.append(r)
         if state.grad and self.differentiable and outs and (
-                outs[0].dtype.kind == "f" or outs[0].dtype is _bfloat16):
+                outs[0].dtype.kind in "fc" or outs[0].dtype is _bfloat16):
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
@@ -552,7 +581,7 @@ class OpDef:
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
           promote=None, outputs=("result",), diff_outputs=1, arrays=False, fast_attr=None,
           jvp=None, explain=None, node=None, variants=(), aliases=(), undefined_grads=False,
-          row_major=False, opmath=True):
+          row_major=False, opmath=True, wirtinger=True):
     """Declare an op row. name: the op's public name where it declares ``variants`` (then its
     node is ``node``, by default PyTorch's regular name: log1p -> Log1PBackward0), else the
     node's name. variants, as native_functions.yaml's: "function" (glassgrad.<name>), "method"
@@ -580,16 +609,20 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     is kept (pointwise ops follow their inputs', as torch's TensorIterator does).
     opmath: float16 and bfloat16 operands reach the forward in float32 and the result is
     rounded once (torch's pointwise kernels); False: in their own dtype (reductions, which
-    choose their accumulators themselves)."""
+    choose their accumulators themselves). wirtinger: the formulas are real derivatives
+    (grad * f'(x)), which the machinery turns into torch's convention for complex gradients
+    (see OpNode.apply); False: the formulas are torch's own for complex numbers (conj, abs,
+    angle, view_as_real, ...)."""
     if row_major:
         forward = _row_major_forward(forward)
     if variants:
         op = OpDef(node or _node_name(name), forward, inputs, grads, dtype, view, promote,
                    outputs, diff_outputs, arrays, fast_attr, jvp, explain, name, variants,
-                   aliases, undefined_grads)
+                   aliases, undefined_grads, wirtinger)
     else:
         op = OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
-                   arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads)
+                   arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads,
+                   wirtinger=wirtinger)
     op.opmath = opmath
     return op
 
@@ -665,6 +698,11 @@ def _check_view_inplace(self, needs):
     requires_grad = self.requires_grad
     if not needs and not requires_grad:
         return
+    if (base._data.dtype.kind == "c") != (self._data.dtype.kind == "c"):
+        raise NotImplementedError(
+            "glassgrad cannot rebase the history of a real view of a complex tensor (or a "
+            "complex view of a real one: view_as_real, .real, .imag, view_as_complex) written "
+            "in place while gradients are recorded")
     if self._view.creation != DEFAULT:
         raise view_rebase_error(self, False)
     if requires_grad and base._grad_fn is None:
@@ -706,7 +744,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         # like torch, the common dtype must fit self before a kernel is looked for
         common = dtypes.result_type(*(values if op.promote is None else
                                       [values[i] for i in op.promote]))
-        if op.dtype_rule == "float" and not common.is_floating_point:
+        if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
             common = dtypes.get_default_dtype()
         _check_fits(self, common)
     arrays, want = op.prepare(values, attrs)
@@ -720,6 +758,10 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
     out = op.kernel(arrays)(*arrays, **attrs)
+    if self._data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
+            out).dtype.kind != "c":     # a real result of a complex input (abs)
+        raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
+                           "tensors.")
     out_shape = out.shape if type(out) is ndarray else xp.shape(out)
     if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
         shape = broadcast_shapes(self._data.shape, out_shape)
@@ -861,7 +903,7 @@ def _narrowed(op, attrs, want):
 
 def _check_operands(name, values):
     for i, v in enumerate(values):
-        if not isinstance(v, (Tensor, int, float)):
+        if not isinstance(v, (Tensor, int, float, complex)):
             raise TypeError(f"{name}: expected a Tensor or a number as argument {i}, "
                             f"got {type(v).__name__}")
 

@@ -42,6 +42,8 @@ _GEQRF = _return_type("geqrf", ("a", "tau"))
 def _float_check(fn, A, name="A"):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
@@ -1031,6 +1033,8 @@ def _ldl_checks(fn, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")

@@ -28,6 +28,20 @@ def _fraction(eng, n, dtype):
     return (eng.words(n) & np.uint64((1 << 24) - 1)).astype(_F32) * np.float32(2.0 ** -24)
 
 
+def _complex(draw, halve_std=False):
+    """A sampler that fills a complex dtype as ATen does: its real view (2n parts, real and
+    imaginary interleaved) drawn as the parts' real dtype (normal: std / sqrt(2))."""
+    def sample(eng, n, dtype, *args, **kwargs):
+        dtype = np.dtype(dtype)
+        if dtype.kind != "c":
+            return draw(eng, n, dtype, *args, **kwargs)
+        if halve_std:
+            kwargs["std"] = (args[1] if len(args) > 1 else kwargs.get("std", 1.0)) / math.sqrt(2)
+            args = args[:1]
+        return draw(eng, 2 * n, dtype.type(0).real.dtype, *args, **kwargs).view(dtype)
+    return sample
+
+
 def uniform(eng, n, dtype, low=0.0, high=1.0):
     """uniform_real_distribution: fma(x, to - from, from) in float (for half too) or double,
     rounded to the dtype; a result that rounds to ``to`` becomes ``from``."""
@@ -411,6 +425,9 @@ def normal(eng, n, dtype, mean=0.0, std=1.0, contiguous=True):
     if n >= 16 and contiguous:
         return normal_fill(eng, n, dtype, mean, std)
     return cast(normal_scalar(eng, n, mean, std), dtype)
+
+
+uniform, normal = _complex(uniform), _complex(normal, halve_std=True)
 
 
 def visit_order(array):
