@@ -238,7 +238,8 @@ class OpNode(Node):
 
 def _any_complex(grads):
     for g in grads:
-        if g is not None and (g._data if isinstance(g, Tensor) else g).dtype.kind == "c":
+        if g is not None and (g.dtype.is_complex if isinstance(g, Tensor) else  # (batched too)
+                              g.dtype.kind == "c"):
             return True
     return False
 
