@@ -7,6 +7,9 @@ from ._overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # no
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
 from ._device import device, get_default_device, set_default_device
+from ._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: F401
+                       legacy_contiguous_format, memory_format, preserve_format, sparse_bsc,
+                       sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
 from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
                        set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
 from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,  # noqa: A004

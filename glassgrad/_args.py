@@ -24,6 +24,7 @@ import warnings
 from . import _overrides, dtypes
 from ._autograd.grad_mode import state
 from ._device import device
+from ._formats import HONOURED as _HONOURED, layout, memory_format, refuse as _refuse_format
 from ._tensor import Size, Tensor, no_arguments
 from .backend import xp
 
@@ -37,7 +38,8 @@ _NUMBERS_AS_TENSORS = {
                     "floor_divide") for s in ("", "_", "_out")} | {"to", "_to_copy", "copy_"}
 # the other types a kind accepts, registered by the modules that define them (Generator): see
 # accept(); torch.device is below this layer (_tensor.py imports it), so it is named here
-_EXTRA = {"Generator": (), "Device": (device,), "Layout": (), "MemoryFormat": ()}
+_EXTRA = {"Generator": (), "Device": (device,), "Layout": (layout,),
+          "MemoryFormat": (memory_format,)}
 
 _TYPE_NAMES = {
     "Tensor": "Tensor", "Scalar": "Number", "int64_t": "int", "SymInt": "int", "double": "float",
@@ -74,7 +76,8 @@ def class_name(t):
 
 
 # torch's C types carry their module in tp_name
-_TORCH_TYPE_NAMES = {dtypes.dtype: "torch.dtype", device: "torch.device", Size: "torch.Size"}
+_TORCH_TYPE_NAMES = {dtypes.dtype: "torch.dtype", device: "torch.device", Size: "torch.Size",
+                     layout: "torch.layout", memory_format: "torch.memory_format"}
 
 
 # -- what each kind accepts ------------------------------------------------------------------
@@ -169,6 +172,8 @@ def _convert(param, obj, fn):
         return obj.item()
     if kind == "ScalarType" and type(obj) is type:     # dtype=float: Python's type's dtype
         return _PY_DTYPES[obj]
+    if kind in ("Layout", "MemoryFormat") and obj not in _HONOURED:
+        _refuse_format(obj, fn, param.name)
     return obj
 
 

@@ -3,6 +3,7 @@ import builtins
 import math
 
 from . import _device, dtypes
+from ._formats import preserve_format
 from ._args import bind
 from ._tensor import Tensor
 from ._autograd.grad_mode import state
@@ -248,10 +249,14 @@ def _like_options(input, memory_format, dtype, device, pin_memory, name):
     """A *_like factory's options checked; the result's dtype."""
     _device.check(device, name, like=True)
     _device.check_pin(pin_memory)
-    if memory_format is not None:
-        raise NotImplementedError(f"{name}(memory_format=...): glassgrad has no memory formats; "
-                                  f"the result keeps the input's layout (torch.preserve_format)")
     return _like(input, dtype)
+
+
+def _template(input, memory_format):
+    """The array a *_like result is made like: the input's (torch.preserve_format keeps its
+    layout), or a row-major one (torch.contiguous_format)."""
+    arr = _array_of(input)
+    return arr if memory_format in (None, preserve_format) else xp.ascontiguousarray(arr)
 
 
 # (NumPy's *_like keep the input's layout, as torch's preserve_format does)
@@ -259,28 +264,28 @@ def _like_options(input, memory_format, dtype, device, pin_memory, name):
 def zeros_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "zeros_like")
-    return _made_like(input, xp.zeros_like(_array_of(input), dtype.np), requires_grad)
+    return _made_like(input, xp.zeros_like(_template(input, memory_format), dtype.np), requires_grad)
 
 
 @_factory(f"ones_like(Tensor input, *, {_LIKE})")
 def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
               pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "ones_like")
-    return _made_like(input, xp.ones_like(_array_of(input), dtype.np), requires_grad)
+    return _made_like(input, xp.ones_like(_template(input, memory_format), dtype.np), requires_grad)
 
 
 @_factory(f"empty_like(Tensor input, *, {_LIKE})")
 def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "empty_like")
-    return _made_like(input, xp.empty_like(_array_of(input), dtype.np), requires_grad)
+    return _made_like(input, xp.empty_like(_template(input, memory_format), dtype.np), requires_grad)
 
 
 @_factory(f"full_like(Tensor input, Scalar fill_value, *, {_LIKE})")
 def full_like(input, fill_value, *, memory_format=None, dtype=None, layout=None, device=None,
               pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "full_like")
-    return _made_like(input, xp.full_like(_array_of(input), fill_value, dtype.np), requires_grad)
+    return _made_like(input, xp.full_like(_template(input, memory_format), fill_value, dtype.np), requires_grad)
 
 
 @_factory(f"arange(Scalar end, *, Tensor out=None, {_OPTIONS})",
@@ -424,7 +429,7 @@ def rand_like(input, *, generator=None, memory_format=None, dtype=None, layout=N
               device=None, pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "rand_like")
     _float_only(dtype, "check_uniform_bounds")
-    return _drawn_like(input, dtype, requires_grad,
+    return _drawn_like(input, dtype, memory_format, requires_grad,
                        lambda like: sample.uniform(engine(generator), like.size, like.dtype))
 
 
@@ -433,7 +438,7 @@ def randn_like(input, *, generator=None, memory_format=None, dtype=None, layout=
                device=None, pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randn_like")
     _float_only(dtype, "normal_kernel_cpu")
-    return _drawn_like(input, dtype, requires_grad, lambda like: sample.normal(
+    return _drawn_like(input, dtype, memory_format, requires_grad, lambda like: sample.normal(
         engine(generator), like.size, like.dtype, contiguous=like.flags.c_contiguous))
 
 
@@ -445,12 +450,12 @@ def randint_like(input, low=0, high=None, *, generator=None, memory_format=None,
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "randint_like")
     high = high.item() if isinstance(high, Tensor) else high
     _check_from_to(low, high)
-    return _drawn_like(input, dtype, requires_grad, lambda like: sample.random_from_to(
+    return _drawn_like(input, dtype, memory_format, requires_grad, lambda like: sample.random_from_to(
         engine(generator), like.size, like.dtype, high - low, low))
 
 
-def _drawn_like(input, dtype, requires_grad, draw):
-    """A random *_like factory's result: laid out as the input (torch's preserve_format), its
+def _drawn_like(input, dtype, memory_format, requires_grad, draw):
+    """A random *_like factory's result: laid out as _template gives, its
     memory filled in order by ``draw(like)`` (torch draws into empty_like's result)."""
-    like = xp.empty_like(_array_of(input), dtype.np)
+    like = xp.empty_like(_template(input, memory_format), dtype.np)
     return _new(sample.place(like, draw(like)), None, requires_grad)

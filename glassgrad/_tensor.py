@@ -5,6 +5,7 @@ import weakref
 
 from . import _overrides, dtypes
 from ._device import CPU
+from ._formats import strided
 from ._storage import rebuild, storage_of
 from ._autograd import explain_hook
 from ._autograd.grad_mode import state
@@ -229,6 +230,7 @@ class Tensor:
         return self._inference
 
     device = _readonly("device", lambda self: CPU)
+    layout = _readonly("layout", lambda self: strided)
     is_cpu = _readonly("is_cpu", lambda self: True)
     is_cuda = _readonly("is_cuda", lambda self: False)
     is_meta = _readonly("is_meta", lambda self: False)

@@ -4,6 +4,7 @@ import itertools
 import warnings
 
 from .. import _device, dtypes
+from .._formats import preserve_format
 from .._args import Parser as _Parser, bind as _bind
 from .._creation import zeros
 from .._storage import storage_of
@@ -461,10 +462,8 @@ def _unsafe_view_of(input, size):
 @public("function", "method", signatures=(
     "clone(Tensor input, *, MemoryFormat? memory_format=None)",))
 def clone(input, *, memory_format=None):
-    if memory_format is not None:
-        raise NotImplementedError("clone(memory_format=...): glassgrad has no memory formats; "
-                                  "clone keeps the layout (torch.preserve_format)")
-    return _clone(input, order="K")
+    """A copy laid out as the input (torch.preserve_format), or row-major (contiguous_format)."""
+    return _clone(input, order="K" if memory_format in (None, preserve_format) else "C")
 
 
 @public("method", method_signatures=(
