@@ -74,22 +74,8 @@ class OpNode(Node):
     __slots__ = ("_saved",)
     op = None
 
-    def _array_formulas(self, grads):
-        """apply_arrays: the formulas on arrays, torch's convention for complex gradients."""
-        if self.op.wirtinger and _any_complex(grads):
-            return _conj_all(self._formulas(_conj_all(grads)))
-        return self._formulas(grads)
-
     def apply(self, grads):
-        """The formulas on tensors. A row's formulas are written as the real derivative
-        (grad * f'(x)); for a complex gradient torch's convention (the conjugate Wirtinger
-        derivative: grad * conj(f'(z))) is conj(formula(conj(grad))), here for every row
-        (rows with ``wirtinger=False`` write torch's complex formulas themselves)."""
-        if self.op.wirtinger and _any_complex(grads):
-            return _conj_all(self._apply(_conj_all(grads)))
-        return self._apply(grads)
-
-    def _apply(self, grads):
+        """The formulas on tensors."""
         op = self.op
         if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
@@ -236,12 +222,16 @@ class OpNode(Node):
         return RawSavedTensor.FREED if v is _FREED else v if i is None else v[i]
 
 
-def _any_complex(grads):
-    for g in grads:
-        if g is not None and (g.dtype.is_complex if isinstance(g, Tensor) else  # (batched too)
-                              g.dtype.kind == "c"):
-            return True
-    return False
+# A row's formulas are written as the real derivative (grad * f'(x)). A node with complex
+# outputs (so complex gradients) is made of the row's conjugating class: torch's convention, the
+# conjugate Wirtinger derivative grad * conj(f'(z)), is conj(formula(conj(grad))) (rows with
+# wirtinger=False write torch's complex formulas themselves). Real nodes pay nothing for it.
+def _conj_formulas(self, grads):
+    return _conj_all(OpNode._formulas(self, _conj_all(grads)))
+
+
+def _conj_apply(self, grads):
+    return _conj_all(OpNode.apply(self, _conj_all(grads)))
 
 
 def _conj_all(grads):
@@ -304,7 +294,11 @@ class OpDef:
         self.arrays = arrays and not self.multi_grads and not self.variadic
         self.node_cls = type(node_name, (OpNode,), {
             "__slots__": (), "op": self,
-            "apply_arrays": OpNode._array_formulas if self.arrays else Node.apply_arrays})
+            "apply_arrays": OpNode._formulas if self.arrays else Node.apply_arrays})
+        self._wirtinger_cls = (type(node_name, (self.node_cls,), {
+            "__slots__": (), "apply": _conj_apply,
+            "apply_arrays": _conj_formulas if self.arrays else Node.apply_arrays})
+            if wirtinger else None)
         # the same node for a call whose gradient provably keeps its input's shape and dtype
         # (see attach): the engine skips _validate for it
         self._exact_cls = (type(node_name, (self.node_cls,), {"__slots__": (), "_exact": True})
@@ -539,6 +533,9 @@ class OpDef:
             for n in self._formula_attrs:     # (the attrs no formula sees cannot matter)
                 if type(attrs.get(n)) not in _PLAIN:
                     cls = self.node_cls
+        if self._wirtinger_cls is not None and (meta[0][1].is_complex or len(meta) > 1 and any(
+                d.is_complex for _, d in meta)):
+            cls = self._wirtinger_cls
         node = cls(edges, meta)
         node._source = _site()
         if ndiff == 1:     # before saving: a pack hook sees grad_fn
