@@ -3,6 +3,7 @@ glassgrad and must give the same values, dtypes, shapes, gradients, named-tuple 
 errors (type and first line). torch computes every expectation."""
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -265,3 +266,20 @@ def test_named_tuple_fields():
     assert gg.frexp(x).exponent.dtype is gg.int32
     assert type(gg.histogram(x, 2)).__name__ == type(torch.histogram(torch.tensor([1.0]), 2)) \
         .__name__
+
+
+# torch's histogram takes bin edges that do not increase (NumPy refuses them): its binary search
+# decides each element's bin, elements outside [first edge, last edge] are not counted
+@pytest.mark.parametrize("edges", [[3., 1., 2.], [1., 1., 2.], [0., 2., 1.], [0., 3., 1., 2.],
+                                   [2., 1., 0.5, 3.]])
+@pytest.mark.parametrize("kw", [{}, {"weight": True}, {"density": True}],
+                         ids=["plain", "weight", "density"])
+def test_histogram_with_edges_that_do_not_increase(edges, kw):
+    got = []
+    for lib in (torch, gg):
+        x = lib.tensor([1., 2., 1., 2.5, 0., 3., 0.5])
+        options = {"weight": lib.arange(1., 8.)} if "weight" in kw else kw
+        r = lib.histogram(x, bins=lib.tensor(edges), **options)
+        got.append((r.hist.numpy(), r.bin_edges.numpy()))
+    np.testing.assert_allclose(got[1][0], got[0][0], rtol=1e-6)
+    np.testing.assert_array_equal(got[1][1], got[0][1])
