@@ -8,17 +8,12 @@ from ..ops.random import bernoulli
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, broadcast_all, one_of
 
 __all__ = ["Bernoulli"]
 
 
-def _one_of(probs, logits):
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbs, ExponentialFamily):
     """1 with probability ``probs`` (or sigmoid(``logits``)), else 0."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
@@ -26,7 +21,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        _one_of(probs, logits)
+        one_of(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         setattr(self, "probs" if probs is not None else "logits", param)
@@ -35,13 +30,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        given = {k: () for k in ("probs", "logits") if k in self.__dict__}
-        new = self._expanded(Bernoulli, batch_shape, _instance, **given)
-        new._param = getattr(new, list(given)[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -56,18 +45,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

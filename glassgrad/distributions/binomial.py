@@ -5,35 +5,23 @@ from ..ops.pointwise import exp, log1p
 from ..ops.random import binomial
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs
 
 __all__ = ["Binomial"]
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbs, Distribution):
     """The number of successes in ``total_count`` Bernoulli(``probs``) trials."""
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval, "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name = "probs" if probs is not None else "logits"
-        count, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = count.type_as(param)
-        setattr(self, name, param)
-        self._param = param
+        param = self._set_trials(total_count, probs, logits)
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        given = {k: () for k in ("probs", "logits") if k in self.__dict__}
-        new = self._expanded(Binomial, batch_shape, _instance, total_count=(), **given)
-        new._param = getattr(new, list(given)[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(Binomial, batch_shape, _instance, total_count=())
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -50,18 +38,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)

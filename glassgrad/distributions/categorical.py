@@ -4,7 +4,7 @@ from ..ops.random import multinomial
 from ..ops.shape import broadcast_tensors
 from . import constraints
 from .distribution import Distribution
-from .utils import finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import finfo, lazy_property, logits_to_probs, one_of, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -16,8 +16,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_of(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")

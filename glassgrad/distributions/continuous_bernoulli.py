@@ -9,7 +9,8 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.pointwise import expm1, log, log1p, where
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, clamp_probs, lazy_property,
+                    logits_to_probs, one_of, probs_to_logits)
 
 __all__ = ["ContinuousBernoulli"]
 
@@ -23,8 +24,7 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_of(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         if probs is not None:

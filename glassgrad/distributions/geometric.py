@@ -6,19 +6,18 @@ from .._tensor import Size
 from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
-from .utils import _empty, broadcast_all, finfo, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryLogits, broadcast_all, _empty, finfo, one_of
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryLogits, Distribution):
     """The number of failures before the first success of Bernoulli(``probs``) trials."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_of(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         setattr(self, "probs" if probs is not None else "logits", param)
@@ -48,14 +47,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
         tiny = finfo(self.probs.dtype).tiny

@@ -5,12 +5,12 @@ from ..ops.random import poisson
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import BinaryProbs, lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(BinaryProbs, Distribution):
     """The number of successes before ``total_count`` failures of Bernoulli(``probs``)
     trials."""
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
@@ -19,23 +19,11 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        name = "probs" if probs is not None else "logits"
-        total_count, param = broadcast_all(total_count, probs if probs is not None else logits)
-        self.total_count = total_count.type_as(param)
-        setattr(self, name, param)
-        self._param = param
+        param = self._set_trials(total_count, probs, logits)
         super().__init__(param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        given = {k: () for k in ("probs", "logits") if k in self.__dict__}
-        new = self._expanded(NegativeBinomial, batch_shape, _instance, total_count=(), **given)
-        new._param = getattr(new, list(given)[-1])
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(NegativeBinomial, batch_shape, _instance, total_count=())
 
     @property
     def mean(self):
@@ -48,18 +36,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @lazy_property
     def _gamma(self):

@@ -6,7 +6,8 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import (broadcast_all, clamp_probs, lazy_property,
+                    logits_to_probs, one_of, probs_to_logits)
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -18,8 +19,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        one_of(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         setattr(self, "probs" if probs is not None else "logits", param)

@@ -94,3 +94,50 @@ def vec_to_tril_matrix(vec, diag=0):
     idx = _creation.arange(n)
     mat[..., idx < idx.view(-1, 1) + (diag + 1)] = vec
     return mat
+
+
+def one_of(probs, logits):
+    """torch's refusal unless exactly one of ``probs`` and ``logits`` is given."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class BinaryLogits:
+    """A binary outcome's probability as ``probs`` or ``logits``, whichever was given; the
+    other derived on first use."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+
+class BinaryProbs(BinaryLogits):
+    """BinaryLogits whose given parameter is kept as ``_param`` (its shape, new tensors like
+    it, and expand: Bernoulli, Binomial, NegativeBinomial)."""
+
+    def _expand_binary(self, cls, batch_shape, _instance, **shapes):
+        given = {k: () for k in ("probs", "logits") if k in self.__dict__}
+        new = self._expanded(cls, batch_shape, _instance, **shapes, **given)
+        new._param = getattr(new, list(given)[-1])
+        return new
+
+    def _set_trials(self, total_count, probs, logits):
+        """Binomial's and NegativeBinomial's parameters: ``total_count`` broadcast with the one
+        of ``probs`` and ``logits`` given (returned)."""
+        one_of(probs, logits)
+        count, param = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.type_as(param)
+        setattr(self, "probs" if probs is not None else "logits", param)
+        self._param = param
+        return param
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
