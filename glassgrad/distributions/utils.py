@@ -141,3 +141,27 @@ class BinaryProbs(BinaryLogits):
     @property
     def param_shape(self):
         return self._param.size()
+
+
+class OverCategorical:
+    """A distribution built on the Categorical it holds (``_categorical``): that one's probs,
+    logits, parameter shape and new tensors, and expand (OneHotCategorical, Multinomial,
+    ExpRelaxedCategorical)."""
+
+    def _expand_over(self, cls, batch_shape, _instance):
+        return self._expanded(cls, batch_shape, _instance, _categorical=())
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
