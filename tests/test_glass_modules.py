@@ -359,7 +359,20 @@ def build_cnn(lib):
                              lib.nn.Flatten(), lib.nn.Linear(6 * 2 * 2, 5))
 
 
-@pytest.mark.parametrize("build, shape", [(build_mlp, (4, 5)), (build_cnn, (3, 2, 8, 8))])
+def build_bn_cnn(lib, training=True):
+    """BatchNorm's node keeps torch's tensors: the batch's mean and inverse standard
+    deviation (result1, result2; empty in eval mode) besides the input, weight and buffers."""
+    lib.manual_seed(0)
+    return lib.nn.Sequential(lib.nn.Conv2d(2, 4, 3, padding=1), lib.nn.BatchNorm2d(4),
+                             lib.nn.ReLU(), lib.nn.Conv2d(4, 3, 3), lib.nn.BatchNorm2d(3),
+                             lib.nn.Flatten(), lib.nn.Linear(3 * 6 * 6, 5),
+                             lib.nn.BatchNorm1d(5)).train(training)
+
+
+@pytest.mark.parametrize("build, shape", [
+    (build_mlp, (4, 5)), (build_cnn, (3, 2, 8, 8)), (build_bn_cnn, (3, 2, 8, 8)),
+    (lambda lib: build_bn_cnn(lib, training=False), (3, 2, 8, 8))],
+    ids=["mlp", "cnn", "cnn-batchnorm", "cnn-batchnorm-eval"])
 def test_summary_matches_what_torch_nodes_keep(build, shape, capsys):
     model, tmodel = build(torch), build(T)
     ledger, shapes, ty = torch_ledger(tmodel, T.ones(shape))

@@ -225,27 +225,38 @@ def _exact(input):
 
 
 def _batch_norm_forward(xp, input, weight, bias, running_mean, running_var, training, eps):
-    per_channel = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    """(output, save_mean, save_invstd), as native_batch_norm returns them: the batch's mean
+    and inverse standard deviation in training (in the parameters' dtype), empty in eval."""
+    stats_dtype = next((t.dtype for t in (weight, bias, running_mean, running_var)
+                        if t is not None), input.dtype)
+    c = input.shape[1] if input.ndim > 1 else 1
     if input.size == 0:
-        return input.copy()
+        empty = xp.zeros(c if training else 0, stats_dtype)
+        return input.copy(), empty, empty.copy()
+    per_channel = (1, c) + (1,) * (input.ndim - 2)
     if _exact(input):
         if training:
             mean, var_sum = bn_kernel.batch_stats(input, get_num_threads())
-            invstd = bn_kernel.invstd(var_sum, input.size // input.shape[1], eps)
+            invstd = bn_kernel.invstd(var_sum, input.size // c, eps, input.dtype)
         else:
-            mean, invstd = running_mean._data, bn_kernel.eval_invstd(running_var._data, eps)
-        return bn_kernel.normalise(input, mean, invstd, weight, bias)
-    if training:
-        mean, rstd = _stats_np(input, _batch_axes(input.ndim), eps)
+            mean, invstd = running_mean, bn_kernel.eval_invstd(running_var, eps)
+        out = bn_kernel.normalise(input, mean, invstd, weight, bias)
     else:
-        mean = running_mean._data.reshape(per_channel)
-        rstd = 1 / xp.sqrt(running_var._data.reshape(per_channel) + eps)
-    out = (input - mean) * rstd
-    if weight is not None:
-        out = out * weight.reshape(per_channel)
-    if bias is not None:
-        out = out + bias.reshape(per_channel)
-    return out.astype(input.dtype, copy=False)
+        if training:
+            mean, invstd = _stats_np(input, _batch_axes(input.ndim), eps)
+        else:
+            mean = running_mean.reshape(per_channel)
+            invstd = 1 / xp.sqrt(running_var.reshape(per_channel) + eps)
+        out = (input - mean) * invstd
+        if weight is not None:
+            out = out * weight.reshape(per_channel)
+        if bias is not None:
+            out = out + bias.reshape(per_channel)
+        out = out.astype(input.dtype, copy=False)
+    if not training:
+        return out, xp.zeros(0, stats_dtype), xp.zeros(0, stats_dtype)
+    return (out, xp.asarray(mean, stats_dtype).reshape(c),
+            xp.asarray(invstd, stats_dtype).reshape(c))
 
 
 def _batch_xhat(input, running_mean, running_var, training, eps):
@@ -255,7 +266,12 @@ def _batch_xhat(input, running_mean, running_var, training, eps):
     return (input - _channel_view(running_mean, input)) * rstd, rstd
 
 
-def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, training, eps):
+# The formulas take what torch's NativeBatchNormBackward0 saves (its one backward function
+# takes them all: grad_fn._saved_input, _saved_weight, _saved_running_mean, _saved_running_var,
+# _saved_result1 = save_mean, _saved_result2 = save_invstd, _saved_training, _saved_eps), so the
+# node keeps the same tensors; the gradients are recomputed from the input (differentiable again).
+def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, result1, result2,
+                           training, eps):
     g = grad if weight is None else grad * _channel_view(weight, input)
     xhat, rstd = _batch_xhat(input, running_mean, running_var, training, eps)
     if not training:
@@ -263,12 +279,21 @@ def _batch_norm_input_grad(grad, input, weight, running_mean, running_var, train
     return _normalised_grad(g, xhat, rstd, _batch_axes(input.dim()))
 
 
-_batch_norm = defop("NativeBatchNormBackward0", _batch_norm_forward, ("input", "weight", "bias"),
-                    dtype="same", grads={
-    "input": _batch_norm_input_grad,
-    "weight": lambda grad, input, running_mean, running_var, training, eps: _channel_sum(
-        grad * _batch_xhat(input, running_mean, running_var, training, eps)[0]),
-    "bias": lambda grad, input: _channel_sum(_batch_norm_keep(grad, input))})
+def _batch_norm_weight_grad(grad, input, weight, running_mean, running_var, result1, result2,
+                            training, eps):
+    return _channel_sum(grad * _batch_xhat(input, running_mean, running_var, training, eps)[0])
+
+
+def _batch_norm_bias_grad(grad, input, weight, running_mean, running_var, result1, result2,
+                          training, eps):
+    return _channel_sum(_batch_norm_keep(grad, input))
+
+
+_batch_norm = defop("NativeBatchNormBackward0", _batch_norm_forward,
+                    ("input", "weight", "bias", "running_mean", "running_var"), dtype="same",
+                    outputs=("result", "result1", "result2"), diff_outputs=1, grads={
+    "input": _batch_norm_input_grad, "weight": _batch_norm_weight_grad,
+    "bias": _batch_norm_bias_grad})
 _batch_norm_keep = _keep_row("NativeBatchNormBackwardBackward0")
 
 
@@ -292,17 +317,23 @@ def _update_running(input, running_mean, running_var, momentum):
             mean, var_sum = bn_kernel.batch_stats(input._data, get_num_threads())
             new = bn_kernel.running(mean, var_sum, n, _data_of(running_mean),
                                     _data_of(running_var), momentum)
-            for kept, value in zip((running_mean, running_var), new):
-                if kept is not None:
-                    kept.copy_(Tensor._make(value))
+            _store(running_mean, new[0])
+            _store(running_var, new[1])
             return
         axes = list(_batch_axes(input.dim()))
         mean = input.mean(axes)
         if running_mean is not None:
-            running_mean.copy_(mean * momentum + running_mean * (1 - momentum))
+            _store(running_mean, (mean * momentum + running_mean * (1 - momentum))._data)
         if running_var is not None:
             var = input.var(axes, unbiased=False) * (n / builtins.max(n - 1, 1))
-            running_var.copy_(var * momentum + running_var * (1 - momentum))
+            _store(running_var, (var * momentum + running_var * (1 - momentum))._data)
+
+
+def _store(kept, value):
+    """Write a running statistic in place as ATen's kernel does: its version is not bumped
+    (so a node that saved it, in an eval-mode call, still unpacks it after a training call)."""
+    if kept is not None:
+        kept._data[...] = value
 
 
 def _data_of(t):
@@ -331,11 +362,8 @@ def _functional_batch_norm(input, running_mean, running_var, weight=None, bias=N
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     if training:
         _update_running(input, running_mean, running_var, momentum)
-        stats = (None, None)
-    else:
-        stats = (running_mean.detach().clone(), running_var.detach().clone())
-    return _batch_norm(input, weight, bias, running_mean=stats[0], running_var=stats[1],
-                       training=training, eps=eps)
+    return _batch_norm(input, weight, bias, running_mean, running_var, training=training,
+                       eps=eps)[0]
 
 
 @public("function", signatures=(
