@@ -296,22 +296,22 @@ def test_dot_renders_with_graphviz(tmp_path):
 
 
 # -- summary -----------------------------------------------------------------------------------
-def torch_ledger(model, x):
-    """What torch's own nodes keep, per module path, by summary's rule: saved tensors
-    (grad_fn._saved_*) by storage, each counted once for the module of the first node (in
-    creation order) that saved it, without the parameters' and the input's storages; and
-    each module's output shape."""
+def reach(t):
+    """The nodes of torch's graph behind ``t``."""
+    out, stack = set(), [t.grad_fn] if t.grad_fn is not None else []
+    while stack:
+        n = stack.pop()
+        if n not in out:
+            out.add(n)
+            stack += [m for m, _ in n.next_functions if m is not None]
+    return out
+
+
+def torch_owners(model, x):
+    """Run a torch model: ({node: path of the innermost module whose call made it (a
+    parameter's AccumulateGrad: the module that used it)}, {path: output shape}, output)."""
     owner, shapes = {}, {}
     names = {m: name for name, m in model.named_modules()}
-
-    def reach(t):
-        out, stack = set(), [t.grad_fn] if t.grad_fn is not None else []
-        while stack:
-            n = stack.pop()
-            if n not in out:
-                out.add(n)
-                stack += [m for m, _ in n.next_functions if m is not None]
-        return out
 
     def hook(module, args, out):
         shapes[names[module]] = list(out.shape)
@@ -321,6 +321,15 @@ def torch_ledger(model, x):
     y = model(x)
     for h in handles:
         h.remove()
+    return owner, shapes, y
+
+
+def torch_ledger(model, x):
+    """What torch's own nodes keep, per module path, by summary's rule: saved tensors
+    (grad_fn._saved_*) by storage, each counted once for the module of the first node (in
+    creation order) that saved it, without the parameters' and the input's storages; and
+    each module's output shape."""
+    owner, shapes, y = torch_owners(model, x)
     held = {t.untyped_storage().data_ptr() for t in [x, *model.parameters(), *model.buffers()]}
     ledger = {}
     for node in sorted(reach(y), key=lambda n: n._sequence_nr()):
@@ -421,6 +430,43 @@ def test_summary_without_grad_keeps_nothing(capsys):
         result = summary(net, torch.ones(1, 2))
     assert result.saved_bytes == 0 and result.total_params == 6
     capsys.readouterr()
+
+
+# -- trace_backward ----------------------------------------------------------------------------
+@pytest.mark.parametrize("build, shape", [(build_mlp, (4, 5)), (build_bn_cnn, (3, 2, 8, 8))])
+def test_trace_names_the_module_of_each_node(build, shape):
+    """Each traced step names the module its node was made in (an AccumulateGrad: the module
+    holding the parameter), as torch's forward hooks attribute torch's nodes."""
+    model, tmodel = build(torch), build(T)
+    owner, _, ty = torch_owners(tmodel, T.ones(shape))
+
+    def label(path):
+        cls = type(tmodel.get_submodule(path)).__name__
+        return (f"model.{path}" if path else "model") + f" ({cls})"
+    expected = sorted((n.name(), label(path)) for n, path in owner.items())
+    out = model(torch.ones(shape)).sum()
+    with torch.glass.trace_backward() as tr:
+        out.backward()
+    got = sorted((s.node, s.module) for s in tr if s.kind in ("node", "accumulate")
+                 and s.module is not None)
+    assert got == expected
+    assert [s.module for s in tr if s.node == "SumBackward0"] == [None, None]  # outside
+    header, *rows = tr.table().splitlines()
+    assert header.split()[:4] == ["#", "step", "node", "module"]
+    step = next(k for k, s in enumerate(tr) if s.module == label("0"))
+    assert rows[step][header.index("module"):].startswith(label("0"))
+
+
+def test_trace_names_a_model_by_the_names_given():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Tanh())
+    out = net(torch.ones(1, 2)).sum()
+    with torch.glass.trace_backward(names={"encoder": net}) as tr:
+        out.backward()
+    assert [s.module for s in tr if s.node == "TanhBackward0"] == ["encoder.1 (Tanh)"]
+    x = torch.ones(2, requires_grad=True)
+    with torch.glass.trace_backward() as tr:
+        (x * 2).sum().backward()
+    assert all(s.module is None for s in tr) and "module" not in tr.table().splitlines()[0]
 
 
 def test_committed_docs_show_the_modules_section_as_generated():

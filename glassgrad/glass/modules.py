@@ -101,17 +101,41 @@ class ModuleNames:
     def tensor_names(self, calls=()):
         """{id(tensor): (path, tensor)} of the parameters and buffers of the root modules of
         ``calls`` and of the modules the user's variables name: 'net.0.weight'."""
+        out = {}
+        for root in self._roots(calls):
+            prefix = self.path_of(root)
+            for name, t in [*root.named_parameters(prefix), *root.named_buffers(prefix)]:
+                out.setdefault(id(t), (name, t))
+        return out
+
+    def label(self, call):
+        """'net.3 (Sigmoid)': the path and class of a call's module; None outside modules."""
+        if call is None:
+            return None
+        module = self.module(call)
+        return f"{self.path(call)} ({module._get_name() if module else call[1].__name__})"
+
+    def owners(self, calls=()):
+        """{id(parameter or buffer): label of the module holding it} for the root modules of
+        ``calls`` and the modules the user's variables name."""
+        out = {}
+        for root in self._roots(calls):
+            prefix = self.path_of(root)
+            for name, m in root.named_modules():
+                label = f"{prefix}.{name} ({m._get_name()})" if name else \
+                    f"{prefix} ({m._get_name()})"
+                for t in [*m._parameters.values(), *m._buffers.values()]:
+                    if t is not None:
+                        out.setdefault(id(t), label)
+        return out
+
+    def _roots(self, calls):
         roots = {id(m): m for _, m in self.names.values()}
         for call in calls:
             root = self.module(self.root_call(call))
             if root is not None:
                 roots.setdefault(id(root), root)
-        out = {}
-        for root in roots.values():
-            prefix = self.path_of(root)
-            for name, t in [*root.named_parameters(prefix), *root.named_buffers(prefix)]:
-                out.setdefault(id(t), (name, t))
-        return out
+        return roots.values()
 
     def describe(self, call):
         """'`net.3` (Sigmoid())': the module a call ran, for sentences; None outside modules."""

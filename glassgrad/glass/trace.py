@@ -12,15 +12,21 @@ engine summed a returned gradient down to its input's shape, or cast it to its d
 and ``capture`` (autograd.grad took an input's gradient). A trace keeps shapes and norms, never
 the tensors or nodes, so it holds no memory alive. While a trace is active the engine runs every
 node through its hook-aware path (_autograd/engine.py ``_call_function``), which records here.
+
+Each step names the ``nn.Module`` its node was made in, as explanations do: ``module`` is
+``'net.3 (Sigmoid)'`` (the root named after the caller's variable, see glass/modules.py); an
+AccumulateGrad of a parameter or buffer names the module that holds it.
 """
 import os
 from collections import namedtuple
 
 from .._autograd.node import AccumulateGrad
 from .._autograd.observer import Tracer
-from .._autograd.provenance import node_source, where
+from .._autograd.provenance import module_call, node_source, where
 from .._autograd.grad_mode import state
 from ..backend import kind as _kind, xp
+from .history import caller_names
+from .modules import ModuleNames, module_names
 
 __all__ = ["GradInfo", "Step", "Trace", "trace_backward"]
 
@@ -64,9 +70,10 @@ class Step:
     concerns; hook: the hook's name and definition site; grads_in / grads_out: tuples of
     GradInfo (None where no gradient), what the step received and what it produced (a hook's
     grads_out is None when it returned nothing, i.e. left the gradients alone); note: the rest
-    in words."""
+    in words; module: the module the node was made in, 'net.3 (Sigmoid)' (None outside
+    modules)."""
     __slots__ = ("kind", "node", "source", "depth", "output_nr", "hook", "grads_in", "grads_out",
-                 "note", "_leaf", "_outputs")
+                 "note", "module", "_leaf", "_outputs")
 
     def __init__(self, kind, node, depth, grads_in=None, grads_out=None, note="",
                  output_nr=None, hook=None):
@@ -78,6 +85,7 @@ class Step:
         self._outputs = 1 if named else len(node._input_metadata)
         self.grads_in, self.grads_out = grads_in, grads_out
         self.output_nr, self.hook, self._leaf = output_nr, hook, None
+        self.module = None
 
     def done(self, out):
         """The engine's report that the node returned ``out`` (after shape/dtype checks)."""
@@ -100,10 +108,13 @@ class Trace(Tracer):
     """What ``trace_backward`` recorded: ``steps`` (a list of Step), printable as a table. The
     engine calls the tracer protocol's methods (_autograd/observer.py)."""
 
-    def __init__(self):
+    def __init__(self, modules=None):
         self.steps = []
         self._depth = -1
         self._prev = None
+        self._modules = modules or ModuleNames()
+        self._owners = None     # {id(parameter or buffer): holder's label}, during a backward
+        self._calls = []        # module calls of this backward's nodes (their roots own leaves)
 
     def __enter__(self):
         self._prev, state.tracer = state.tracer, self
@@ -124,6 +135,8 @@ class Trace(Tracer):
     # -- called by the engine ---------------------------------------------------------------
     def _add(self, *args, **kwargs):
         step = Step(*args, **kwargs)
+        if not isinstance(args[1], str):
+            step.module = self._module(args[1])
         self.steps.append(step)
         return step
 
@@ -135,6 +148,20 @@ class Trace(Tracer):
 
     def end(self):
         self._depth -= 1
+        if self._depth < 0:
+            self._owners, self._calls = None, []
+
+    def _module(self, node):
+        """'net.3 (Sigmoid)': the module ``node`` was made in; for an AccumulateGrad, the module
+        holding its leaf."""
+        if type(node) is AccumulateGrad:
+            if self._owners is None:
+                self._owners = self._modules.owners(self._calls)
+            return self._owners.get(id(node.variable))
+        call = module_call(node_source(node))
+        if call is not None:
+            self._calls.append(call)
+        return self._modules.label(call)
 
     def node(self, node, grads):
         if type(node) is AccumulateGrad:
@@ -185,14 +212,16 @@ class Trace(Tracer):
     def table(self):
         """The steps as a text table, one row per step."""
         with_source = any(s.source for s in self.steps)
-        head = ["#", "step", "node"] + (["source"] if with_source else []) + [
-            "grad in", "grad out", "note"]
+        with_module = any(s.module for s in self.steps)
+        head = ["#", "step", "node"] + (["module"] if with_module else []) + (
+            ["source"] if with_source else []) + ["grad in", "grad out", "note"]
         rows = []
         for i, s in enumerate(self.steps, 1):
             node = "  " * s.depth + s.node + ("" if s.output_nr is None or s._outputs == 1 else
                                               f" [output {s.output_nr}]")
             note = " ".join(x for x in (s.hook, s.note) if x)
-            rows.append([str(i), s.kind, node] + ([str(s.source or "")] if with_source else [])
+            rows.append([str(i), s.kind, node] + ([s.module or ""] if with_module else [])
+                        + ([str(s.source or "")] if with_source else [])
                         + [_grads_text(s.grads_in), _grads_text(s.grads_out), note])
         widths = [max(len(r[c]) for r in [head] + rows) for c in range(len(head))]
         lines = ["  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip()
@@ -206,7 +235,10 @@ class Trace(Tracer):
         return f"<Trace of {len(self.steps)} backward steps>"
 
 
-def trace_backward():
+def trace_backward(names=None):
     """Context manager: ``with trace_backward() as tr: loss.backward()`` records every step of
-    the backward passes run inside it (see Trace, Step)."""
-    return Trace()
+    the backward passes run inside it (see Trace, Step). Models are named after the caller's
+    variables unless ``names`` ({name: module}) is given."""
+    if names is None:
+        names = caller_names(2)
+    return Trace(ModuleNames(module_names([names])))
