@@ -295,6 +295,82 @@ def test_dot_renders_with_graphviz(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+def boxes(dot):
+    """{label's first line: DOT id} of the collapsed modules' boxes."""
+    return {m.group(2): m.group(1) for m in re.finditer(
+        r'^\s*(m\d+) \[label="([^"\\]*)\\n', dot, re.M)}
+
+
+def edges(dot):
+    return set(re.findall(r"^\s*(\w+) -> (\w+)", dot, re.M))
+
+
+def test_collapse_a_depth_draws_each_module_as_one_box():
+    net = classic(torch)
+    out = net(torch.ones(2, 4)).sum()
+    full, dot = graph(out), graph(out, collapse=2).to_dot()
+    found = boxes(dot)
+    assert set(found) == {f"net.{k}: {c}" for k, c in
+                          enumerate(["Linear", "ReLU", "Linear", "Sigmoid", "ReLU"])}
+    assert list(clusters(dot)) == ["net: Sequential"]      # the level above stays a cluster
+    assert "SigmoidBackward0" not in dot and "saved" not in dot     # hidden with their nodes
+    b = {k: found[f"net.{k}: {c}"] for k, c in
+         enumerate(["Linear", "ReLU", "Linear", "Sigmoid", "ReLU"])}
+    root = re.search(r'^\s*(n\d+) \[label="out = SumBackward0', dot, re.M).group(1)
+    assert edges(dot) == {(b[0], b[1]), (b[1], b[2]), (b[2], b[3]), (b[3], b[4]),
+                          (b[4], root)}
+    assert "4 nodes inside" in dot and "1 node inside" in dot and 'tooltip="ReLU(inplace=True)"' in dot
+    assert graph(out, collapse=2).text() == full.text()      # the text form lists every node
+    assert graph(out, collapse=0).to_dot() == full.to_dot()
+    one = graph(out, collapse=1).to_dot()
+    assert list(boxes(one)) == ["net: Sequential"] and "subgraph" not in one
+    nodes = len(History(out, {"out": out, "net": net}).nodes) - 1      # all but the sum
+    assert f"{nodes} nodes inside" in one
+
+
+def test_collapse_module_paths_keeps_the_rest_as_clusters():
+    model = Model()
+    out = model(torch.ones(3, 4))
+    dot = graph(out, collapse={"model.encoder.layers.0", "model.head"}).to_dot()
+    found = boxes(dot)
+    assert set(found) == {"model.encoder.layers.0: Block", "model.head: Linear"}
+    kept = clusters(dot)
+    assert "model.encoder.layers.1: Block" in kept and "model.head: Linear" not in kept
+    assert "model.encoder.layers.0.linear1: Linear" not in kept
+    ids = {m.group(2).split("\\")[0]: m.group(1)
+           for m in re.finditer(r'^\s*(n\d+) \[label="([^"]*)"', dot, re.M)}
+    head, block0 = found["model.head: Linear"], found["model.encoder.layers.0: Block"]
+    assert (ids["TanhBackward0#2"], head) in edges(dot)
+    assert (head, ids["out = SumBackward0"]) in edges(dot)
+    assert (block0, ids["AddmmBackward0#2"]) in edges(dot)      # into layers.1's linear
+    assert "model.head.weight" not in dot and "model.encoder.layers.1.linear1.weight" in dot
+    # layers.1's Linear saved layers.0's output: a dotted line from the box that made it
+    assert re.search(rf"^\s*{block0} -> n\d+_s\d+ \[style=dotted", dot, re.M)
+    assert graph(out, collapse="model.head").to_dot().count("shape=box3d") == 1
+
+
+def test_collapse_refuses_what_it_cannot_draw():
+    net = classic(torch)
+    out = net(torch.ones(2, 4)).sum()
+    with pytest.raises(ValueError, match=r"no module 'net\.9' made nodes of this history; "
+                                         r"its modules: net, net\.0, net\.1, net\.2"):
+        graph(out, collapse={"net.9"})
+    for bad in (1.5, -1, True, [3]):
+        with pytest.raises(TypeError, match="expected a depth"):
+            graph(out, collapse=bad)
+
+
+@needs_dot
+def test_collapsed_picture_renders_with_graphviz(tmp_path):
+    model = Model()
+    out = model(torch.ones(3, 4))
+    g = graph(out, collapse=3)
+    svg = g.render(tmp_path / "model.svg").read_text()
+    assert "model.encoder.layers.0: Block" in svg and "model.head: Linear" in svg
+    proc = subprocess.run(["dot", "-Tplain"], input=g.to_dot().encode(), capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+
+
 # -- summary -----------------------------------------------------------------------------------
 def reach(t):
     """The nodes of torch's graph behind ``t``."""

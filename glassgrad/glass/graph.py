@@ -3,8 +3,12 @@
     >>> g = glassgrad.glass.graph(z)
     >>> print(g.text())          # x ---> y = AddBackward0 ---> z = PowBackward0, then the nodes
     >>> g.render("z.svg")        # through Graphviz's `dot`
+    >>> glassgrad.glass.graph(loss, collapse=2).render("model.svg")   # modules as boxes
 
 Tensors are named after the caller's variables (pass ``names={"x": x, ...}`` to choose).
+Pictures group the nodes made in ``nn.Module`` calls in one cluster per module; ``collapse``
+draws chosen modules as one box each (see Graph). DOT has no interactive folding: each
+collapse setting is its own picture.
 """
 import html
 import pathlib
@@ -23,11 +27,21 @@ class GraphvizNotFound(RuntimeError):
 
 
 class Graph:
-    """A drawing of the history of ``roots``; see text(), to_dot(), render()."""
+    """A drawing of the history of ``roots``; see text(), to_dot(), render().
 
-    def __init__(self, roots, names=None, max_paths=MAX_PATHS):
+    ``collapse`` (pictures only; the text form lists every node): None or 0, every module is a
+    cluster of its nodes; an int N, every module N levels deep (the model the user called is
+    level 1) is drawn as one box, hiding the nodes, saved tensors and parameter leaves of it
+    and of its submodules; a collection of module paths ({"net.3", "model.encoder"}), those
+    modules as boxes. A box is labelled with the module's path and class (``net.3: Sigmoid``)
+    and the number of nodes it hides; the edges into and out of its nodes are its edges."""
+
+    def __init__(self, roots, names=None, max_paths=MAX_PATHS, collapse=None):
         self.history = History(roots, names)
         self.max_paths = max_paths
+        self.collapse = _check_collapse(collapse)
+        if isinstance(self.collapse, frozenset):    # unknown paths refused now, not when drawn
+            _collapsed(module_clusters(self.history), self.collapse)
 
     @property
     def nodes(self):
@@ -98,10 +112,16 @@ class Graph:
     def to_dot(self):
         """Graphviz DOT source. Nodes made inside ``nn.Module`` calls lie in one
         ``subgraph cluster_k`` per module, nested as the modules ran (labelled ``net.0: Linear``;
-        its full repr is the tooltip); a parameter's leaf lies in its module's cluster."""
+        its full repr is the tooltip); a parameter's leaf lies in its module's cluster. A
+        collapsed module (see ``collapse``) is one box, ``m_k``, instead of its cluster."""
         h = self.history
         ids = {info.node: f"n{k}" for k, info in enumerate(self.nodes)}
         roots = {info.node for info, _ in h.root_infos}
+        top = module_clusters(h)
+        for k, c in enumerate(_collapsed(top, self.collapse), 1):
+            c.box = f"m{k}"
+            for node in _subtree_nodes(c):
+                ids[node] = c.box       # the box stands for each node it hides
         out = ["digraph glassgrad {",
                '  graph [rankdir=TB, fontname="Helvetica", fontsize=11];',
                '  node [shape=box, style="rounded,filled", fillcolor=white, '
@@ -111,13 +131,20 @@ class Graph:
             out.append(f'  empty [label={_q(self.text().strip())}, shape=plaintext];')
         statements, edges = {}, []
         for info in self.nodes:
-            statements[info.node] = self._dot_node(info, ids, roots, edges)
+            if not ids[info.node].startswith("m"):
+                statements[info.node] = self._dot_node(info, ids, roots, edges)
         for info in self.nodes:
             for e in info.edges:
+                a, b = ids[e.node.node], ids[info.node]
+                if a == b:          # inside one box
+                    continue
+                if a.startswith("m") or b.startswith("m"):
+                    edges.append(f"{a} -> {b};")
+                    continue
                 label = e.input + (f" (output {e.output_nr})" if e.node.n_outputs > 1 else "")
-                edges.append(f"{ids[e.node.node]} -> {ids[info.node]} [label={_q(label)}];")
-        out += _emit(module_clusters(h), statements, "  ")
-        out += ["  " + e for e in edges]
+                edges.append(f"{a} -> {b} [label={_q(label)}];")
+        out += _emit(top, statements, "  ", roots=roots)
+        out += ["  " + e for e in dict.fromkeys(edges)]     # a box's edges once each
         out.append("}")
         return "\n".join(out) + "\n"
 
@@ -188,12 +215,27 @@ class Graph:
         return f"<pre>{html.escape(self.text())}</pre>"
 
 
-def graph(t, names=None, max_paths=MAX_PATHS):
+def graph(t, names=None, max_paths=MAX_PATHS, collapse=None):
     """The history behind tensor ``t`` (or a list of tensors). Tensors are named after the
-    caller's variables unless ``names`` ({name: tensor}) is given."""
+    caller's variables unless ``names`` ({name: tensor}) is given. ``collapse``: the modules
+    the pictures draw as one box each (a depth, or module paths; see Graph)."""
     if names is None:
         names = caller_names(2)
-    return Graph(t, names, max_paths)
+    return Graph(t, names, max_paths, collapse)
+
+
+def _check_collapse(collapse):
+    """``collapse`` as given: None, an int >= 0, or a frozenset of module paths."""
+    if collapse is None or type(collapse) is int and collapse >= 0:
+        return collapse or None
+    if isinstance(collapse, str):
+        return frozenset([collapse])
+    if type(collapse) is not bool and hasattr(collapse, "__iter__"):
+        paths = frozenset(collapse)
+        if all(isinstance(p, str) for p in paths):
+            return paths
+    raise TypeError(f"graph(collapse=...): expected a depth (an int >= 0) or module paths "
+                    f"(strings such as 'net.3'), but got {collapse!r}")
 
 
 class Cluster:
@@ -203,6 +245,38 @@ class Cluster:
     def __init__(self, path=None, module=None, cls=None):
         self.path, self.module, self.cls = path, module, cls
         self.nodes, self.children = [], []
+        self.box = None         # the DOT id of its box when it is drawn collapsed
+
+
+def _collapsed(top, collapse):
+    """The clusters drawn as boxes: those ``collapse`` names (see Graph), outermost first (a
+    module inside a collapsed one is hidden with it)."""
+    if not collapse:
+        return []
+    out, found, stack = [], set(), [(c, 1) for c in reversed(top.children)]
+    while stack:
+        c, depth = stack.pop()
+        found.add(c.path)
+        if depth == collapse if type(collapse) is int else c.path in collapse:
+            out.append(c)
+            continue
+        stack += [(child, depth + 1) for child in reversed(c.children)]
+    if type(collapse) is not int:
+        every = _all_paths(top)
+        missing = sorted(collapse - every)
+        if missing:
+            raise ValueError(f"graph(collapse=...): no module {', '.join(map(repr, missing))} "
+                             f"made nodes of this history; its modules: "
+                             f"{', '.join(sorted(every)) or '(none)'}")
+    return out
+
+
+def _all_paths(cluster):
+    return {p for c in cluster.children for p in (c.path, *_all_paths(c))}
+
+
+def _subtree_nodes(cluster):
+    return [*cluster.nodes, *(n for c in cluster.children for n in _subtree_nodes(c))]
 
 
 def module_clusters(h):
@@ -230,20 +304,36 @@ def module_clusters(h):
     return top
 
 
-def _emit(cluster, statements, indent, counter=None):
+def _emit(cluster, statements, indent, counter=None, roots=()):
     """DOT lines for ``cluster``: its nodes' statements, then its children as nested
-    ``subgraph cluster_k`` blocks."""
+    ``subgraph cluster_k`` blocks (a collapsed child: its box)."""
     counter = counter if counter is not None else [0]
     out = [indent + line for node in cluster.nodes for line in statements[node]]
     for child in cluster.children:
+        if child.box is not None:
+            out.append(indent + _box(child, roots))
+            continue
         counter[0] += 1
         out.append(f"{indent}subgraph cluster_{counter[0]} {{")
         out.append(f"{indent}  label={_q(child.path + ': ' + child.cls.__name__)}; "
                    f"tooltip={_q(one_line(child.module) if child.module is not None else '?')}; "
                    'style="rounded,dashed"; color="#7f8c8d"; fontcolor="#34495e";')
-        out += _emit(child, statements, indent + "  ", counter)
+        out += _emit(child, statements, indent + "  ", counter, roots)
         out.append(f"{indent}}}")
     return out
+
+
+def _box(cluster, roots):
+    """The DOT statement of a collapsed module: one box named by its path and class."""
+    hidden = _subtree_nodes(cluster)
+    n = len(hidden)
+    label = [f"{cluster.path}: {cluster.cls.__name__}", f"{n} node{'s' * (n != 1)} inside"]
+    tooltip = one_line(cluster.module) if cluster.module is not None else "?"
+    attrs = (f'label={_q(_lines(label, NEWLINE), raw=True)}, tooltip={_q(tooltip)}, '
+             'shape=box3d, style=filled, fillcolor="#e8eaf6", color="#7f8c8d"')
+    if any(node in roots for node in hidden):
+        attrs += ", penwidth=2"
+    return f"{cluster.box} [{attrs}];"
 
 
 def _class(module, call=None):
