@@ -276,6 +276,17 @@ g = torch.glass.graph(loss)
 print(g.text())
 """
 
+MODULES_TRACE = """\
+from glassgrad import nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 3), nn.Tanh(), nn.Linear(3, 1))
+loss = net(torch.ones(2, 3)).sum()
+with torch.glass.trace_backward() as tr:
+    loss.backward()
+print(tr)
+"""
+
 MODULES_SUMMARY = """\
 from glassgrad import nn
 
@@ -339,6 +350,30 @@ def modules_section(out_dir=None):
     if out_dir is not None and dot_available():
         ns["g"].render(pathlib.Path(out_dir) / "glass_modules.svg")
         parts.append('`g.render("glass_modules.svg")`:\n\n![modules](glass_modules.svg)\n\n')
+    parts.append(textwrap.dedent("""\
+        `collapse=` draws modules as one box each, labelled with the module's path and class
+        and the number of nodes it hides (its nodes, saved tensors, parameter leaves and
+        submodules); the edges into and out of its nodes become the box's edges. Give a depth
+        (`collapse=2`: every module two levels deep, the model itself being level 1;
+        `collapse=1`: the whole model as one box) or module paths
+        (`collapse={"model.0"}`; a path that made no node of the history is refused with the
+        list of those that did). DOT has no interactive folding, so each setting is its own
+        picture; the text form always lists every node:
+
+        """))
+    parts.append(_block('torch.glass.graph(loss, collapse={"model.0"}).render('
+                        '"glass_modules_collapsed.svg")', "python") + "\n")
+    if out_dir is not None and dot_available():
+        glassgrad.glass.graph(ns["loss"], names=ns, collapse={"model.0"}).render(
+            pathlib.Path(out_dir) / "glass_modules_collapsed.svg")
+        parts.append("![modules collapsed](glass_modules_collapsed.svg)\n\n")
+    trace_text, _ = _printed(MODULES_TRACE)
+    parts.append(textwrap.dedent("""\
+        `trace_backward()` names modules too: each step's `module` (a column of the table) is
+        the module its node was made in, with its class; an `AccumulateGrad` names the module
+        holding the parameter:
+
+        """) + _block(MODULES_TRACE, "python") + "\n" + _block(trace_text) + "\n")
     parts += [textwrap.dedent("""\
         `glassgrad.glass.summary(model, *inputs, **kwargs)` runs the model once and prints (and
         returns: `.rows`, `.output`, `str()`) a table of each module's output shape(s), its own
