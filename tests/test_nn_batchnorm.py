@@ -136,7 +136,7 @@ def test_node_saves_what_torchs_saves(training, affine, stats):
         y = bn(x)
         saved = saved_of(y.grad_fn)
         out[lib] = saved, bn, x
-    (ts, tbn, tx), (gs, gbn, gx) = out[T], out[torch]
+    (ts, _, _), (gs, gbn, gx) = out[T], out[torch]
     assert sorted(gs) == sorted(ts)
     for name, tv in ts.items():
         gv = gs[name]

@@ -4,6 +4,7 @@ BinaryCrossEntropyBackward0, BinaryCrossEntropyWithLogitsBackward0, NllLossBackw
 NllLoss2DBackward0); the ones ATen composes (l1_loss, kl_div, cross_entropy with probabilities
 or label smoothing) are composed of the same ops here. Backward formulas are tensor ops, so
 they differentiate again."""
+import math
 import warnings
 
 from .. import dtypes
@@ -555,6 +556,74 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                    ignore_index)
 
 
+@public("functional")
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """torch's reference path: cross_entropy(linear(input, linear_weight, linear_bias),
+    target), the logits shaped (*batch, C, *out_features) for a weight (C, *out_features,
+    in_features). torch's chunked path (``options``, a LinearCrossEntropyOptions, where it
+    applies) is not implemented: it raises NotImplementedError rather than run another
+    computation under that name."""
+    from .nn import linear
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batch, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {input.shape[-1]} and "
+                           f"{linear_weight.shape[-1]}, respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, "
+                           f"(N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batch, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains "
+                           "probabilities")
+    ignore_index = -100 if ignore_index is None else ignore_index
+    if options is not None:
+        _linear_cross_entropy_options(options, target, reduction, label_smoothing,
+                                      out_features, linear_bias)
+    if out_features:
+        flat = math.prod(out_features) * classes
+        linear_weight = linear_weight.reshape((flat, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(flat)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=ignore_index, label_smoothing=label_smoothing)
+
+
+def _linear_cross_entropy_options(options, target, reduction, label_smoothing, out_features,
+                                  linear_bias):
+    """torch's choice for a call with ``options``: its warning where the chunked path does not
+    apply (the reference path runs), else the chunked path, which glassgrad does not have."""
+    if (out_features or reduction not in {"mean", "sum", "none"} or label_smoothing != 0.0
+            or target.dtype != dtypes.int64):
+        warnings.warn(
+            "linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+            "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, "
+            f"out_features == (). Got reduction={reduction!r}, "
+            f"label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+            f"out_features={tuple(out_features)}, tracing=False, linear_bias.shape="
+            f"{tuple(linear_bias.shape) if linear_bias is not None else None}.",
+            stacklevel=3)
+        return
+    raise NotImplementedError(
+        f"linear_cross_entropy(options={options!r}): glassgrad has no chunked "
+        "implementation (torch's _linear_cross_entropy_batch_chunked); pass options=None for "
+        "the reference path, cross_entropy(linear(input, linear_weight, linear_bias), target)")
+
+
 # -- kl divergence -----------------------------------------------------------------------------
 @public("functional")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -669,7 +738,6 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * (input + eps).log()
     if full:
-        import math
         stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _apply_reduction(loss, _enum(reduction))
@@ -712,7 +780,6 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 @public("functional")
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
-    import math
     from .._autograd.grad_mode import no_grad
     if isinstance(var, float):
         if var < 0:

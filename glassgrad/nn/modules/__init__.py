@@ -1,6 +1,7 @@
 """torch.nn.modules: one file per family, as torch's; each file's __all__ is re-exported."""
 from . import (activation, adaptive, attention, batchnorm, channelshuffle, container, conv,
-               distance, dropout, flatten, fold, instancenorm, lazy, linear, loss, module,
+               distance, dropout, flatten, fold, instancenorm, lazy, linear,
+               linear_cross_entropy_options, loss, module,
                normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer,
                upsampling)
 from .activation import *  # noqa: F401,F403
@@ -17,6 +18,7 @@ from .fold import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
+from .linear_cross_entropy_options import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
@@ -31,4 +33,5 @@ from .upsampling import *  # noqa: F401,F403
 __all__ = [name for m in (module, container, linear, flatten, conv, pooling, activation,
                           dropout, batchnorm, instancenorm, normalization, sparse, distance,
                           loss, lazy, adaptive, padding, pixelshuffle, channelshuffle, fold,
-                          upsampling, rnn, attention, transformer) for name in m.__all__]
+                          upsampling, rnn, attention, transformer,
+                          linear_cross_entropy_options) for name in m.__all__]
