@@ -539,6 +539,12 @@ def test_trace_names_a_model_by_the_names_given():
     with torch.glass.trace_backward(names={"encoder": net}) as tr:
         out.backward()
     assert [s.module for s in tr if s.node == "TanhBackward0"] == ["encoder.1 (Tanh)"]
+    import gc
+    import weakref
+    gone = weakref.ref(net)
+    del net, out
+    gc.collect()
+    assert gone() is None       # the trace keeps names, not the model
     x = torch.ones(2, requires_grad=True)
     with torch.glass.trace_backward() as tr:
         (x * 2).sum().backward()

@@ -122,6 +122,7 @@ class Trace(Tracer):
 
     def __exit__(self, *exc):
         state.tracer = self._prev
+        self._modules = ModuleNames()       # the steps have their names: hold no model
 
     def __iter__(self):
         return iter(self.steps)
