@@ -737,15 +737,13 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                 raise RuntimeError("unsupported operation: some elements of the input tensor and "
                                    "the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
-    if op.dtype_rule not in ("same", "bool") and all(isinstance(v, (Tensor, int, float))
-                                                   for v in values):
-        # like torch, the common dtype must fit self before a kernel is looked for
-        common = dtypes.result_type(*(values if op.promote is None else
-                                      [values[i] for i in op.promote]))
-        if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
-            common = dtypes.get_default_dtype()
-        _check_fits(self, common)
-    arrays, want = op.prepare(values, attrs)
+    try:
+        arrays, want = op.prepare(values, attrs)
+    except Exception:   # like torch, the common dtype must fit self before a kernel is looked for
+        _check_common_fits(op, self, values)
+        raise
+    if callable(op.dtype_rule):     # (a named rule's result is the common dtype)
+        _check_common_fits(op, self, values)
     if want is not None:
         _check_fits(self, want)
     saved_self = None
@@ -755,7 +753,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    out = op.kernel(arrays)(*arrays, **attrs)
+    out = (op.kernels.get(type(arrays[0])) or op.kernel(arrays))(*arrays, **attrs)
     if self._data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
             out).dtype.kind != "c":     # a real result of a complex input (abs)
         raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
@@ -779,6 +777,19 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _check_common_fits(op, self, values):
+    """The common dtype of an in-place op's operands (its dtype rule's promotion) must fit
+    self."""
+    if op.dtype_rule in ("same", "bool") or not all(isinstance(v, (Tensor, int, float))
+                                                    for v in values):
+        return
+    common = dtypes.result_type(*(values if op.promote is None else
+                                  [values[i] for i in op.promote]))
+    if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
+        common = dtypes.get_default_dtype()
+    _check_fits(self, common)
 
 
 def _check_fits(self, want):
