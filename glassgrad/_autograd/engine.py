@@ -370,7 +370,7 @@ class GraphTask:
                 if ready is not None:   # (queued in edge order, as the heap's ties want)
                     self.push(ready)
                 ready = nxt
-        if ready is not None and self.heap:
-            self.push(ready)
-            return None
-        return ready
+        if ready is None or not self.heap:
+            return ready
+        self.push(ready)
+        return None

@@ -460,12 +460,11 @@ class OpDef:
                 r._version_counter = src._version_counter
                 r._base = src if src._base is None else src._base
                 r._inference = inference or src._inference
-                if _kind(out.dtype) in "fc":   # a differentiable view: kept for in-place rebase
+                if out.dtype in _DIFFERENTIABLE:  # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
                                         inference, self.multi)
             results.append(r)
-        if state.grad and self.differentiable and outs and (
-                outs[0].dtype.kind in "fc" or outs[0].dtype is _bfloat16):
+        if state.grad and self.differentiable and outs and outs[0].dtype in _DIFFERENTIABLE:
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
@@ -483,8 +482,11 @@ class OpDef:
     def needs(self, values):
         """For each differentiable input: does it require grad? None when none does."""
         i = self._single_diff
-        if i is not None:       # the common cases, without a list
-            return _ONE_NEEDED if _requires_grad(values[i]) else None
+        if i is not None:       # the common cases, without a list (_requires_grad, inline)
+            v = values[i]
+            return _ONE_NEEDED if isinstance(v, Tensor) and (
+                v._requires_grad or v._grad_fn is not None or (
+                    v._view is not None and v._base.requires_grad)) else None
         if self._pair:
             a, b = values
             a = type(a) in _TENSOR_TYPES and _requires_grad(a)
@@ -862,6 +864,8 @@ def _rebase_view(self, node, old_fn, old_nr):
 
 
 _ONE_NEEDED = (True,)
+# the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
+_DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
 _NO_EDGE = (None, 0)
 
 
