@@ -284,7 +284,8 @@ class GraphTask:
             self.node = node
             if plain and node._pre_hooks is None and node._hooks is None and \
                     node._tensor_pre_hooks is None and node._retain_grad_hooks is None and \
-                    not (type(node) is AccumulateGrad and node.hooked()):
+                    not (type(node) is AccumulateGrad and node.variable._hook_state is not None
+                         and node.hooked()):
                 out = node.apply_arrays(grads) if self.arrays else node.apply(grads)
                 if not node._exact:
                     out = _validate(node, out)
