@@ -669,14 +669,9 @@ _FAST_TYPES = {"Tensor": _overrides.PLAIN, "bool": {bool}, "int64_t": {int}, "Sy
 
 def _fast_types(p):
     """The exact types that may skip parsing in this parameter's slot (None: none may)."""
-    types = _FAST_TYPES.get(p.kind)
     if p.kind in ("IntArrayRef", "SymIntArrayRef") and p.size:
-        types = {int}
-    if types is None:
-        return None
-    if p.kind == "Tensor" and p.numbers_as_tensors:
-        return None
-    return types
+        return {int}
+    return _FAST_TYPES.get(p.kind)
 
 
 def bind(impl, signatures, method=False, positional=False):
@@ -713,21 +708,21 @@ def bind(impl, signatures, method=False, positional=False):
     plans = {}      # a call's shape (see slow) -> its plan (_plan), or False: none
 
     def slow(self, args, kwargs):
+        key = (type(self), *map(type, args), *kwargs, *map(type, kwargs.values()))
+        plan = plans.get(key)
+        if plan:    # (its values are plain tensors, numbers and int lists: no override)
+            values = _planned(plan, args, kwargs)
+            if values is not None:
+                return impl(**values) if self is None else impl(self, **values)
         overrides = _overrides.overloaded(args if self is None else (self, *args), kwargs)
         if overrides:   # a __torch_function__ type among the arguments: it takes the call
             return _overrides.dispatch(public, args if self is None else (self, *args), kwargs,
                                        overrides)
-        key = (*map(type, args), *kwargs, *map(type, kwargs.values()))
-        plan = plans.get(key)
-        if plan:
-            values = _planned(plan, args, kwargs)
-            if values is not None:
-                return impl(**values) if self is None else impl(self, **values)
         values = parser.parse(args, kwargs)
         out = values.pop("out", None) if has_out else None
         if out is not None:
             _refuse_autograd(name, [self, out, *values.values()])
-        elif plan is None:
+        elif plan is None and (self is None or type(self) in _overrides.PLAIN):
             plans[key] = _plan(parser, args, kwargs) or False
         result = impl(**values) if self is None else impl(self, **values)
         return result if out is None else _write_out(name, result, out)

@@ -7,8 +7,8 @@ _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
-    __slots__ = ("name", "np", "kind", "reduced", "is_floating_point", "is_signed", "itemsize", "category",
-                 "tensor_type")
+    __slots__ = ("name", "np", "kind", "reduced", "is_floating_point", "is_complex", "is_signed",
+                 "itemsize", "category", "tensor_type")
 
     def __init__(self, name, np_dtype, tensor_type):
         self.name = name
@@ -18,13 +18,10 @@ class dtype:
         self.reduced = self.np.itemsize == 2 and kind == "f"    # float16, bfloat16
         self.category = {"b": _BOOL, "f": _FLOAT, "c": _COMPLEX}.get(kind, _INT)
         self.is_floating_point = self.category == _FLOAT
+        self.is_complex = self.category == _COMPLEX
         self.is_signed = kind in "ifc"
         self.itemsize = self.np.itemsize
         self.tensor_type = tensor_type
-
-    @property
-    def is_complex(self):
-        return self.category == _COMPLEX
 
     def to_real(self):
         """The real dtype of a complex one's parts (itself for a real dtype)."""

@@ -147,3 +147,27 @@ def test_plain_calls_take_the_fast_path():
     _, logged, plain, _, _ = _classes(gg)
     assert gg.Tensor in _overrides.PLAIN and gg.nn.Parameter in _overrides.PLAIN
     assert logged not in _overrides.PLAIN and plain not in _overrides.PLAIN
+
+
+def test_a_planned_call_shape_still_dispatches():
+    """The argument layer plans a call shape (keywords, int lists) once it has parsed it; a
+    shape first seen with the protocol disabled must not skip the subclass's
+    __torch_function__ afterwards (plans are made for plain tensors only)."""
+    def program(lib):
+        log, logged, _, _, _ = _classes(lib)
+        s = lib.arange(6.).reshape(2, 3).as_subclass(logged)
+        calls = [lambda: s.sum(dim=1, keepdim=True), lambda: s.permute((1, 0)),
+                 lambda: lib.sum(s, dim=[0]), lambda: s.sub_(lib.ones(3), alpha=2)]
+        seen = []
+        for call in calls:
+            with lib.DisableTorchFunctionSubclass():
+                inside = call()
+            before = len(log)
+            outside = call()
+            seen.append([type(inside).__name__, type(outside).__name__, len(log) - before])
+        for _ in range(2):  # planned shapes with plain tensors, then the subclass again
+            x = lib.arange(6.).reshape(2, 3)
+            seen.append([type(x.sum(dim=1, keepdim=True)).__name__,
+                         type(s.sum(dim=1, keepdim=True)).__name__])
+        return [seen, len(log)]
+    same(program)

@@ -273,6 +273,7 @@ class GraphTask:
         """Pop a ready node, evaluate it, hand its gradients on. A chain link's next node, or
         the only node made ready, runs without a queue round trip."""
         heap, buffers, deps, heappop = self.heap, self.buffers, self.deps, heapq.heappop
+        plain = not self.slow and self.captures is None and self.needed is None
         node = grads = None
         while True:
             if node is None:
@@ -281,7 +282,15 @@ class GraphTask:
                 node = heappop(heap)[2]
                 grads = buffers.pop(node)
             self.node = node
-            out = self.evaluate(node, grads)
+            if plain and node._pre_hooks is None and node._hooks is None and \
+                    node._tensor_pre_hooks is None and node._retain_grad_hooks is None and \
+                    not (type(node) is AccumulateGrad and node.variable._hook_state is not None
+                         and node.hooked()):
+                out = node.apply_arrays(grads) if self.arrays else node.apply(grads)
+                if not node._exact:
+                    out = _validate(node, out)
+            else:
+                out = self.evaluate(node, grads)
             grads = None    # only the node held them: an AccumulateGrad may have taken one
             if not self.keep_graph:
                 node.release()
@@ -307,8 +316,9 @@ class GraphTask:
                 grads = buffers.pop(node)
 
     def evaluate(self, node, grads):
-        """Run ``node`` on ``grads`` (with its hooks, when it has any): its gradients, one per
-        next function; () for a leaf's AccumulateGrad."""
+        """Run ``node`` on ``grads`` with its hooks and the captures of autograd.grad (run()
+        applies a node without any itself): its gradients, one per next function (() for a
+        leaf's AccumulateGrad), or None for a node no target needs."""
         hooks_done = False
         if self.captures is not None and node in self.captures:
             if self.arrays:
@@ -346,7 +356,7 @@ class GraphTask:
         node this made ready when nothing else is queued (it runs next), else queues the ready
         ones by sequence number and returns None."""
         deps, buffers = self.deps, self.buffers
-        ready = []
+        ready = None
         for (nxt, nr), g in zip(edges, out):
             if nxt is None:
                 continue
@@ -358,9 +368,10 @@ class GraphTask:
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0 and nxt in buffers:
-                ready.append(nxt)
-        if len(ready) == 1 and not self.heap:
-            return ready[0]
-        for nxt in ready:
-            self.push(nxt)
+                if ready is not None:   # (queued in edge order, as the heap's ties want)
+                    self.push(ready)
+                ready = nxt
+        if ready is None or not self.heap:
+            return ready
+        self.push(ready)
         return None

@@ -55,11 +55,9 @@ class NumpyBackend:
         """The address of a's first element (torch's data_ptr())."""
         return a.__array_interface__["data"][0]
 
-    @staticmethod
-    def may_share_memory(a, b):
-        """Whether a and b may overlap (bounds only: False is certain, True may be a false
-        alarm for interleaved strided views)."""
-        return numpy.may_share_memory(a, b)
+    # whether a and b may overlap (bounds only: False is certain, True may be a false alarm
+    # for interleaved strided views)
+    may_share_memory = staticmethod(numpy.may_share_memory)
 
     @staticmethod
     def as_strided(a, shape, strides):

@@ -25,20 +25,27 @@ from .shape import (_squeeze_result, _t, _transpose, _unsafe_view_of, _unsqueeze
 def _in_float(forward):
     """A product's forward as torch's CPU GEMMs run it: float16 and bfloat16 operands
     accumulate in float32, the result rounded once (NumPy's float16 matmul accumulates in
-    half; ml_dtypes' bfloat16 matmul returns float32)."""
-    plain = forward if not isinstance(forward, str) else (
-        lambda xp, *arrays, **attrs: getattr(xp, forward)(*arrays, **attrs))
+    half; ml_dtypes' bfloat16 matmul returns float32). ``forward``: a function (xp, *arrays,
+    **attrs), or the name of the namespace's function (called without another frame)."""
+    if isinstance(forward, str):
+        name = forward
+
+        def forward(xp, *arrays, **attrs):
+            return getattr(xp, name)(*arrays, **attrs)
+    else:
+        name = None
 
     def run(xp, *arrays, **attrs):
         d = arrays[0].dtype
         if d not in reduced_floats:
-            return plain(xp, *arrays, **attrs)
-        return xp.asarray(plain(xp, *(a.astype(xp.float32) for a in arrays), **attrs)).astype(d)
+            return (getattr(xp, name)(*arrays, **attrs) if name is not None else
+                    forward(xp, *arrays, **attrs))
+        return xp.asarray(forward(xp, *(a.astype(xp.float32) for a in arrays), **attrs)).astype(d)
     return run
 
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
-_matmul = _in_float(lambda xp, self, mat2: xp.matmul(self, mat2))
+_matmul = _in_float("matmul")
 _mm = defop("MmBackward0", _matmul, ("self", "mat2"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),

@@ -460,12 +460,11 @@ class OpDef:
                 r._version_counter = src._version_counter
                 r._base = src if src._base is None else src._base
                 r._inference = inference or src._inference
-                if _kind(out.dtype) in "fc":   # a differentiable view: kept for in-place rebase
+                if out.dtype in _DIFFERENTIABLE:  # a differentiable view: kept for in-place rebase
                     r._view = view_meta(src, src._version_counter.version, state.grad,
                                         inference, self.multi)
             results.append(r)
-        if state.grad and self.differentiable and outs and (
-                outs[0].dtype.kind in "fc" or outs[0].dtype is _bfloat16):
+        if state.grad and self.differentiable and outs and outs[0].dtype in _DIFFERENTIABLE:
             needs = self.needs(values)
             if needs is not None:
                 self.attach(results, values, attrs, needs)
@@ -483,12 +482,17 @@ class OpDef:
     def needs(self, values):
         """For each differentiable input: does it require grad? None when none does."""
         i = self._single_diff
-        if i is not None:       # the common cases, without a list
-            return _ONE_NEEDED if _requires_grad(values[i]) else None
+        if i is not None:       # the common cases, without a list (_requires_grad, inline)
+            v = values[i]
+            return _ONE_NEEDED if isinstance(v, Tensor) and (
+                v._requires_grad or v._grad_fn is not None or (
+                    v._view is not None and v._base.requires_grad)) else None
         if self._pair:
             a, b = values
-            a = type(a) in _TENSOR_TYPES and _requires_grad(a)
-            b = type(b) in _TENSOR_TYPES and _requires_grad(b)
+            a = type(a) in _TENSOR_TYPES and (a._requires_grad or a._grad_fn is not None or (
+                a._view is not None and a._base.requires_grad))
+            b = type(b) in _TENSOR_TYPES and (b._requires_grad or b._grad_fn is not None or (
+                b._view is not None and b._base.requires_grad))
             return (a, b) if a or b else None
         needs = [_requires_grad(v) for v in (
             values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
@@ -737,15 +741,13 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                 raise RuntimeError("unsupported operation: some elements of the input tensor and "
                                    "the written-to tensor refer to a single memory location. "
                                    "Please clone() the tensor before performing the operation.")
-    if op.dtype_rule not in ("same", "bool") and all(isinstance(v, (Tensor, int, float))
-                                                   for v in values):
-        # like torch, the common dtype must fit self before a kernel is looked for
-        common = dtypes.result_type(*(values if op.promote is None else
-                                      [values[i] for i in op.promote]))
-        if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
-            common = dtypes.get_default_dtype()
-        _check_fits(self, common)
-    arrays, want = op.prepare(values, attrs)
+    try:
+        arrays, want = op.prepare(values, attrs)
+    except Exception:   # like torch, the common dtype must fit self before a kernel is looked for
+        _check_common_fits(op, self, values)
+        raise
+    if callable(op.dtype_rule):     # (a named rule's result is the common dtype)
+        _check_common_fits(op, self, values)
     if want is not None:
         _check_fits(self, want)
     saved_self = None
@@ -755,7 +757,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    out = op.kernel(arrays)(*arrays, **attrs)
+    out = (op.kernels.get(type(arrays[0])) or op.kernel(arrays))(*arrays, **attrs)
     if self._data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
             out).dtype.kind != "c":     # a real result of a complex input (abs)
         raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
@@ -779,6 +781,19 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _check_common_fits(op, self, values):
+    """The common dtype of an in-place op's operands (its dtype rule's promotion) must fit
+    self."""
+    if op.dtype_rule in ("same", "bool") or not all(isinstance(v, (Tensor, int, float))
+                                                    for v in values):
+        return
+    common = dtypes.result_type(*(values if op.promote is None else
+                                  [values[i] for i in op.promote]))
+    if op.dtype_rule == "float" and not common.is_floating_point and not common.is_complex:
+        common = dtypes.get_default_dtype()
+    _check_fits(self, common)
 
 
 def _check_fits(self, want):
@@ -851,6 +866,8 @@ def _rebase_view(self, node, old_fn, old_nr):
 
 
 _ONE_NEEDED = (True,)
+# the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
+_DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
 _NO_EDGE = (None, 0)
 
 
