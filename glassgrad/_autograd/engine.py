@@ -1,11 +1,12 @@
 """run_backward: dependency counting, a ready queue ordered like PyTorch's, per-node input
 buffers and central validation (shape reduction, dtype cast) of every gradient. No recursion.
 
-A backward pass is a GraphTask (PyTorch's name): ``run`` pops a ready node, ``evaluate`` runs it
-(the one place a node is applied), ``route`` hands its gradients to the nodes they belong to and
-says which runs next. Without create_graph gradients flow as NumPy arrays (array mode): the engine calls
-``node.apply_arrays`` (rows whose formulas work on arrays and leaves take them as they are; the
-base Node wraps them for ``apply``) and ``node.apply`` otherwise; every hook sees Tensors.
+A backward pass is a GraphTask (PyTorch's name): ``run`` pops a ready node and applies it
+(``evaluate`` when it has hooks or autograd.grad captures its gradients), ``route`` hands its
+gradients to the nodes they belong to and says which runs next. Without create_graph gradients
+flow as NumPy arrays (array mode): the engine calls ``node.apply_arrays`` (rows whose formulas
+work on arrays and leaves take them as they are; the base Node wraps them for ``apply``) and
+``node.apply`` otherwise; every hook sees Tensors.
 """
 import heapq
 

@@ -192,26 +192,26 @@ def matmul(input, other):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{d1}D and {d2}D")
     if d1 == 1 and d2 == 1:
-        return dot(input, other)
+        return _dot_step(input, other)
     if d1 == 2 and d2 == 1:
-        return mv(input, other)
+        return _mv_step(input, other)
     if d1 == 1 and d2 == 2:     # ATen squeezes the fresh mm result in place: one version bump
-        out = _squeeze_result(mm(input.unsqueeze(0), other), dim=0)
+        out = _squeeze_result(_mm_step(input.unsqueeze(0), other), dim=0)
         out._version_counter.version += 1
         return out
     if d1 == 2 and d2 == 2:
-        return mm(input, other)
+        return _mm_step(input, other)
     if _should_fold(input, other):
         flip = d2 > d1
         t1 = other.transpose(-1, -2) if flip else input
         t2 = (input.t() if d1 == 2 else input) if flip else other
         out_shape = list(t1.shape[:-1])
-        folded = reshape(t1, (-1, t1.shape[-1]))
+        folded = _reshape_step(t1, (-1, t1.shape[-1]))
         if t2.dim() == 2:
             out_shape.append(t2.shape[1])
-            out = _unsafe_view_of(mm(folded, t2), out_shape)
+            out = _unsafe_view_of(_mm_step(folded, t2), out_shape)
             return contiguous(out.transpose(-1, -2)) if flip else out
-        return _unsafe_view_of(mv(folded, t2), out_shape)
+        return _unsafe_view_of(_mv_step(folded, t2), out_shape)
     n = input.shape[-2] if d1 > 1 else 1
     m1 = input.shape[-1]
     m2 = other.shape[-2] if d2 > 1 else other.shape[0]
@@ -220,11 +220,10 @@ def matmul(input, other):
     nb = 1
     for s in batch:
         nb *= s
-    a = reshape(expand(input, (*batch, n, m1)), (nb, n, m1))
-    b = reshape(expand(other, (*batch, m2, p)) if d2 > 1 else expand(other, (*batch, m2)),
-                (nb, m2, p))
+    a = _reshape_step(expand(input, (*batch, n, m1)), (nb, n, m1))
+    b = _reshape_step(expand(other, (*batch, m2, p) if d2 > 1 else (*batch, m2)), (nb, m2, p))
     out_shape = list(batch) + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
-    return _unsafe_view_of(bmm(a, b), out_shape)
+    return _unsafe_view_of(_bmm_step(a, b), out_shape)
 
 
 
@@ -1298,4 +1297,8 @@ public("method", name="triu_", method_signatures=("triu_(Tensor self, SymInt dia
 public("__rmatmul__")(lambda self, other: matmul(other, self))
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
+# matmul's steps call the implementations, not their public forms: its operands are tensors
+# already, the argument layer has nothing to decide
+_dot_step, _mv_step, _mm_step, _bmm_step = dot, mv, mm, bmm
+_reshape_step = reshape.__wrapped__
 publish(globals())
