@@ -203,7 +203,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
-            grads = _autograd_grad((output,), flat, create_graph=level.outer)
+            # a graph of the gradient only where something outside can differentiate it (the
+            # output reaches a tensor of an enclosing level); else unwrap would detach it
+            grads = _autograd_grad((output,), flat, create_graph=level.outer and (
+                output.requires_grad and level._reaches_outside(output)))
             grads = tree_unflatten([level.unwrap(g) for g in grads], spec)
             output = level.unwrap(output)
             if has_aux:

@@ -38,7 +38,16 @@ def _in_float(forward):
 
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
-_matmul = _in_float(lambda xp, self, mat2: xp.matmul(self, mat2))
+def _product(xp, self, mat2):
+    """A matrix product; a stack of outer products (inner size 1) as a broadcast multiply:
+    one product per element either way, but NumPy's stacked matmul has no BLAS path there
+    (vmap's per-sample gradients of a linear layer are such stacks)."""
+    if self.shape[-1] == 1 and mat2.ndim >= 2 and self.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
+        return xp.multiply(self, mat2)
+    return xp.matmul(self, mat2)
+
+
+_matmul = _in_float(_product)
 _mm = defop("MmBackward0", _matmul, ("self", "mat2"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),
