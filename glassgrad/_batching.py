@@ -178,13 +178,14 @@ class _Ops:
     """The public functions the rules call (imported when a body first runs)."""
 
     def __init__(self):
-        from .ops.linalg import matmul
+        from .ops.linalg import _bmm, matmul
         from .ops.reduce import mean, sum
         from .ops.registry import apply_inplace
         from .ops.shape import reshape, stack
         self.matmul, self.mean, self.sum, self.reshape, self.stack = (
             matmul, mean, sum, reshape, stack)
         self.apply_inplace = apply_inplace
+        self.bmm = _bmm     # the row: its operands passed mm's checks
 
 
 _OPS = []
@@ -306,6 +307,8 @@ def matmul_rows(level, op, values, attrs):
         return out + (bias if attrs.get("beta", 1) == 1 else bias * attrs["beta"])
     a, b = values
     pa, pb = _phys(a, level), _phys(b, level)
+    if name == "MmBackward0" and pa is not a and pb is not b:     # both batched: one bmm
+        return ops.bmm(pa, pb)
     if name in ("MmBackward0", "BmmBackward0"):
         return ops.matmul(pa, pb)
     if name == "MvBackward0":
@@ -327,8 +330,8 @@ def nll_loss(level, op, values, attrs):
     if px.dim() == 1:
         px = px.unsqueeze(0).expand((level.size,) + tuple(px.shape))
     out = op(px, pt, None, reduction=0, ignore_index=attrs["ignore_index"])
-    if attrs["reduction"] == 1:
-        out = out / (pt != attrs["ignore_index"]).to(out.dtype)
+    if attrs["reduction"] == 1 and (physical(pt)._data == attrs["ignore_index"]).any():
+        out = out / (pt != attrs["ignore_index"]).to(out.dtype)     # (else a division by 1)
     return out
 
 
@@ -576,7 +579,7 @@ def lift(x, levels=None):
             inner = lift(x._value, levels[:-1])
         else:
             base = lift(x, levels[:-1])
-            inner = base.unsqueeze(0).expand((top.size,) + tuple(base.shape))
+            inner = base.expand((top.size,) + tuple(base.shape))
     finally:
         state.handler = prev
     return wrap(inner, top.serial)
