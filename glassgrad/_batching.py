@@ -320,19 +320,18 @@ def matmul_rows(level, op, values, attrs):
 
 
 def nll_loss(level, op, values, attrs):
-    """nll_loss of one example's 1-D scores: the 'none' reduction over the batch (mean divides
-    by the target's weight: 1, or 0 for ignore_index, as torch's)."""
+    """nll_loss of one example's 1-D scores: the 'none' reduction over the batch (the mean
+    over one target weighing 1 is that target's loss; an ignored target, whose mean is 0/0
+    with a zero gradient, runs per example)."""
     x, target, weight = values
-    if x.dim() != 1 or weight is not None or _at(weight, level.serial):
+    if x.dim() != 1 or weight is not None or _at(weight, level.serial) or (
+            attrs["reduction"] == 1 and (physical(target)._data == attrs["ignore_index"]).any()):
         return _loop(level, op, values, attrs)
     px = _phys(x, level)
     pt = _materialize(target, level.serial, level.size)
     if px.dim() == 1:
         px = px.unsqueeze(0).expand((level.size,) + tuple(px.shape))
-    out = op(px, pt, None, reduction=0, ignore_index=attrs["ignore_index"])
-    if attrs["reduction"] == 1 and (physical(pt)._data == attrs["ignore_index"]).any():
-        out = out / (pt != attrs["ignore_index"]).to(out.dtype)     # (else a division by 1)
-    return out
+    return op(px, pt, None, reduction=0, ignore_index=attrs["ignore_index"])
 
 
 def _loop(level, op, values, attrs):
