@@ -181,11 +181,12 @@ class _Ops:
         from .ops.linalg import _bmm, matmul
         from .ops.reduce import mean, sum
         from .ops.registry import apply_inplace
-        from .ops.shape import reshape, stack
+        from .ops.shape import _expand, reshape, stack
         self.matmul, self.mean, self.sum, self.reshape, self.stack = (
             matmul, mean, sum, reshape, stack)
         self.apply_inplace = apply_inplace
-        self.bmm = _bmm     # the row: its operands passed mm's checks
+        self.bmm = _bmm     # the rows: their operands passed mm's checks, expand's (lift)
+        self.expand = _expand
 
 
 _OPS = []
@@ -578,7 +579,7 @@ def lift(x, levels=None):
             inner = lift(x._value, levels[:-1])
         else:
             base = lift(x, levels[:-1])
-            inner = base.expand((top.size,) + tuple(base.shape))
+            inner = _ops().expand(base, size=(top.size,) + tuple(base.shape))
     finally:
         state.handler = prev
     return wrap(inner, top.serial)
