@@ -498,32 +498,35 @@ def test_per_sample_grads_like_torch():
 
 def test_per_sample_grads_fast_paths_like_torch():
     """The rules' shortcuts give torch's values: an ignored target (its example's mean loss is
-    0/0), float32 examples (stacked outer products), a gradient that reaches a closure tensor
-    requiring grad (kept differentiable, so autograd.grad reaches through it), and grad mode
-    on outside with nothing requiring grad (no history)."""
+    0/0), stacked outer products and stride-0 stacks (the lifted weights), a gradient that
+    reaches a closure tensor requiring grad (kept differentiable, so autograd.grad reaches
+    through it), and grad mode on outside with nothing requiring grad (no history)."""
     def program(lib):
         F = lib.func
         g = lib.Generator().manual_seed(4)
-        params = tuple(lib.randn(*s, generator=g) for s in ((6, 5), (5,), (5, 4), (4,)))
-        X = lib.randn(7, 6, generator=g)
+        params = tuple(lib.randn(*s, generator=g, dtype=lib.float64)
+                       for s in ((6, 5), (5,), (5, 4), (4,)))
+        X = lib.randn(7, 6, generator=g, dtype=lib.float64)
         Y = lib.tensor([0, 1, -100, 3, 0, 1, 2])
         per = F.vmap(F.grad(_mlp_loss(lib)), in_dims=(None, 0, 0))(params, X, Y)
-        w = params[0].double().requires_grad_()
-        per_w = F.vmap(F.grad(lambda xb: (xb @ w).tanh().sum()))(X.double())
+        w = params[0].clone().requires_grad_()
+        per_w = F.vmap(F.grad(lambda xb: (xb @ w).tanh().sum()))(X)
         return [per, per_w, lib.autograd.grad(per_w.sum(), w)[0]]
     same(program)
 
 
 def test_stacked_outer_products_like_torch():
-    """matmul/bmm whose inner size is 1 (a stack of outer products), with gradients."""
+    """matmul/bmm whose inner size is 1 (a stack of outer products), bmm by a stride-0
+    stack (one matrix expanded), with gradients."""
     def program(lib):
         g = lib.Generator().manual_seed(6)
         a = lib.randn(3, 4, 1, generator=g, requires_grad=True)
         b = lib.randn(3, 1, 5, generator=g, requires_grad=True)
         c = lib.randn(1, 5, generator=g, dtype=lib.float64)
+        w = lib.randn(5, 2, generator=g, requires_grad=True)
         outs = [a @ b, lib.bmm(a, b), lib.matmul(a.double(), c), lib.matmul(a[0], b[0]),
-                lib.matmul(a.unsqueeze(0), b)]
-        return outs + list(lib.autograd.grad(sum(o.sum() for o in outs[:2]), (a, b)))
+                lib.matmul(a.unsqueeze(0), b), lib.bmm(b, w.expand(3, 5, 2))]
+        return outs + list(lib.autograd.grad(sum(o.sum() for o in outs[:2] + outs[5:]), (a, b, w)))
     same(program)
 
 

@@ -39,11 +39,17 @@ def _in_float(forward):
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
 def _product(xp, self, mat2):
-    """A matrix product; a stack of outer products (inner size 1) as a broadcast multiply:
-    one product per element either way, but NumPy's stacked matmul has no BLAS path there
-    (vmap's per-sample gradients of a linear layer are such stacks)."""
-    if self.shape[-1] == 1 and mat2.ndim >= 2 and self.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
-        return xp.multiply(self, mat2)
+    """A matrix product. NumPy's stacked matmul runs one small product per matrix, so two
+    kinds of stack (what vmap's per-sample gradients make) go another way: a stack of outer
+    products (inner size 1) is a broadcast multiply (one product per element either way), and
+    a stack times one matrix repeated (a stride-0 stack) is one folded product, as ATen's
+    matmul folds it."""
+    if self.ndim >= 2 and mat2.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
+        if self.shape[-1] == 1:
+            return xp.multiply(self, mat2)
+        if self.ndim == mat2.ndim == 3 and mat2.strides[0] == 0 and self.shape[0] == mat2.shape[0]:
+            n, k = self.shape[1:]
+            return xp.matmul(self.reshape(-1, k), mat2[0]).reshape(self.shape[0], n, -1)
     return xp.matmul(self, mat2)
 
 
