@@ -515,6 +515,26 @@ def test_per_sample_grads_fast_paths_like_torch():
     same(program)
 
 
+def test_transforms_under_no_grad_run_batched_like_torch():
+    """Under no_grad, vmap of jacrev and of grad run the body once, as torch's (the counts
+    are compared), with torch's values and no history."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(8)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+        calls = []
+
+        def h(v):
+            calls.append(1)
+            return (W @ v).sin()
+        with lib.no_grad():
+            out = [F.vmap(F.jacrev(h))(X), F.vmap(F.grad(lambda v: h(v).sum()))(X),
+                   F.jacrev(h)(X[0]), F.jacrev(h, chunk_size=1)(X[0])]
+        return out + [calls]
+    same(program)
+
+
 def test_stacked_outer_products_like_torch():
     """matmul/bmm whose inner size is 1 (a stack of outer products), bmm by a stride-0
     stack (one matrix expanded), with gradients."""
