@@ -45,9 +45,10 @@ def _product(xp, self, mat2):
     a stack times one matrix repeated (a stride-0 stack) is one folded product, as ATen's
     matmul folds it."""
     if self.ndim >= 2 and mat2.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
-        if self.shape[-1] == 1:
+        if self.shape[-1] == 1 == mat2.shape[-2]:
             return xp.multiply(self, mat2)
-        if self.ndim == mat2.ndim == 3 and mat2.strides[0] == 0 and self.shape[0] == mat2.shape[0]:
+        if (self.ndim == mat2.ndim == 3 and mat2.strides[0] == 0
+                and self.shape[0] == mat2.shape[0]):
             n, k = self.shape[1:]
             return xp.matmul(self.reshape(-1, k), mat2[0]).reshape(self.shape[0], n, -1)
     return xp.matmul(self, mat2)
