@@ -178,13 +178,15 @@ class _Ops:
     """The public functions the rules call (imported when a body first runs)."""
 
     def __init__(self):
-        from .ops.linalg import matmul
+        from .ops.linalg import _bmm, matmul
         from .ops.reduce import mean, sum
         from .ops.registry import apply_inplace
-        from .ops.shape import reshape, stack
+        from .ops.shape import _expand, reshape, stack
         self.matmul, self.mean, self.sum, self.reshape, self.stack = (
             matmul, mean, sum, reshape, stack)
         self.apply_inplace = apply_inplace
+        self.bmm = _bmm     # the rows: their operands passed mm's checks, expand's (lift)
+        self.expand = _expand
 
 
 _OPS = []
@@ -306,6 +308,8 @@ def matmul_rows(level, op, values, attrs):
         return out + (bias if attrs.get("beta", 1) == 1 else bias * attrs["beta"])
     a, b = values
     pa, pb = _phys(a, level), _phys(b, level)
+    if name == "MmBackward0" and pa is not a and pb is not b:     # both batched: one bmm
+        return ops.bmm(pa, pb)
     if name in ("MmBackward0", "BmmBackward0"):
         return ops.matmul(pa, pb)
     if name == "MvBackward0":
@@ -317,19 +321,18 @@ def matmul_rows(level, op, values, attrs):
 
 
 def nll_loss(level, op, values, attrs):
-    """nll_loss of one example's 1-D scores: the 'none' reduction over the batch (mean divides
-    by the target's weight: 1, or 0 for ignore_index, as torch's)."""
+    """nll_loss of one example's 1-D scores: the 'none' reduction over the batch (the mean
+    over one target weighing 1 is that target's loss; an ignored target, whose mean is 0/0
+    with a zero gradient, runs per example)."""
     x, target, weight = values
-    if x.dim() != 1 or weight is not None or _at(weight, level.serial):
+    if x.dim() != 1 or weight is not None or _at(weight, level.serial) or (
+            attrs["reduction"] == 1 and (physical(target)._data == attrs["ignore_index"]).any()):
         return _loop(level, op, values, attrs)
     px = _phys(x, level)
     pt = _materialize(target, level.serial, level.size)
     if px.dim() == 1:
         px = px.unsqueeze(0).expand((level.size,) + tuple(px.shape))
-    out = op(px, pt, None, reduction=0, ignore_index=attrs["ignore_index"])
-    if attrs["reduction"] == 1:
-        out = out / (pt != attrs["ignore_index"]).to(out.dtype)
-    return out
+    return op(px, pt, None, reduction=0, ignore_index=attrs["ignore_index"])
 
 
 def _loop(level, op, values, attrs):
@@ -505,10 +508,15 @@ class Level:
         pairs = [(physical(lift(o, inner)), self._split(g, levels, n))
                  for o, g in zip(outputs, grads) if g is not None]
         prev, state.handler = state.handler, self if extra else levels[0].inner
+        # gradients batched at inner levels run the formulas on tensors (through the rules),
+        # which the engine does with the graph recorded: recorded, and detached unless asked
+        graph = create_graph or bool(extra)
         try:
             result = grad([o for o, _ in pairs], [physical(x) for x in inputs],
-                          [g for _, g in pairs], retain_graph=retain_graph,
-                          create_graph=create_graph, allow_unused=True)
+                          [g for _, g in pairs], create_graph=graph, allow_unused=True,
+                          retain_graph=create_graph if retain_graph is None else retain_graph)
+            if graph and not create_graph:
+                result = [None if g is None else g.detach() for g in result]
             return [None if g is None else self._join(g, levels, n) for g in result]
         finally:
             state.handler = prev
@@ -576,7 +584,7 @@ def lift(x, levels=None):
             inner = lift(x._value, levels[:-1])
         else:
             base = lift(x, levels[:-1])
-            inner = base.unsqueeze(0).expand((top.size,) + tuple(base.shape))
+            inner = _ops().expand(base, size=(top.size,) + tuple(base.shape))
     finally:
         state.handler = prev
     return wrap(inner, top.serial)

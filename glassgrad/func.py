@@ -105,6 +105,11 @@ class _Level:
         leaves, spec = tree_flatten(tree)
         return tree_unflatten([self.unwrap(x) for x in leaves], spec)
 
+    def reaches_outside(self, outputs):
+        """Whether a gradient of ``outputs`` can be differentiated outside this level (one
+        reaches a tensor of an enclosing level): else its graph would only be detached."""
+        return any(o.requires_grad and self._reaches_outside(o) for o in outputs)
+
     def _reaches_outside(self, x):
         if x.grad_fn is None:
             return self._outside(x)
@@ -203,7 +208,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a "
                                    f"scalar Tensor, got tensor with {output.dim()} dims. Maybe "
                                    "you wanted to use the vjp or jacrev APIs instead?")
-            grads = _autograd_grad((output,), flat, create_graph=level.outer)
+            # a graph of the gradient only where something outside can differentiate it (the
+            # output reaches a tensor of an enclosing level); else unwrap would detach it
+            grads = _autograd_grad((output,), flat, create_graph=level.outer and
+                                   level.reaches_outside((output,)))
             grads = tree_unflatten([level.unwrap(g) for g in grads], spec)
             output = level.unwrap(output)
             if has_aux:
@@ -394,15 +402,16 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
     def wrapper(*args):
         _, _, aux, flat_out, flat_in, level, out_spec = _vjp(func, args, has_aux, argnums)
         in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
-        outer = level.outer
+        outer = level.outer and level.reaches_outside(flat_out)     # (see grad_and_value)
 
-        def vjp_rows(*cot):
-            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=outer)
+        def vjp_rows(*cot, graph=True):
+            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=graph)
         chunks = []
-        with enable_grad():
-            for basis in _standard_basis(flat_out, chunk_size):
+        with enable_grad():     # (batched cotangents run the formulas on tensors, recording:
+            for basis in _standard_basis(flat_out, chunk_size):    # unwrap detaches them)
                 chunks.append(list(vmap(vjp_rows)(*basis)) if chunk_size != 1 else
-                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis])])
+                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis],
+                                                                  graph=outer)])
         numels = [o.numel() for o in flat_out]
         per_output = [[] for _ in flat_out]
         for k, x in enumerate(flat_in):

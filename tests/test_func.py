@@ -496,6 +496,62 @@ def test_per_sample_grads_like_torch():
     same(program)
 
 
+def test_per_sample_grads_fast_paths_like_torch():
+    """The rules' shortcuts give torch's values: an ignored target (its example's mean loss is
+    0/0), stacked outer products and stride-0 stacks (the lifted weights), a gradient that
+    reaches a closure tensor requiring grad (kept differentiable, so autograd.grad reaches
+    through it), and grad mode on outside with nothing requiring grad (no history)."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(4)
+        params = tuple(lib.randn(*s, generator=g, dtype=lib.float64)
+                       for s in ((6, 5), (5,), (5, 4), (4,)))
+        X = lib.randn(7, 6, generator=g, dtype=lib.float64)
+        Y = lib.tensor([0, 1, -100, 3, 0, 1, 2])
+        per = F.vmap(F.grad(_mlp_loss(lib)), in_dims=(None, 0, 0))(params, X, Y)
+        w = params[0].clone().requires_grad_()
+        per_w = F.vmap(F.grad(lambda xb: (xb @ w).tanh().sum()))(X)
+        return [per, per_w, lib.autograd.grad(per_w.sum(), w)[0]]
+    same(program)
+
+
+def test_transforms_under_no_grad_run_batched_like_torch():
+    """Under no_grad, vmap of jacrev and of grad run the body once, as torch's (the counts
+    are compared), with torch's values and no history."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(8)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+        calls = []
+
+        def h(v):
+            calls.append(1)
+            return (W @ v).sin()
+        with lib.no_grad():
+            out = [F.vmap(F.jacrev(h))(X), F.vmap(F.grad(lambda v: h(v).sum()))(X),
+                   F.jacrev(h)(X[0]), F.jacrev(h, chunk_size=1)(X[0])]
+        return out + [calls]
+    same(program)
+
+
+def test_stacked_outer_products_like_torch():
+    """matmul/bmm whose inner size is 1 (a stack of outer products), bmm by a stride-0
+    stack (one matrix expanded), with gradients."""
+    def program(lib):
+        g = lib.Generator().manual_seed(6)
+        a = lib.randn(3, 4, 1, generator=g, requires_grad=True)
+        b = lib.randn(3, 1, 5, generator=g, requires_grad=True)
+        c = lib.randn(1, 5, generator=g, dtype=lib.float64)
+        w = lib.randn(5, 2, generator=g, requires_grad=True)
+        outs = [a @ b, lib.bmm(a, b), lib.matmul(a.double(), c), lib.matmul(a[0], b[0]),
+                lib.matmul(a.unsqueeze(0), b), lib.bmm(b, w.expand(3, 5, 2))]
+        zeros = lib.tensor([[[-1.], [2.]]]).expand(2, 2, 1) @ lib.tensor([[[0., 1.]]])
+        grads = lib.autograd.grad(sum(o.sum() for o in outs[:2] + outs[5:]), (a, b, w))
+        return outs + list(grads) + [str(zeros.tolist())]   # -0 products come out +0 (a GEMM's)
+    same(program)
+
+
 def test_jacobians_on_vmap_like_torch():
     def program(lib):
         F = lib.func

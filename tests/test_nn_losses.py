@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from differential import assert_same, norm
+from differential import assert_same, norm, same
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -232,3 +232,17 @@ def test_state_dict_of_weighted_losses():
         return list(m.state_dict()), list(t.nn.CrossEntropyLoss(weight=t.ones(3)).state_dict()), \
             list(t.nn.NLLLoss().state_dict()), repr(m)
     assert_same(norm(program(torch)), norm(program(gg)))
+
+
+def test_nll_mean_with_every_target_ignored_like_torch():
+    """The mean over zero total weight is nan, its gradient zero (ATen writes only the
+    positions it reads), in both libraries."""
+    def program(t):
+        x = t.tensor([[0.5, 1.0, -1.0], [2.0, 0.1, 0.3]], requires_grad=True)
+        res = []
+        for target in (t.tensor([-100, -100]), t.tensor([2, -100])):
+            loss = t.nn.functional.cross_entropy(x, target)
+            res += [loss, t.autograd.grad(loss, x)[0]]
+        loss = t.nn.functional.nll_loss(x[0], t.tensor(1), ignore_index=1)
+        return res + [loss, t.autograd.grad(loss, x)[0]]
+    same(program)

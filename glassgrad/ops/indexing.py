@@ -31,8 +31,13 @@ def _strided(shape, strides, dtype):
 
 
 def _dense(a):
-    """``a`` with torch's contiguous strides (NumPy leaves other strides on size-0/1 dims)."""
-    a = xp.asarray(a)
+    """A copy of ``a`` with torch's contiguous strides: NumPy's C-order copy, unless NumPy
+    left other strides on size-0/1 dims."""
+    out = xp.array(a, copy=True, order="C")
+    return out if _torch_strides(out) else _restrided(out)
+
+
+def _restrided(a):
     strides, step = [], 1
     for n in reversed(a.shape):
         strides.insert(0, step)
@@ -42,15 +47,19 @@ def _dense(a):
     return out
 
 
-def _fresh(a):
-    """_dense for an array NumPy just computed (it owns its memory): ``a`` itself when its
-    strides are already torch's contiguous ones (the usual case), else a copy."""
+def _torch_strides(a):
     step = a.itemsize
     for n, st in zip(reversed(a.shape), reversed(a.strides)):
         if st != step:
-            return _dense(a)
+            return False
         step *= builtins.max(n, 1)
-    return a
+    return True
+
+
+def _fresh(a):
+    """_dense for an array NumPy just computed (it owns its memory): ``a`` itself when its
+    strides are already torch's contiguous ones (the usual case), else a copy."""
+    return a if _torch_strides(a) else _restrided(a)
 
 
 def _along(dim, item):

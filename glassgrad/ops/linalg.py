@@ -45,7 +45,26 @@ def _in_float(forward):
 
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
+def _product(xp, self, mat2):
+    """A matrix product. NumPy's stacked matmul runs one small product per matrix, so two
+    kinds of stack (what vmap's per-sample gradients make) go another way: a stack of outer
+    products (inner size 1) is a broadcast multiply (one product per element either way), and
+    a stack times one matrix repeated (a stride-0 stack) is one folded product, as ATen's
+    matmul folds it."""
+    if self.ndim >= 2 and mat2.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
+        if self.shape[-1] == 1 == mat2.shape[-2]:   # (+ 0: a GEMM's sum starts at +0,
+            out = xp.multiply(self, mat2)               # so a -0 product comes out +0)
+            out += 0
+            return out
+        if (self.ndim == mat2.ndim == 3 and mat2.strides[0] == 0
+                and self.shape[0] == mat2.shape[0]):
+            n, k = self.shape[1:]
+            return xp.matmul(self.reshape(-1, k), mat2[0]).reshape(self.shape[0], n, -1)
+    return xp.matmul(self, mat2)
+
+
 _matmul = _in_float("matmul")
+_stacked_matmul = _in_float(_product)     # (bmm: the stacks vmap makes)
 _mm = defop("MmBackward0", _matmul, ("self", "mat2"),
             dtype="same", arrays=True,
             grads={"self": lambda grad, mat2, self_sym_sizes: _mm.call(grad, _t.call(mat2)),
@@ -61,7 +80,7 @@ _dot = defop("DotBackward0", _in_float("dot"), ("self", "tensor"),
              grads={"self": lambda grad, tensor: grad * tensor,
                     "tensor": lambda grad, self: grad * self},
              explain="d(dot({self}, {tensor}))/d{self} = {tensor}, d/d{tensor} = {self}")
-_bmm = defop("BmmBackward0", _matmul, ("self", "mat2"),
+_bmm = defop("BmmBackward0", _stacked_matmul, ("self", "mat2"),
              dtype="same", arrays=True,
              grads={"self": lambda grad, mat2: _bmm.call(grad, _transpose.call(mat2, dim0=1,
                                                                                dim1=2)),

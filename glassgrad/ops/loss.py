@@ -381,9 +381,10 @@ def _nll_coefficients(self, target, weight, reduction, ignore_index):
     total weight for mean (a constant tensor shaped like self)."""
     s = self._data
     w, safe = _nll_parts(s, target, weight, ignore_index)
-    if reduction == 1:
+    if reduction == 1:      # ignored positions get 0, as ATen's (0/0 where all are ignored)
+        t = target._data if isinstance(target, Tensor) else target
         with xp.errstate(invalid="ignore", divide="ignore"):
-            w = w / w.sum()
+            w = xp.where(t != ignore_index, w / w.sum(), 0).astype(w.dtype, copy=False)
     coef = xp.zeros(s.shape, s.dtype)
     cd = _class_dim(s)
     xp.put_along_axis(coef, xp.expand_dims(safe, cd), xp.expand_dims(-w, cd).astype(s.dtype),
