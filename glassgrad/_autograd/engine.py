@@ -214,8 +214,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
         tr.begin(roots, root_grads)
     prev = state.grad_enabled
     state.grad_enabled = create_graph
+    _TASKS.append(task)
     try:
         task.run()
+        task.run_callbacks()
     except Exception as e:
         node = task.node
         if node is not None:
@@ -224,10 +226,23 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 warn_failure(node)   # the failing node's forward traceback, then the error
         raise
     finally:
+        _TASKS.pop()
         state.grad_enabled = prev
         if tr is not None:
             tr.end()
     return task.captured
+
+
+_TASKS = []     # the backward passes running, innermost last (a hook may start another)
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the backward pass running now has evaluated its last node
+    (torch's Variable._execution_engine.queue_callback; DistributedDataParallel waits for its
+    gradient all-reduces there)."""
+    if not _TASKS:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _TASKS[-1].callbacks.append(callback)
 
 
 class GraphTask:
@@ -264,6 +279,15 @@ class GraphTask:
             if not deps.get(node):
                 self.push(node)
         self.node = None    # the node running (the one that failed, when one fails)
+        self.callbacks = []     # queue_callback's, run in order after the last node
+
+    def run_callbacks(self):
+        """The final callbacks, in the order queued (one may queue another)."""
+        self.node = None
+        i = 0
+        while i < len(self.callbacks):
+            self.callbacks[i]()
+            i += 1
 
     def push(self, node):
         heapq.heappush(self.heap, (-node._sequence_nr, self.tick, node))
