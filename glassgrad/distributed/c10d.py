@@ -16,12 +16,13 @@ import os
 import pickle
 import sys
 import time
+import traceback
 import warnings
 
 from .._creation import tensor as _tensor, zeros
 from .._tensor import Tensor
 from ..backend import xp
-from ..dtypes import int64, uint8
+from ..dtypes import SCALAR_NAMES, int64, uint8
 from ..ops.shape import cat
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "
@@ -79,7 +80,7 @@ for _op in ReduceOp.RedOpType:
 
 
 class Backend(str):
-    """A backend's name: Backend('GLOO') == 'gloo'; Backend.MPI, Backend.GLOO."""
+    """A backend's name: Backend('GLOO') is 'gloo' (a str, as torch's); Backend.MPI, ..."""
     UNDEFINED, GLOO, NCCL, UCC, MPI = "undefined", "gloo", "nccl", "ucc", "mpi"
 
     def __new__(cls, name):
@@ -87,9 +88,7 @@ class Backend(str):
             raise ValueError(f"Backend constructor parameter must be string-ish, but got: "
                              f"{type(name)}")
         value = getattr(Backend, name.upper(), Backend.UNDEFINED)
-        if value == Backend.UNDEFINED:
-            value = name.lower()
-        return super().__new__(cls, value)
+        return name.lower() if value == Backend.UNDEFINED else value
 
 
 _SERVED = ("mpi", "gloo")       # the backends glassgrad serves (both by MPI)
@@ -246,7 +245,11 @@ def _abort_on_exception(kind, value, tb):
     would wait for this one until their timeout)."""
     (_state.excepthook or sys.__excepthook__)(kind, value, tb)
     if _state.world is not None and _state.world.size() > 1:
+        if sys.stderr is not sys.__stderr__:    # a hook around this one captures stderr
+            traceback.print_exception(kind, value, tb, file=sys.__stderr__)
+        sys.stdout.flush()
         sys.stderr.flush()
+        time.sleep(0.5)     # mpirun forwards the traceback before it ends the job
         _mpi().COMM_WORLD.Abort(1)
 
 
@@ -301,7 +304,7 @@ def get_backend(group=None):
     pg = _group(group)
     if pg is GroupMember.NON_GROUP_MEMBER:
         raise ValueError("Invalid process group specified")
-    return pg.backend
+    return str(pg.backend)
 
 
 def get_global_rank(group, group_rank):
@@ -370,7 +373,6 @@ def _array(t):
 def _store(t, a):
     if a is not t._data:
         t._data[...] = a
-    t._version_counter.version += 1
 
 
 def _bytes(a):
@@ -405,6 +407,16 @@ def _root(pg, rank, what, role="root rank"):
     return pg.group_rank(rank, role)
 
 
+def _deprecated(fn, old, new):
+    def call(*args, **kwargs):
+        warnings.warn(f"`torch.distributed.{old}` is deprecated. Please use "
+                      f"`torch.distributed.{new}` instead.", FutureWarning, stacklevel=2)
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = old
+    call.__doc__ = fn.__doc__
+    return call
+
+
 # -- reductions --------------------------------------------------------------------------------
 
 _WIDEN = {"float16": "float32", "bfloat16": "float32"}      # MPI has no half-float reductions
@@ -416,9 +428,6 @@ def _reduction(t, op, what):
         raise ValueError(f"{what} does not support {op}")
     if t.is_complex() and op not in (ReduceOp.SUM, ReduceOp.AVG, ReduceOp.PRODUCT):
         raise ValueError(f"{what} does not support {op} on complex tensors")
-    if op is ReduceOp.AVG and not (t.is_floating_point() or t.is_complex()):
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{str(t.dtype).split('.')[1].capitalize()}")
     MPI = _mpi()
     a = _array(t)
     name = str(a.dtype)
@@ -448,6 +457,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     pg = _group(group)
     if _outside(pg, "all_reduce"):
         return None
+    if op is ReduceOp.AVG and not (tensor.is_floating_point() or tensor.is_complex()):
+        all_reduce(tensor, ReduceOp.SUM, group)     # torch's sums, then fails to divide
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{SCALAR_NAMES[str(tensor.dtype).split('.')[1]]}")
     a, mpi_op = _reduction(tensor, op, "all_reduce")
     _debug_check(pg, "ALLREDUCE", [tensor])
     req = pg.comm.Iallreduce(_mpi().IN_PLACE, a, mpi_op)
@@ -488,11 +501,12 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     return _reduce_scatter(pg, output, flat, op, async_op, "reduce_scatter")
 
 
-def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+def reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False):
+    """output <- this rank's block of the reduction over ranks of input."""
     _check_tensor(output, "output")
     _check_tensor(input, "input")
     pg = _group(group)
-    if _outside(pg, "reduce_scatter_tensor"):
+    if _outside(pg, "reduce_scatter_single"):
         return None
     if output.numel() * pg.size() != input.numel():
         raise RuntimeError(f"{pg.name()}::reduce_scatter_tensor: input tensor size "
@@ -500,6 +514,10 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
                            f"output tensor size {output.numel()}")
     _same_dtype([output, input])
     return _reduce_scatter(pg, output, input, op, async_op, "reduce_scatter_tensor")
+
+
+reduce_scatter_tensor = _deprecated(reduce_scatter_single, "reduce_scatter_tensor",
+                                    "reduce_scatter_single")
 
 
 def _reduce_scatter(pg, output, input, op, async_op, what):
@@ -552,23 +570,31 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     return _run(pg, "allgather", [req], async_op, finish, tensor_list)
 
 
-def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
-    """output_tensor <- the ranks' input tensors, concatenated (or stacked) along dim 0."""
+def all_gather_single(output_tensor, input_tensor, group=None, async_op=False):
+    """output_tensor <- the ranks' input tensors, concatenated along dim 0."""
     _check_tensor(output_tensor, "output_tensor")
     _check_tensor(input_tensor, "input_tensor")
     pg = _group(group)
-    if _outside(pg, "all_gather_into_tensor"):
+    if _outside(pg, "all_gather_single"):
         return None
     _same_dtype([output_tensor, input_tensor])
-    if output_tensor.numel() != input_tensor.numel() * pg.size():
+    n = pg.size()
+    rows = output_tensor.shape[0] if output_tensor.dim() else 1
+    chunk = output_tensor.shape[1:] and (-(-rows // n),) + tuple(output_tensor.shape[1:]) \
+        or (-(-rows // n),)
+    if chunk != tuple(input_tensor.shape) or rows % n:
+        chunk = "(" + ", ".join(str(k) for k in chunk) + ")"
         raise RuntimeError(f"{pg.name()}::allgather: invalid tensor size at index 0 (expected "
-                           f"({input_tensor.numel() * pg.size()}), got "
-                           f"({output_tensor.numel()}))")
+                           f"{_shape(input_tensor)}, got {chunk})")
     _debug_check(pg, "ALLGATHER", [input_tensor])
     a, out = _array(input_tensor), _array(output_tensor)
     req = pg.comm.Iallgather(_bytes(a), _bytes(out))
     return _run(pg, "allgather", [req], async_op, lambda: _store(output_tensor, out),
                 [output_tensor])
+
+
+all_gather_into_tensor = _deprecated(all_gather_single, "all_gather_into_tensor",
+                                     "all_gather_single")
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -872,6 +898,6 @@ def _debug_check(pg, op, tensors):
 
 def _fingerprint(seq, op, tensors):
     shapes = ", ".join("[" + ", ".join(str(n) for n in t.shape) + "]" for t in tensors)
-    dts = ", ".join(str(t.dtype).split(".")[1].capitalize() for t in tensors)
+    dts = ", ".join(SCALAR_NAMES[str(t.dtype).split(".")[1]] for t in tensors)
     return (f"CollectiveFingerPrint(SequenceNumber={seq}, OpType={op}, TensorShape=[{shapes}], "
             f"TensorDtypes={dts}, TensorDeviceTypes=[cpu])")
