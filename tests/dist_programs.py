@@ -172,10 +172,10 @@ def _data(lib, steps, batch):
             for _ in range(steps)]
 
 
-def _close(a, b, what):
+def _close(a, b, what, tol=2e-6):
     for (name, p), q in zip(a.named_parameters(), b.parameters()):
-        d = (p.detach() - q.detach()).abs().max().item()
-        assert d < 2e-6, f"{what}: {name} differs by {d}"
+        d = abs(p.detach().numpy() - q.detach().numpy()).max()
+        assert d < tol, f"{what}: {name} differs by {d}"
 
 
 @scenario
@@ -204,7 +204,7 @@ def ddp():
             torch.nn.functional.cross_entropy(tref(tdata[step][0]), tdata[step][1]).backward()
             topt.step()
             _close(model.module, ref, f"{opt_name} step {step} vs one process")
-            _close(model.module, tref, f"{opt_name} step {step} vs torch")
+            _close(model.module, tref, f"{opt_name} step {step} vs torch", 1e-5)
     # construction broadcasts rank 0's parameters and buffers
     gg.manual_seed(rank)
     m = gg.nn.BatchNorm1d(3)

@@ -211,15 +211,15 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     rank=/world_size=, where given, must agree with them."""
     if _state.world is not None:
         raise ValueError("trying to initialize the default process group twice!")
+    if store is None and init_method in (None, "env://") and (rank == -1 or world_size == -1):
+        env_rank, env_size = _env_rendezvous() if not _under_mpirun() else (-1, -1)
+        rank, world_size = (env_rank if rank == -1 else rank,
+                            env_size if world_size == -1 else world_size)
     backend = Backend(backend or "gloo")
     if backend.split(":")[0] not in _SERVED:
         if backend in (Backend.NCCL, Backend.UCC):
             raise RuntimeError(f"Distributed package doesn't have {backend.upper()} built in")
         raise AssertionError(f"Unknown backend type {backend}")
-    if store is None and init_method in (None, "env://") and (rank == -1 or world_size == -1):
-        env_rank, env_size = _env_rendezvous() if not _under_mpirun() else (-1, -1)
-        rank, world_size = (env_rank if rank == -1 else rank,
-                            env_size if world_size == -1 else world_size)
     MPI = _mpi()
     comm = MPI.COMM_WORLD.Dup()
     if world_size not in (-1, comm.Get_size()) or rank not in (-1, comm.Get_rank()):
