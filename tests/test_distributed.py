@@ -192,11 +192,19 @@ def test_queue_callback_runs_at_the_end_of_backward_as_torch():
         order = []
         x = lib.ones(3, requires_grad=True)
         y = lib.ones(2, requires_grad=True)
-        x.register_post_accumulate_grad_hook(lambda p: (order.append("x"), engine.queue_callback(
-            lambda: order.append(("end", x.grad.tolist(), y.grad.tolist())))))
-        y.register_post_accumulate_grad_hook(lambda p: order.append("y"))
+        def hook(p):
+            order.append("x")
+            engine.queue_callback(lambda: order.append(("end", x.grad.tolist(),
+                                                        y.grad.tolist())))
+        x.register_post_accumulate_grad_hook(hook)
+        y.register_post_accumulate_grad_hook(lambda p: order.append("y") and None)
         ((x * 2).sum() + (y * 3).sum()).backward()
-        return [catch(engine.queue_callback, lambda: None), order]
+        bad = []
+        for result in (lambda p: p * 2, lambda p: 5, lambda p: (1,)):
+            z = lib.ones(2, requires_grad=True)
+            z.register_post_accumulate_grad_hook(result)
+            bad.append(catch(z.sum().backward))
+        return [catch(engine.queue_callback, lambda: None), order, bad]
     same(program)
 
 
