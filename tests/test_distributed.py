@@ -227,3 +227,21 @@ def test_launcher_command_line(monkeypatch):
     assert cmd[-2:] == ["-m", "pkg.train"]
     with pytest.raises(SystemExit, match="--hostfile"):
         run.mpirun_command(run._parser().parse_args(["--nnodes", "2", "t.py"]))
+
+
+@needs_mpi
+@pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                    reason="examples/digits_ddp.py needs scikit-learn (the examples extra)")
+def test_digits_ddp_example_prints_what_torchrun_prints():
+    script, argv = str(ROOT / "examples" / "digits_ddp.py"), ["--epochs", "1"]
+    torchrun = subprocess.run([sys.executable, "-m", "torch.distributed.run",
+                               "--nproc-per-node", "2", "--master-port", str(_free_port()),
+                               script, *argv], env=_env(), capture_output=True, text=True,
+                              timeout=240)
+    ours = subprocess.run([sys.executable, "-m", "glassgrad.distributed.run", "--nproc-per-node",
+                           "2", "--no-python", sys.executable, "-m", "glassgrad", "run", script,
+                           *argv], env=_env(), capture_output=True, text=True, timeout=240)
+    assert torchrun.returncode == 0, torchrun.stderr[-3000:]
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    assert "epoch 1  train loss" in torchrun.stdout
+    assert ours.stdout == torchrun.stdout
