@@ -11,6 +11,7 @@ the averages into ``.grad``.
 """
 import contextlib
 import sys
+import time
 
 from ... import distributed as dist
 from ..._autograd.engine import queue_callback
@@ -93,6 +94,7 @@ class _Reducer:
         self.armed = False      # a forward with grad sync ran: the hooks reduce
         self.rebuilt = False
         self.unfinished = None  # the parameter indices the last backward never made ready
+        self.waited = 0.0       # seconds the ends of backward waited for all-reduces
         for i, p in enumerate(params):
             p.register_post_accumulate_grad_hook(lambda p, i=i: self.ready(i))
 
@@ -129,18 +131,21 @@ class _Reducer:
         self.pending[b] -= 1
         if self.pending[b] == 0:
             self.launch(b)
-        for w in self.works:        # MPI progresses the others' transfers only when called
+        for w in self.works:    # OpenMPI moves the started transfers on only when called
             if w is not None:
                 w[0].is_completed()
 
     def launch(self, b):
-        grads = [self.params[i].grad for i in self.buckets[b]]
-        flat = xp.concatenate([
-            (g._data if g is not None else xp.zeros(p.shape, p._data.dtype)).reshape(-1)
-            for g, p in zip(grads, (self.params[i] for i in self.buckets[b]))])
+        """Start the all-reduce of bucket b: its gradients (zeros for those without), divided
+        by the world size, in one array (float32 for 2-byte floats: MPI cannot sum those)."""
+        params = [self.params[i] for i in self.buckets[b]]
+        flat = xp.concatenate([(p.grad._data if p.grad is not None else
+                                xp.zeros(p.shape, p._data.dtype)).reshape(-1) for p in params])
+        if flat.dtype.itemsize == 2 and params[0].dtype.is_floating_point:
+            flat = flat.astype(xp.float32)
         flat /= self.pg.size()
-        t = Tensor._make(flat)
-        self.works[b] = (dist.all_reduce(t, group=self.pg, async_op=True), t)
+        self.works[b] = (dist.all_reduce(Tensor._make(flat), group=self.pg, async_op=True),
+                         flat)
 
     def finalize(self):
         """End of backward: wait for the buckets' all-reduces, write the averages to .grad."""
@@ -155,18 +160,21 @@ class _Reducer:
             used = Tensor._make(xp.array(self.used, xp.int32))
             dist.all_reduce(used, dist.ReduceOp.MAX, group=self.pg)
             used = used.tolist()
-        for b, (work, flat) in enumerate(self.works):
+        start = time.perf_counter()
+        for work, _ in self.works:
             work.wait()
+        self.waited += time.perf_counter() - start
+        for b, (work, flat) in enumerate(self.works):
             start = 0
             for i in self.buckets[b]:
                 p = self.params[i]
                 n = p.numel()
-                piece = flat._data[start:start + n].reshape(p._data.shape)
+                piece = flat[start:start + n].reshape(p._data.shape)
                 start += n
                 if used is not None and not used[i]:
                     continue
                 if p.grad is None:
-                    p.grad = Tensor._make(piece.copy())
+                    p.grad = Tensor._make(piece.astype(p._data.dtype))
                 else:
                     p.grad._data[...] = piece
         if not self.rebuilt and not self.find_unused:
