@@ -231,7 +231,9 @@ def ddp_features():
         m = DDP(_mlp(lib))
         out += [list(m.state_dict()), type(m.module).__name__, repr(m), m.dim,
                 m.broadcast_buffers, m.find_unused_parameters, m.bucket_bytes_cap,
-                m.require_backward_grad_sync]
+                m.require_backward_grad_sync, catch(DDP, lib.nn.ReLU()),
+                catch(DDP, lib.nn.Linear(2, 2), [0]),
+                type(DDP(lib.nn.Linear(2, 2), output_device=0)).__name__]
         # no_sync: two local backwards, then a synchronised one: the sum of three batches
         data = _data(lib, 3, 8)
         for i, (x, y) in enumerate(data):

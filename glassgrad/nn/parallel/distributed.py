@@ -234,6 +234,12 @@ class DistributedDataParallel(Module):
         if not params:
             raise RuntimeError("DistributedDataParallel is not needed when a module doesn't "
                                "have any parameter that requires a gradient.")
+        if device_ids:
+            devices = ", ".join(sorted({repr(p.device) for p in module.parameters()}))
+            raise ValueError("DistributedDataParallel device_ids and output_device arguments "
+                             "only work with single-device/multiple-device GPU modules or CPU "
+                             f"modules, but got device_ids {device_ids}, output_device "
+                             f"{output_device}, and module parameters {{{devices}}}.")
         self.module = module
         self.process_group = pg
         self.device_ids = self.output_device = None
