@@ -245,3 +245,19 @@ def test_digits_ddp_example_prints_what_torchrun_prints():
     assert ours.returncode == 0, ours.stderr[-3000:]
     assert "epoch 1  train loss" in torchrun.stdout
     assert ours.stdout == torchrun.stdout
+
+
+def test_consume_prefix_in_state_dict_as_torch():
+    def program(lib):
+        from importlib import import_module
+        consume = import_module(lib.__name__ + ".nn.modules.utils"
+                                ).consume_prefix_in_state_dict_if_present
+        lib.manual_seed(0)
+        wrapper = lib.nn.Module()
+        wrapper.module = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        state = wrapper.state_dict()
+        consume(state, "module.")
+        fresh = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        return [list(state), list(state._metadata), str(fresh.load_state_dict(state)),
+                fresh[0].weight]
+    same(program)

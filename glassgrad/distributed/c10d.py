@@ -113,7 +113,7 @@ class ProcessGroup:
     def _get_backend_name(self):
         return self.backend
 
-    def group_rank(self, global_rank, role):
+    def group_rank(self, global_rank):
         """The rank in this group of a global rank (torch's ranks are global)."""
         try:
             return self.ranks.index(global_rank)
@@ -404,7 +404,7 @@ def _root(pg, rank, what, role="root rank"):
         if not 0 <= rank < pg.size():
             raise RuntimeError(f"{pg.name()}::{what}: invalid {role}: {rank}")
         return rank
-    return pg.group_rank(rank, role)
+    return pg.group_rank(rank)
 
 
 def _deprecated(fn, old, new):
