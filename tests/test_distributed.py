@@ -261,3 +261,35 @@ def test_consume_prefix_in_state_dict_as_torch():
         return [list(state), list(state._metadata), str(fresh.load_state_dict(state)),
                 fresh[0].weight]
     same(program)
+
+
+SINGLE = """
+import os, sys
+sys.path.insert(0, os.environ["TESTS"])
+import torch, glassgrad
+from differential import same
+def program(lib):
+    lib.distributed.init_process_group("gloo")
+    x = lib.arange(3.0)
+    lib.distributed.all_reduce(x, lib.distributed.ReduceOp.AVG)
+    lib.manual_seed(0)
+    m = lib.nn.parallel.DistributedDataParallel(lib.nn.Linear(3, 2))
+    m(lib.ones(4, 3)).pow(2).sum().backward()
+    out = [lib.distributed.get_rank(), lib.distributed.get_world_size(), x,
+           [p.grad for p in m.parameters()]]
+    lib.distributed.destroy_process_group()
+    return out
+same(program)
+print("SAME")
+"""
+
+
+@needs_mpi
+def test_a_world_of_one_from_the_environment_as_torch():
+    # RANK=0 WORLD_SIZE=1 without mpirun (torchrun --nproc-per-node 1 sets these): MPI starts
+    # as a world of one
+    env = _env(RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", TESTS=str(HERE))
+    env["MASTER_PORT"] = env["DIST_TEST_PORT"]
+    p = subprocess.run([sys.executable, "-c", SINGLE], env=env, capture_output=True, text=True,
+                       timeout=240)
+    assert p.returncode == 0 and "SAME" in p.stdout, p.stdout + p.stderr[-3000:]
