@@ -314,7 +314,8 @@ def launched():
 
 @scenario
 def raises():
-    rank, n = init(torch_too=False)
+    import datetime
+    rank, n = init(torch_too=False, timeout=datetime.timedelta(seconds=60))
     if rank == n - 1:
         raise ValueError("rank failure on purpose")
     gdist.barrier()

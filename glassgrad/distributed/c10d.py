@@ -247,10 +247,17 @@ def _abort_on_exception(kind, value, tb):
     if _state.world is not None and _state.world.size() > 1:
         if sys.stderr is not sys.__stderr__:    # a hook around this one captures stderr
             traceback.print_exception(kind, value, tb, file=sys.__stderr__)
+    abort_job()
+
+
+def abort_job(code=1):
+    """End every rank of the job at once (MPI_Abort) when this process is in a group of
+    several: a rank that failed, whose traceback is printed (`glassgrad run` calls it too)."""
+    if _state.world is not None and _state.world.size() > 1:
         sys.stdout.flush()
         sys.stderr.flush()
         time.sleep(0.5)     # mpirun forwards the traceback before it ends the job
-        _mpi().COMM_WORLD.Abort(1)
+        _mpi().COMM_WORLD.Abort(code)
 
 
 def destroy_process_group(group=None):
