@@ -99,9 +99,10 @@ def test_launcher_sets_torchrun_variables():
 
 
 @needs_mpi
-@pytest.mark.parametrize("runner", [(), ("-m", "glassgrad", "run")], ids=["python", "glassgrad-run"])
+@pytest.mark.parametrize("runner", [(), ("-m", "glassgrad", "run")],
+                         ids=["python", "glassgrad-run"])
 def test_a_rank_that_raises_ends_the_job(runner):
-    p, out, seconds = mpirun(2, "raises", runner=runner)
+    p, out, _ = mpirun(2, "raises", runner=runner)
     assert p.returncode != 0
     assert "ValueError: rank failure on purpose" in out, out
     # the other rank, waiting in barrier (60 s timeout), was ended rather than timing out
@@ -110,14 +111,15 @@ def test_a_rank_that_raises_ends_the_job(runner):
 
 @needs_mpi
 def test_a_rank_that_dies_ends_the_job():
+    # the other rank, in all_reduce with torch's 30-minute timeout, is ended by mpirun
     p, out, seconds = mpirun(2, "dies")
     assert p.returncode == 3 and "exited with non-zero status" in out, out
-    assert seconds < 60
+    assert seconds < 200
 
 
 @needs_mpi
 def test_a_missing_rank_times_out():
-    p, out, seconds = mpirun(2, "times_out")
+    p, out, _ = mpirun(2, "times_out")
     assert p.returncode != 0
     assert "RuntimeError: ProcessGroupGloo::allreduce: timed out after 2 s" in out, out
 
