@@ -297,3 +297,12 @@ def test_a_world_of_one_from_the_environment_as_torch():
     p = subprocess.run([sys.executable, "-c", SINGLE], env=env, capture_output=True, text=True,
                        timeout=240)
     assert p.returncode == 0 and "SAME" in p.stdout, p.stdout + p.stderr[-3000:]
+
+
+def test_without_mpi4py_init_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)      # as if not installed
+    monkeypatch.setenv("RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    with pytest.raises(RuntimeError, match=r"doesn't have MPI built in.*glassgrad\[distributed\]"):
+        gdist.init_process_group("gloo")
+    assert not gdist.is_initialized()

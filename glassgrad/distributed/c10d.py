@@ -33,7 +33,13 @@ _DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
 def _mpi():
     """mpi4py's MPI (importing it starts MPI; so glassgrad imports it only on first use)."""
-    from mpi4py import MPI
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise RuntimeError("Distributed package doesn't have MPI built in: glassgrad's "
+                           "torch.distributed runs on mpi4py and OpenMPI (pip install "
+                           "'glassgrad[distributed]' once OpenMPI is installed; `make mpi`)"
+                           ) from None
     return MPI
 
 
@@ -322,8 +328,8 @@ def get_process_group_ranks(group):
     return list(_group(group).ranks)
 
 
-def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local_synchronization=False,
-              group_desc=None, device_id=None):
+def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
+              use_local_synchronization=False, group_desc=None, device_id=None):
     """A group of ``ranks`` (every rank of the world must call it, as torch's); a rank outside
     it gets GroupMember.NON_GROUP_MEMBER."""
     world = _group(None)
