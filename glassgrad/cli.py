@@ -41,6 +41,7 @@ def main(argv=None):
 # -- run --------------------------------------------------------------------------------------
 def run(script, args=()):
     """Run ``script`` as __main__ with ``torch`` = glassgrad; returns the exit code."""
+    from .distributed.c10d import abort_job
     from .glass.errors import explanation, extend
     from .glass.imports import torch_is_glassgrad
     script = os.path.abspath(script)
@@ -66,6 +67,7 @@ def run(script, args=()):
             if context:
                 extend(e, context.rstrip("\n").split("\n"))
         _print_traceback(e, script)
+        abort_job()     # the other ranks of a process group end too, rather than wait for it
         return 130 if isinstance(e, KeyboardInterrupt) else 1
     finally:
         sys.argv = saved_argv

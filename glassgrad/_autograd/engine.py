@@ -215,8 +215,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
         tr.begin(roots, root_grads)
     prev = state.grad_enabled
     state.grad_enabled = create_graph
+    outer, state.graph_task = state.graph_task, task    # (a hook may start another pass)
     try:
         task.run()
+        task.run_callbacks()
     except Exception as e:
         node = task.node
         if node is not None:
@@ -225,10 +227,20 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, accu
                 warn_failure(node)   # the failing node's forward traceback, then the error
         raise
     finally:
+        state.graph_task = outer
         state.grad_enabled = prev
         if tr is not None:
             tr.end()
     return task.captured
+
+
+def queue_callback(callback):
+    """Run ``callback()`` when the backward pass this thread runs now has evaluated its last
+    node (torch's Variable._execution_engine.queue_callback; DistributedDataParallel waits for
+    its gradient all-reduces there)."""
+    if state.graph_task is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    state.graph_task.callbacks.append(callback)
 
 
 class GraphTask:
@@ -265,6 +277,15 @@ class GraphTask:
             if not deps.get(node):
                 self.push(node)
         self.node = None    # the node running (the one that failed, when one fails)
+        self.callbacks = []     # queue_callback's, run in order after the last node
+
+    def run_callbacks(self):
+        """The final callbacks, in the order queued (one may queue another)."""
+        self.node = None
+        i = 0
+        while i < len(self.callbacks):
+            self.callbacks[i]()
+            i += 1
 
     def push(self, node):
         heapq.heappush(self.heap, (-node._sequence_nr, self.tick, node))

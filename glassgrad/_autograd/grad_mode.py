@@ -23,6 +23,7 @@ class _State(threading.local):
     anomaly_check_nan = True
     tracer = None
     node = None
+    graph_task = None   # the backward pass this thread runs (engine.GraphTask: queue_callback)
     # saved-tensor hooks (autograd.graph): the innermost (pack, unpack) pair or None; the
     # disable_saved_tensors_hooks message or None; allow_mutation's clone-on-mutate callback
     saved_hooks = None

@@ -106,6 +106,13 @@ def wrap_arrays(grads):
     return [None if g is None else make(xp.asarray(g)) for g in grads]
 
 
+def _refuse_hook_result(out):
+    """torch's errors for a post-accumulate-grad hook that returns something."""
+    if isinstance(out, Tensor):
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+    raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+
+
 class AccumulateGrad(Node):
     """The sink of a leaf: adds incoming gradients into ``variable.grad``."""
     __slots__ = ("variable",)
@@ -145,9 +152,11 @@ class AccumulateGrad(Node):
             tr = state.tracer
             for hook in tuple(hs.post_accumulate_grad_hooks.values()):
                 if tr is None:
-                    hook(var)
+                    out = hook(var)
                 else:
-                    tr.call("post-accumulate-grad hook", self, hook, (var,))
+                    out = tr.call("post-accumulate-grad hook", self, hook, (var,))
+                if out is not None:
+                    _refuse_hook_result(out)
         return ()
 
     def hooked(self):

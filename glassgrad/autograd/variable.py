@@ -2,6 +2,7 @@
 every tensor is an instance of)."""
 import warnings
 
+from .._autograd import engine
 from .._creation import empty
 from .._tensor import Tensor
 
@@ -13,9 +14,16 @@ class VariableMeta(type):
         return isinstance(obj, Tensor)
 
 
+class _ExecutionEngine:
+    """Variable._execution_engine: the engine's seam for a callback at the end of backward."""
+    queue_callback = staticmethod(engine.queue_callback)
+
+
 class Variable(metaclass=VariableMeta):
     """Variable(data=None, requires_grad=False, volatile=False): a tensor sharing data's
     storage, detached (a leaf), requiring grad as asked."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, *args, **kwargs):
         if len(args) > len(_PARAMS):

@@ -1,21 +1,18 @@
-"""torch.nn.parallel: importable; the wrappers need several devices or process groups, which
-glassgrad does not have, so constructing one raises NotImplementedError."""
+"""torch.nn.parallel: DistributedDataParallel on glassgrad.distributed (MPI processes);
+DataParallel needs several devices in one process, which glassgrad does not have, so
+constructing one raises NotImplementedError."""
+from .distributed import DistributedDataParallel
 
 
-class _Unavailable:
+class DataParallel:
     def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f"torch.nn.parallel.{type(self).__name__}: glassgrad has no "
-                                  "multi-device execution or process groups yet")
-
-
-class DistributedDataParallel(_Unavailable):
-    pass
-
-
-class DataParallel(_Unavailable):
-    pass
+        raise NotImplementedError("torch.nn.parallel.DataParallel: glassgrad has no "
+                                  "multi-device execution (use DistributedDataParallel)")
 
 
 def data_parallel(*args, **kwargs):
     raise NotImplementedError("torch.nn.parallel.data_parallel: glassgrad has no multi-device "
                               "execution")
+
+
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
