@@ -767,6 +767,7 @@ _LinAlgError.__module__ = "torch._C"
 _QR = _return_type("linalg_qr", ("Q", "R"))
 _SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
 _EIGH = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_EIG = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 _SLOGDET = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 _SLOGDET_OLD = _return_type("slogdet", ("sign", "logabsdet"))
 _QR_OLD = _return_type("qr", ("Q", "R"))
@@ -776,11 +777,9 @@ _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
-    if not A.dtype.is_floating_point:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
     if square and A.shape[-1] != A.shape[-2]:
@@ -995,7 +994,7 @@ _solve = defop(
 
 def _solve_checks(A, B, left):
     _check("linalg.solve", A)
-    if not B.dtype.is_floating_point:
+    if not B.dtype.is_floating_point and not B.dtype.is_complex:
         _check("linalg.solve", B, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
@@ -1214,6 +1213,74 @@ def eigh(A, UPLO="L"):
 @public("linalg")
 def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO)[0]
+
+
+def _eig_forward(xp, A, vectors=True, fn="torch.linalg.eig"):
+    """geev (numpy.linalg.eig calls the same LAPACK routine as torch): eigenvalues and unit
+    eigenvectors in LAPACK's order and phase, as complex arrays; vectors=False: the eigenvalues
+    alone (geev without vectors, linalg.eigvals without grad)."""
+    if not xp.isfinite(A).all():
+        raise RuntimeError(f"{fn}: input tensor should not contain infs or NaNs.")
+    ctype = xp.result_type(A.dtype, xp.complex64)
+    if not vectors:
+        return xp.linalg.eigvals(A).astype(ctype)
+    L, V = xp.linalg.eig(A)
+    return L.astype(ctype), _colmajor(V.astype(ctype))
+
+
+def _eig_backward(grads, eigenvalues, eigenvectors):
+    """torch's linalg_eig_backward: gA = V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) /
+    conj(E)) V^H with E_ij = L_j - L_i; eigenvalues alone (eigvals) take V^-H diag(gL) V^H.
+    A loss that depends on the eigenvectors' phases is refused, as torch's."""
+    gL, gV = grads
+    L, V = eigenvalues, eigenvectors
+    Vh = V.mH
+    if gV is None:
+        return None if gL is None else solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = matmul(Vh, gV)
+    d = diagonal(VhgV, 0, -2, -1)
+    if not xp.allclose(d._data.imag, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this quantity, so it is ill-defined.")
+    VhgV = VhgV - matmul(Vh, V * d.real.unsqueeze(-2))
+    Lc = L.conj_physical()
+    eye = diag_embed(ones(*L.shape, dtype=L.dtype))
+    gA = VhgV / (Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye)
+    if gL is not None:      # the diagonal is gL's (else what the division left there)
+        gA = gA * (1 - eye) + diag_embed(gL)
+    return solve(Vh, matmul(gA, Vh))
+
+
+_eig = defop("LinalgEigBackward0", _eig_forward, ("A",), dtype="same",
+             outputs=("eigenvalues", "eigenvectors"), diff_outputs=2, wirtinger=False,
+             grads={"A": _eig_backward}, undefined_grads=True)
+_eigvals = defop("LinalgEigvals", _eig_forward, ("A",), dtype="same")   # (no gradient)
+
+
+def _eig_checks(fn, A):
+    if A.dtype.is_complex or A.dtype.is_floating_point:
+        if A.dtype in (dtypes.float16, dtypes.bfloat16):
+            raise NotImplementedError(f'"linalg_eig_out_cpu" not implemented for \'{_name(A)}\'')
+    else:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_name(A)}")
+    _check(fn, A)
+
+
+@public("linalg")
+def eig(A):
+    _eig_checks("linalg.eig", A)
+    return _EIG(*_eig(A))
+
+
+@public("linalg")
+def eigvals(A):
+    """torch's: through linalg.eig where a gradient may be asked for (LinalgEigBackward0),
+    else geev without eigenvectors."""
+    _eig_checks("linalg.eigvals", A)
+    if state.grad and A.requires_grad:
+        return _eig(A)[0]
+    return _eigvals(A, vectors=False, fn="torch.linalg.eigvals")
 
 
 def _pinv_forward(xp, self, atol, rtol, hermitian):

@@ -1,0 +1,199 @@
+"""torch.linalg on complex inputs, and linalg.eig/eigvals, against torch 2.13: values, dtypes,
+strides-free results, grad_fn names and the gradients of real-valued losses (torch's
+conjugate Wirtinger convention), errors with torch's text. torch computes every expectation."""
+import numpy as np
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import assert_same, catch, run
+
+TOL = {"float32": (1e-4, 1e-5), "complex64": (1e-4, 1e-5), "float64": (1e-9, 1e-10),
+       "complex128": (1e-9, 1e-10)}
+
+
+def same(program, tol=TOL):
+    expected = run(program, torch)
+    assert_same(expected, run(program, gg), tol=tol)
+    return expected
+
+
+def _data(shape, seed=0, dtype="complex128"):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.uniform(-1, 1, shape)
+    return a
+
+
+def _well(t, x):
+    """A well-conditioned square matrix (batch) from x."""
+    return x + 3 * t.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _hpd(t, x):
+    """A Hermitian positive-definite matrix from x."""
+    return x @ x.mH + x.shape[-1] * t.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _herm(t, x):
+    return x + x.mH
+
+
+def _gauge(t, V):
+    """V's columns each turned so their largest component is real and positive: MKL's geev
+    (torch's) and the reference LAPACK's (NumPy's) may return a real matrix's eigenvector
+    negated (about one matrix in five in float64, most in float32), both unit vectors."""
+    k = V.abs().argmax(-2, keepdim=True)
+    return V * V.gather(-2, k).sgn().conj()
+
+
+def _abs(*outs):
+    """A real loss of each output that a phase of singular/eigen vectors leaves alone."""
+    return sum(o.abs().sum() for o in outs)
+
+
+# name -> (program(t, A, B) -> tensor or tuple (each output's abs enters the loss), A's shape,
+# B's shape or None)
+SQ, B2 = (3, 3), (3, 2)
+CASES = {
+    "matmul": (lambda t, a, b: a @ b, SQ, B2),
+    "mm": (lambda t, a, b: t.mm(a, b), SQ, B2),
+    "bmm": (lambda t, a, b: t.bmm(a, b), (2, 3, 3), (2, 3, 2)),
+    "det": (lambda t, a, b: t.linalg.det(a), SQ, None),
+    "det_batched": (lambda t, a, b: t.linalg.det(a), (2, 3, 3), None),
+    "slogdet": (lambda t, a, b: tuple(t.linalg.slogdet(_well(t, a))), SQ, None),
+    "slogdet_sign": (lambda t, a, b: t.linalg.slogdet(a).sign.real, SQ, None),
+    "logdet": (lambda t, a, b: t.logdet(_well(t, a)), SQ, None),
+    "inv": (lambda t, a, b: t.linalg.inv(_well(t, a)), (2, 3, 3), None),
+    "inv_ex": (lambda t, a, b: t.linalg.inv_ex(_well(t, a)).inverse, SQ, None),
+    "solve": (lambda t, a, b: t.linalg.solve(_well(t, a), b), SQ, B2),
+    "solve_vector": (lambda t, a, b: t.linalg.solve(_well(t, a), b[:, 0]), SQ, B2),
+    "solve_right": (lambda t, a, b: t.linalg.solve(_well(t, a), b.mT, left=False), SQ, B2),
+    "cholesky": (lambda t, a, b: t.linalg.cholesky(_hpd(t, a)), SQ, None),
+    "cholesky_upper": (lambda t, a, b: t.linalg.cholesky(_hpd(t, a), upper=True), SQ, None),
+    "qr": (lambda t, a, b: tuple(t.linalg.qr(a)), (4, 3), None),
+    "qr_wide": (lambda t, a, b: tuple(t.linalg.qr(a)), (3, 4), None),
+    "svd_S": (lambda t, a, b: t.linalg.svdvals(a), (4, 3), None),
+    "svd": (lambda t, a, b: (lambda r: (r.S, r.U.abs(), r.Vh.abs(), (r.U * r.S.unsqueeze(-2))
+                                        @ r.Vh))(t.linalg.svd(a, full_matrices=False)),
+            (4, 3), None),
+    "svd_wide": (lambda t, a, b: (lambda r: (r.S, r.U.abs(), r.Vh.abs()))(
+        t.linalg.svd(a, full_matrices=False)), (3, 4), None),
+    "eigh": (lambda t, a, b: (lambda r: (r.eigenvalues, r.eigenvectors.abs()))(
+        t.linalg.eigh(_herm(t, a))), SQ, None),
+    "eigvalsh": (lambda t, a, b: t.linalg.eigvalsh(_herm(t, a)), SQ, None),
+    "eig": (lambda t, a, b: tuple(t.linalg.eig(a)), SQ, None),
+    "eig_batched": (lambda t, a, b: tuple(t.linalg.eig(a)), (2, 3, 3), None),
+    "eigvals": (lambda t, a, b: t.linalg.eigvals(a), (4, 4), None),
+    "matrix_exp": (lambda t, a, b: t.linalg.matrix_exp(a), SQ, None),
+    "matrix_power": (lambda t, a, b: t.linalg.matrix_power(_well(t, a), -2), SQ, None),
+    "pinv": (lambda t, a, b: t.linalg.pinv(a), (4, 3), None),
+    "lstsq": (lambda t, a, b: t.linalg.lstsq(a, b[:, :1].expand(4, 2)).solution, (4, 3), B2),
+    "lu_factor": (lambda t, a, b: tuple(t.linalg.lu_factor(a))[0], SQ, None),
+    "lu": (lambda t, a, b: tuple(t.linalg.lu(a)), SQ, None),
+    "lu_solve": (lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor(_well(t, a)), b),
+                 SQ, B2),
+    "solve_triangular": (lambda t, a, b: t.linalg.solve_triangular(_well(t, a).triu(), b,
+                                                                   upper=True), SQ, B2),
+    "norm": (lambda t, a, b: t.linalg.norm(a), SQ, None),
+    "vector_norm": (lambda t, a, b: t.linalg.vector_norm(a, 3), SQ, None),
+    "matrix_norm": (lambda t, a, b: t.linalg.matrix_norm(a), SQ, None),
+    "matrix_norm_1": (lambda t, a, b: t.linalg.matrix_norm(a, 1), SQ, None),
+    "matrix_norm_2": (lambda t, a, b: t.linalg.matrix_norm(a, 2), SQ, None),
+    "matrix_norm_nuc": (lambda t, a, b: t.linalg.matrix_norm(a, "nuc"), SQ, None),
+    "cond": (lambda t, a, b: t.linalg.cond(_well(t, a)), SQ, None),
+    "multi_dot": (lambda t, a, b: t.linalg.multi_dot([a, a, b]), SQ, B2),
+    "vecdot": (lambda t, a, b: t.linalg.vecdot(a, a.exp()), SQ, None),
+    "vdot": (lambda t, a, b: t.vdot(a[0], a[1]), SQ, None),
+    "einsum": (lambda t, a, b: t.einsum("ij,jk->ik", a, b), SQ, B2),
+    "tensorinv": (lambda t, a, b: t.linalg.tensorinv(_well(t, a), 1), SQ, None),
+    "cholesky_solve": (lambda t, a, b: t.cholesky_solve(b, t.linalg.cholesky(_hpd(t, a))),
+                       SQ, B2),
+    "svd_old": (lambda t, a, b: t.svd(a).S, (4, 3), None),
+    "pinverse": (lambda t, a, b: t.pinverse(a), (3, 4), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_values_and_gradients(name, dtype):
+    fn, sa, sb = CASES[name]
+
+    def program(t):
+        d = getattr(t, dtype)
+        a = t.tensor(_data(sa, 0), dtype=d, requires_grad=True)
+        b = t.tensor(_data(sb, 1), dtype=d, requires_grad=True) if sb else None
+        out = fn(t, a, b)
+        outs = out if isinstance(out, tuple) else (out,)
+        grads = t.autograd.grad(_abs(*outs), [a] + ([b] if sb else []), allow_unused=True)
+        return [o.detach() for o in outs], [type(o.grad_fn).__name__ for o in outs], grads
+    same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (5, 5)])
+def test_eig_of_real_matrices(dtype, shape):
+    """Real inputs: complex outputs (conjugate pairs), LAPACK's normalisation and phase (the
+    values themselves, not only up to a phase), gradients of real losses."""
+    def program(t):
+        a = t.tensor(_data(shape, 2, dtype), dtype=getattr(t, dtype), requires_grad=True)
+        r = t.linalg.eig(a)
+        loss = r.eigenvalues.abs().sum() + (r.eigenvectors.abs() ** 3).sum()
+        gv, = t.autograd.grad(t.linalg.eigvals(a).real.sum(), a)
+        with t.no_grad():
+            plain = t.linalg.eigvals(a)
+        return (type(r).__name__, r.eigenvalues, _gauge(t, r.eigenvectors),
+                r.eigenvalues.grad_fn.name(), t.autograd.grad(loss, a), gv, plain,
+                t.linalg.eigvals(a).grad_fn.name(), r.eigenvectors.stride())
+    same(program)
+
+
+def test_eig_symmetric_and_product():
+    def program(t):
+        a = t.tensor(_data((4, 4), 5), requires_grad=True)
+        L, V = t.linalg.eig(a)
+        rebuilt = V @ t.diag_embed(L) @ t.linalg.inv(V)     # A again: gauge-free
+        g, = t.autograd.grad(rebuilt.real.sum() + L.imag.sum(), a)
+        s = t.tensor(_data((3, 3), 6, "float64"))
+        sym = t.linalg.eig(s + s.T)
+        return (rebuilt, g, sym.eigenvalues, _gauge(t, sym.eigenvectors),
+                t.linalg.eigvals(t.eye(3)))
+    same(program)
+
+
+def test_eig_gauge_dependent_loss_refused():
+    def program(t):
+        a = t.tensor([[1.0, -1.0], [1.0, 1.0]], requires_grad=True)
+        c = t.tensor(_data((3, 3), 7), requires_grad=True)
+        return (catch(lambda: t.linalg.eig(a).eigenvectors.real.sum().backward()),
+                catch(lambda: t.linalg.eig(a).eigenvectors.imag.sum().backward()),
+                catch(lambda: t.linalg.eig(c).eigenvectors.sum().abs().backward()),
+                a.grad)
+    same(program)
+
+
+def test_eig_errors_and_edges():
+    def program(t):
+        return [catch(t.linalg.eig, t.ones(3)), catch(t.linalg.eig, t.ones(3, 2)),
+                catch(t.linalg.eigvals, t.ones(3, 2)),
+                catch(t.linalg.eig, t.ones(3, 3, dtype=t.int64)),
+                catch(t.linalg.eigvals, t.ones(3, 3, dtype=t.int64)),
+                catch(t.linalg.eig, t.ones(3, 3, dtype=t.float16)),
+                catch(t.linalg.eig, t.ones(3, 3, dtype=t.bfloat16)),
+                catch(t.linalg.eig, t.full((3, 3), float("nan"))),
+                catch(t.linalg.eig, t.full((2, 2), float("inf"))),
+                catch(lambda: t.ones(3, 3).eig()),
+                tuple(t.linalg.eig(t.ones(2, 2, 0, 0))),
+                t.linalg.eigvals(t.ones(2, 0, 0).double()),
+                tuple(t.linalg.eig(t.ones(1, 1, dtype=t.complex64) * 2j))]
+    same(program)
+
+
+def test_eig_saved_tensors():
+    def program(t):
+        a = t.tensor(_data((3, 3), 8, "float64"), requires_grad=True)
+        fn = t.linalg.eig(a).eigenvalues.grad_fn
+        return (fn._saved_eigenvalues, fn._saved_eigenvectors,
+                [n for n in dir(fn) if n.startswith("_saved_")])
+    same(program)
