@@ -197,3 +197,12 @@ def test_eig_saved_tensors():
         return (fn._saved_eigenvalues, fn._saved_eigenvectors,
                 [n for n in dir(fn) if n.startswith("_saved_")])
     same(program)
+
+
+def test_eig_forward_ad_refused():
+    """eig's tangents are complex: glassgrad's forward mode has no complex tangent rules."""
+    fw = gg.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(gg.eye(3, dtype=gg.float64) + gg.ones(3, 3), gg.ones(3, 3).double())
+        with pytest.raises(NotImplementedError, match="complex tangent rules"):
+            gg.linalg.eig(x)

@@ -1252,9 +1252,15 @@ def _eig_backward(grads, eigenvalues, eigenvectors):
     return solve(Vh, matmul(gA, Vh))
 
 
+def _eig_jvp(tangents, A, eigenvalues):
+    raise NotImplementedError("forward-mode AD of linalg.eig: its tangents are complex, and "
+                              "glassgrad has no complex tangent rules (reverse mode supports "
+                              "complex tensors)")
+
+
 _eig = defop("LinalgEigBackward0", _eig_forward, ("A",), dtype="same",
              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2, wirtinger=False,
-             grads={"A": _eig_backward}, undefined_grads=True)
+             grads={"A": _eig_backward}, undefined_grads=True, jvp=_eig_jvp)
 _eigvals = defop("LinalgEigvals", _eig_forward, ("A",), dtype="same")   # (no gradient)
 
 
