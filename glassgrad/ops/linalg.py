@@ -1028,7 +1028,7 @@ def _cholesky_forward(xp, A, upper, check_errors=True, fn="linalg.cholesky"):
                          "The factorization could not be completed because the input is not "
                          f"positive-definite (the leading minor of order {flat[b]} is not "
                          "positive-definite).")
-    L = xp.swapaxes(L, -1, -2) if upper else L
+    L = xp.conj(xp.swapaxes(L, -1, -2)) if upper else L      # (U = L^H)
     return _colmajor(L), info
 
 
@@ -1055,16 +1055,19 @@ def _potf2(A):
 
 
 def _cholesky_backward(grad, L, upper):
+    """torch's (conjugate transposes: its complex formula, the real one for real L):
+    gA = herm(L^-H phi L^-1), phi = tril(L^H gL) with its diagonal halved."""
     if upper:
-        L, grad = L.mT, grad.mT
-    phi = tril(matmul(L.mT, grad))
-    phi = (phi + tril(phi, -1).mT) * 0.5
+        L, grad = L.mH, grad.mH
+    phi = tril(matmul(L.mH, grad))
+    phi = phi - diag_embed(diagonal(phi, 0, -2, -1) * 0.5)
     Linv = inv(L)
-    return matmul(matmul(Linv.mT, phi), Linv)
+    gA = matmul(matmul(Linv.mH, phi), Linv)
+    return (gA + gA.mH) * 0.5
 
 
 _cholesky = defop("LinalgCholeskyExBackward0", _cholesky_forward, ("A",), dtype="same",
-                  outputs=("L", "info"), grads={"A": _cholesky_backward})
+                  outputs=("L", "info"), grads={"A": _cholesky_backward}, wirtinger=False)
 
 
 @public("linalg")
@@ -1090,20 +1093,22 @@ def _qr_backward(grads, Q, R, mode):
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
                            "nrows > ncols.")
-    gA = matmul(gR, R.mT) - matmul(Q.mT, gQ)
-    if m >= n:
+    gA = matmul(gR, R.mH) - matmul(Q.mH, gQ)
+    if m >= n:      # (torch's complex formula: conjugate transposes, real diagonals)
         sym = triu(gA)
-        sym = sym + sym.mT
-        sym = sym - diag_embed(diagonal(sym, 0, -2, -1) * 0.5)
-        return solve(R.mT, matmul(Q, sym) + gQ, left=False)
-    skew = tril(-gA + gA.mT)
-    gA = solve(R[..., :m].mT, matmul(Q, skew), left=False)
+        sym = sym + sym.mH
+        sym = sym - diag_embed(diagonal(sym, 0, -2, -1).real * 0.5)
+        return solve(R.mH, matmul(Q, sym) + gQ, left=False)
+    skew = tril(-gA + gA.mH)
+    if skew.dtype.is_complex:
+        skew = skew - diag_embed(diagonal(skew, 0, -2, -1).imag * 0.5j)
+    gA = solve(R[..., :m].mH, matmul(Q, skew), left=False)
     gA = cat([gA, zeros(*gA.shape[:-1], n - m, dtype=gA.dtype)], -1)
     return gA + matmul(Q, gR)
 
 
 _qr = defop("LinalgQrBackward0", _qr_forward, ("A",), dtype="same", outputs=("Q", "R"),
-            diff_outputs=2, grads={"A": _qr_backward})
+            diff_outputs=2, grads={"A": _qr_backward}, wirtinger=False)
 
 
 @public("linalg", name="qr")
@@ -1138,27 +1143,35 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
         gU = zeros(U.shape, dtype=U.dtype)
     if gVh is None:
         gVh = zeros(Vh.shape, dtype=Vh.dtype)
-    UhgU = matmul(U.mT, gU)
-    VhgV = matmul(Vh, gVh.mT)
-    UhgU, VhgV = UhgU - UhgU.mT, VhgV - VhgV.mT
+    UhgU = matmul(U.mH, gU)
+    VhgV = matmul(Vh, gVh.mH)
+    UhgU, VhgV = UhgU - UhgU.mH, VhgV - VhgV.mH
+    complex_ = U.dtype.is_complex
+    if complex_ and not xp.allclose(diagonal(UhgU, 0, -2, -1)._data.imag,
+                                    -diagonal(VhgV, 0, -2, -1)._data.imag, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are specified "
+                           "up to multiplication by e^{i phi}. The specified loss function "
+                           "depends on this phase term, making it ill-defined.")
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + diag_embed(ones(*S.shape, dtype=S.dtype))
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     if gS is not None:
         gA = gA + diag_embed(gS)
+    if complex_:
+        gA = gA + diag_embed(diagonal(UhgU, 0, -2, -1) / (2 * S))
     if m > n:
         gA = matmul(U, gA)
         gUSinv = gU / S.unsqueeze(-2)
-        return matmul(gA + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh)
+        return matmul(gA + gUSinv - matmul(U, matmul(U.mH, gUSinv)), Vh)
     if m < n:
         gA = matmul(gA, Vh)
         SinvgVh = gVh / S.unsqueeze(-1)
-        return matmul(U, gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mT), Vh))
+        return matmul(U, gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mH), Vh))
     return matmul(U, matmul(gA, Vh))
 
 
 _svd = defop("LinalgSvdBackward0", _svd_forward, ("A",), dtype="same", outputs=("U", "S", "Vh"),
-             diff_outputs=3, grads={"A": _svd_backward}, undefined_grads=True)
+             diff_outputs=3, grads={"A": _svd_backward}, undefined_grads=True, wirtinger=False)
 
 
 @public("linalg", name="svd")
@@ -1184,19 +1197,24 @@ def _eigh_backward(grads, eigenvalues, eigenvectors):
     gL, gV = grads
     L, V = eigenvalues, eigenvectors
     if gV is None:
-        return None if gL is None else matmul(V * gL.unsqueeze(-2), V.mT)
-    VhgV = matmul(V.mT, gV)
-    VhgV = (VhgV - VhgV.mT) * 0.5
-    E = L.unsqueeze(-2) - L.unsqueeze(-1) + diag_embed(ones(*L.shape, dtype=L.dtype))
-    gA = VhgV / E
-    gA = gA - diag_embed(diagonal(gA, 0, -2, -1))
+        return None if gL is None else matmul(V * gL.unsqueeze(-2), V.mH)
+    VhgV = matmul(V.mH, gV)
+    if V.dtype.is_complex and not xp.allclose(diagonal(VhgV, 0, -2, -1)._data.imag, 0,
+                                              rtol=1e-2, atol=1e-2):
+        raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this quantity, so it is ill-defined.")
+    VhgV = (VhgV - VhgV.mH) * 0.5
+    eye = diag_embed(ones(*L.shape, dtype=L.dtype))
+    gA = VhgV / (L.unsqueeze(-2) - L.unsqueeze(-1) + eye)
+    gA = gA * (1 - eye)     # (torch keeps VhgV's diagonal where gL is undefined: ~0)
     if gL is not None:
         gA = gA + diag_embed(gL)
-    return matmul(V, matmul(gA, V.mT))
+    return matmul(V, matmul(gA, V.mH))
 
 
 _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
-              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2,
+              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2, wirtinger=False,
               grads={"A": _eigh_backward}, undefined_grads=True)
 
 
@@ -1204,7 +1222,7 @@ _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
 def eigh(A, UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    if not A.dtype.is_floating_point and A.dim() >= 2:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex and A.dim() >= 2:
         raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_name(A)}\'')
     _check("linalg.eigh", A)
     return _EIGH(*_eigh(A, UPLO=UPLO))

@@ -475,20 +475,22 @@ def cholesky(input, upper=False):
 
 
 def _cholesky_solve_forward(xp, self, input2, upper):
-    L = xp.swapaxes(input2, -1, -2) if upper else input2
+    L = xp.conj(xp.swapaxes(input2, -1, -2)) if upper else input2    # A = L L^H
     Y = _trsm(L, self, False)
-    return _colmajor(_trsm(xp.swapaxes(L, -1, -2), Y, True))
+    return _colmajor(_trsm(xp.conj(xp.swapaxes(L, -1, -2)), Y, True))
 
 
 def _cholesky_solve_grads(grad, self, input2, result, upper):
+    """torch's (its complex formula: A = L L^H is Hermitian, so A^-H = A^-1)."""
     g_self = cholesky_solve(grad, input2, upper)
-    common = matmul(g_self, result.mT)
-    common = common + common.mT
+    common = matmul(g_self, result.mH)
+    common = common + common.mH
     return g_self, (-matmul(input2, common) if upper else -matmul(common, input2))
 
 
 _cholesky_solve = defop(
     "CholeskySolveBackward0", _cholesky_solve_forward, ("self", "input2"), dtype="same",
+    wirtinger=False,
     grads={"self": lambda grad, self, input2, result, upper:
            _cholesky_solve_grads(grad, self, input2, result, upper)[0],
            "input2": lambda grad, self, input2, result, upper:
