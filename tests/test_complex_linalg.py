@@ -111,6 +111,25 @@ CASES = {
     "cholesky_solve": (lambda t, a, b: t.cholesky_solve(b, t.linalg.cholesky(_hpd(t, a))),
                        SQ, B2),
     "svd_old": (lambda t, a, b: t.svd(a).S, (4, 3), None),
+    "cholesky_old": (lambda t, a, b: t.cholesky(_hpd(t, a), upper=True), SQ, None),
+    "cholesky_inverse": (lambda t, a, b: t.cholesky_inverse(t.linalg.cholesky(_hpd(t, a))),
+                         SQ, None),
+    "cholesky_inverse_upper": (lambda t, a, b: t.cholesky_inverse(
+        t.linalg.cholesky(_hpd(t, a), upper=True), upper=True), SQ, None),
+    "cholesky_solve_upper": (lambda t, a, b: t.cholesky_solve(
+        b, t.linalg.cholesky(_hpd(t, a), upper=True), upper=True), SQ, B2),
+    "triangular_solve": (lambda t, a, b: tuple(t.triangular_solve(b, _well(t, a).tril(),
+                                                                  upper=False)), SQ, B2),
+    "triangular_solve_transpose": (lambda t, a, b: t.triangular_solve(
+        b, _well(t, a).triu(), transpose=True).solution, SQ, B2),
+    "solve_triangular_right": (lambda t, a, b: t.linalg.solve_triangular(
+        _well(t, a).tril(), b.mT, upper=False, left=False, unitriangular=True), SQ, B2),
+    "lu_wide": (lambda t, a, b: tuple(t.linalg.lu(a)), (3, 4), None),
+    "lu_factor_ex": (lambda t, a, b: tuple(t.linalg.lu_factor_ex(a))[:2], (4, 3), None),
+    "lu_unpack": (lambda t, a, b: tuple(t.lu_unpack(*t.linalg.lu_factor(a))), SQ, None),
+    "qr_complete": (lambda t, a, b: tuple(t.linalg.qr(a, mode="complete")), (3, 4), None),
+    "svd_full": (lambda t, a, b: (lambda r: (r.S, r.U @ t.diag_embed(r.S + 0j) @ r.Vh))(
+        t.linalg.svd(a)), SQ, None),
     "pinverse": (lambda t, a, b: t.pinverse(a), (3, 4), None),
 }
 

@@ -908,7 +908,15 @@ def _slogdet_backward(grads, A, LU, pivots, sign):
     """torch's: gA solves A^T gA = g_logabsdet I; without grad mode through the saved LU as
     it is (a singular A gives infinities, as LAPACK's solve), with it by solve (which refuses
     a singular A)."""
-    g = grads[1]
+    gsign, g = grads
+    if A.dtype.is_complex:      # torch's complex formula: gA = A^-H diag(g - i Im(gsign* sign))
+        if gsign is None and g is None:
+            return None
+        g = 0 if g is None else g
+        if gsign is not None:
+            g = g - 1j * (gsign.conj_physical() * sign).imag
+        g = g.to(A.dtype)
+        return solve(A.mH, diag_embed(g.unsqueeze(-1).expand(*g.shape, A.shape[-1])))
     if g is None:
         return None
     if not state.grad:
@@ -920,7 +928,7 @@ def _slogdet_backward(grads, A, LU, pivots, sign):
 
 _slogdet = defop("LinalgSlogdetBackward0", _slogdet_forward, ("A",), dtype="same",
                  outputs=("sign", "logabsdet", "LU", "pivots"), diff_outputs=2,
-                 grads={"A": _slogdet_backward}, undefined_grads=True)
+                 grads={"A": _slogdet_backward}, undefined_grads=True, wirtinger=False)
 
 
 @public("linalg", name="slogdet")
@@ -941,6 +949,8 @@ def logdet(input):
                            f"{input.shape[-2]} by {input.shape[-1]} matrices")
     _check(fn, input)
     sign, logabsdet = _slogdet(input)[:2]
+    if input.dtype.is_complex:      # log(det): log(sign) + logabsdet, as torch's
+        return sign.log() + logabsdet
     return _formula.where(sign == -1, float("nan"), logabsdet)
 
 

@@ -51,7 +51,7 @@ def _float_check(fn, A, name="A"):
 
 def _not_implemented(kernel, A):
     """torch's dispatch refusal of a dtype its LAPACK kernel has no version for."""
-    if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype is dtypes.float16:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_name(A)}\'')
 
 
@@ -454,7 +454,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 # -- Cholesky: torch.cholesky, cholesky_solve, cholesky_inverse ---------------------------------
 _cholesky_old = defop("CholeskyBackward0", lambda xp, self, upper: _cholesky.forward(
     xp, self, upper, True, "cholesky")[0], dtype="same",
-    grads={"self": lambda grad, result, upper: _cholesky_backward(grad, result, upper)})
+    grads={"self": lambda grad, result, upper: _cholesky_backward(grad, result, upper)},
+    wirtinger=False)
 
 
 @public("function", "method", signatures=(
@@ -518,19 +519,20 @@ def cholesky_solve(input, input2, upper=False):
 
 
 def _cholesky_inverse_forward(xp, self, upper):
-    L = xp.swapaxes(self, -1, -2) if upper else self
+    L = xp.conj(xp.swapaxes(self, -1, -2)) if upper else self      # (L L^H)^-1 = L^-H L^-1
     n = self.shape[-1]
     Linv = _trsm(xp.tril(L), xp.broadcast_to(xp.eye(n, dtype=self.dtype), self.shape), False)
-    return _colmajor(xp.matmul(xp.swapaxes(Linv, -1, -2), Linv))
+    return _colmajor(xp.matmul(xp.conj(xp.swapaxes(Linv, -1, -2)), Linv))
 
 
 def _cholesky_inverse_backward(grad, self, upper, result):
-    common = matmul(result, matmul(grad + grad.mT, result))
+    """torch's (its complex formula: conjugate transposes)."""
+    common = matmul(result, matmul(grad + grad.mH, result))
     return -matmul(self, common) if upper else -matmul(common, self)
 
 
 _cholesky_inverse = defop("CholeskyInverseBackward0", _cholesky_inverse_forward, dtype="same",
-                          grads={"self": _cholesky_inverse_backward})
+                          grads={"self": _cholesky_inverse_backward}, wirtinger=False)
 
 
 @public("function", "method", signatures=(
@@ -580,7 +582,7 @@ def matrix_power(A, n):
     if n == 0:
         return clone(A).copy_(eye(A.shape[-1], dtype=A.dtype).expand(A.shape))
     if n < 0:
-        if not A.dtype.is_floating_point:
+        if not A.dtype.is_floating_point and not A.dtype.is_complex:
             raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as "
                                f"input. Got {_name(A)}")
         A, n = inv(A), -n
