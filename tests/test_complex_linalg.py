@@ -89,11 +89,17 @@ CASES = {
     "matrix_exp": (lambda t, a, b: t.linalg.matrix_exp(a), SQ, None),
     "matrix_power": (lambda t, a, b: t.linalg.matrix_power(_well(t, a), -2), SQ, None),
     "pinv": (lambda t, a, b: t.linalg.pinv(a), (4, 3), None),
-    "lstsq": (lambda t, a, b: t.linalg.lstsq(a, b[:, :1].expand(4, 2)).solution, (4, 3), B2),
+    "lstsq": (lambda t, a, b: t.linalg.lstsq(a, b).solution, (4, 3), (4, 2)),
+    "lstsq_residuals": (lambda t, a, b: tuple(t.linalg.lstsq(a, b, driver="gelsd")), (4, 3),
+                        (4, 2)),
+    "lstsq_vector": (lambda t, a, b: t.linalg.lstsq(a, b[:, 0]).solution, (4, 3), (4, 2)),
     "lu_factor": (lambda t, a, b: tuple(t.linalg.lu_factor(a))[0], SQ, None),
     "lu": (lambda t, a, b: tuple(t.linalg.lu(a)), SQ, None),
     "lu_solve": (lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor(_well(t, a)), b),
                  SQ, B2),
+    "lu_solve_right": (lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor(_well(t, a)), b.mT,
+                                                         left=False), SQ, B2),
+    "lu_solve_old": (lambda t, a, b: t.lu_solve(b, *t.linalg.lu_factor(_well(t, a))), SQ, B2),
     "solve_triangular": (lambda t, a, b: t.linalg.solve_triangular(_well(t, a).triu(), b,
                                                                    upper=True), SQ, B2),
     "norm": (lambda t, a, b: t.linalg.norm(a), SQ, None),
@@ -102,7 +108,15 @@ CASES = {
     "matrix_norm_1": (lambda t, a, b: t.linalg.matrix_norm(a, 1), SQ, None),
     "matrix_norm_2": (lambda t, a, b: t.linalg.matrix_norm(a, 2), SQ, None),
     "matrix_norm_nuc": (lambda t, a, b: t.linalg.matrix_norm(a, "nuc"), SQ, None),
+    "matrix_norm_inf": (lambda t, a, b: t.linalg.matrix_norm(a, -float("inf")), (2, 3, 4),
+                        None),
+    "matrix_norm_m2": (lambda t, a, b: t.linalg.matrix_norm(a, -2, keepdim=True), (2, 3, 4),
+                       None),
+    "norm_ord": (lambda t, a, b: t.linalg.norm(a, "nuc"), SQ, None),
+    "norm_vector": (lambda t, a, b: t.linalg.norm(a[0], 1), SQ, None),
     "cond": (lambda t, a, b: t.linalg.cond(_well(t, a)), SQ, None),
+    "cond_fro": (lambda t, a, b: t.linalg.cond(_well(t, a), "fro"), SQ, None),
+    "matrix_rank": (lambda t, a, b: t.linalg.matrix_rank(a).float(), SQ, None),
     "multi_dot": (lambda t, a, b: t.linalg.multi_dot([a, a, b]), SQ, B2),
     "vecdot": (lambda t, a, b: t.linalg.vecdot(a, a.exp()), SQ, None),
     "vdot": (lambda t, a, b: t.vdot(a[0], a[1]), SQ, None),
@@ -225,3 +239,11 @@ def test_eig_forward_ad_refused():
         x = fw.make_dual(gg.eye(3, dtype=gg.float64) + gg.ones(3, 3), gg.ones(3, 3).double())
         with pytest.raises(NotImplementedError, match="complex tangent rules"):
             gg.linalg.eig(x)
+
+
+def test_complex_refusals():
+    """What glassgrad cannot do yet with complex matrices is refused with NotImplementedError
+    (torch computes these)."""
+    a = gg.eye(3, dtype=gg.complex128)
+    with pytest.raises(NotImplementedError, match="adjoint=True"):
+        gg.linalg.lu_solve(*gg.linalg.lu_factor(a), a, adjoint=True)

@@ -233,8 +233,8 @@ def _add_scaled(self, prod, beta, alpha):
 
 
 _vdot = defop("VdotBackward0", _in_float("vdot"), ("self", "other"),
-              dtype="same",
-              grads={"self": lambda grad, other: grad * other,
+              dtype="same", wirtinger=False,     # (torch's complex formulas: conj(self) . other)
+              grads={"self": lambda grad, other: grad.conj() * other,
                      "other": lambda grad, self: grad * self})
 _addmm = defop(
     "AddmmBackward0", _in_float(lambda xp, self, mat1, mat2, beta, alpha:
@@ -1325,30 +1325,33 @@ def _pinv_forward(xp, self, atol, rtol, hermitian):
     cut = xp.maximum(atol or 0, rtol * smax)
     with xp.errstate(divide="ignore"):
         Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
-    return xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+    return xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                     xp.conj(xp.swapaxes(U, -1, -2)))
 
 
 def _pinv_backward(grad, self, result):
+    """torch's pinv_backward (conjugate transposes: its complex formula)."""
     m, n = self.shape[-2], self.shape[-1]
-    P, Ph, gh = result, result.mT, grad.mT
+    P, Ph, gh = result, result.mH, grad.mH
     if m <= n:
         K = matmul(gh, P)
         KPh = matmul(K, Ph)
-        return -matmul(P, K).mT + KPh - matmul(matmul(self, P), KPh) + \
+        return -matmul(P, K).mH + KPh - matmul(matmul(self, P), KPh) + \
             matmul(matmul(Ph, P), gh - matmul(K, self))
     K = matmul(P, gh)
     PhK = matmul(Ph, K)
-    return -matmul(K, P).mT + matmul(matmul(gh - matmul(self, K), P), Ph) + PhK - \
+    return -matmul(K, P).mH + matmul(matmul(gh - matmul(self, K), P), Ph) + PhK - \
         matmul(matmul(PhK, P), self)
 
 
-_pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same",
+_pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same", wirtinger=False,
               grads={"self": _pinv_backward})
 
 
 @public("linalg")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+    if A.dim() < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex) or \
+            A.dtype is dtypes.float16:
         raise RuntimeError(f"linalg.pinv({_name(A)}{{{list(A.shape)}}}): expected a tensor with "
                            "2 or more dimensions of float, double, cfloat or cdouble types")
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)

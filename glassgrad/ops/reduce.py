@@ -860,7 +860,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions.")
-    if not A.dtype.is_floating_point:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_type_name(A.dtype)}")
     if A.dtype is dtypes.float16 and ord in ("nuc", 2, -2):

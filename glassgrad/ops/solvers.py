@@ -411,7 +411,12 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if pivots.dtype is not dtypes.int32:
         raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     _same_dtype(fn, LU, B, "LU", "B")
-    _float_check(fn, LU, "LU")
+    if LU.dtype.is_complex:
+        if adjoint:     # (the row's adjoint is a transpose: what its gradients need)
+            raise NotImplementedError("linalg.lu_solve: glassgrad has no adjoint=True solve of "
+                                      "complex matrices (A^H X = B) yet")
+    else:
+        _float_check(fn, LU, "LU")
     return _lu_solve_row(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 
 
@@ -705,7 +710,7 @@ def vecdot(x, y, *, dim=-1):
     if x.dim() == 1 and y.dim() == 1:
         from .linalg import vdot
         return vdot(x, y)
-    return (x * y).sum(dim)
+    return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
 
 
 @public("linalg", linalg_signatures=(
@@ -753,7 +758,7 @@ def _vander_old(x, N=None, increasing=False):
 def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
     if input.dim() < 2:
         _float_check("torch.linalg.matrix_rank", input, "input")
-    if input.dtype not in (dtypes.float32, dtypes.float64):
+    if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1119,21 +1124,24 @@ def _lstsq_forward(xp, self, b, rcond, driver):
     cut = (xp.finfo(self.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * smax
     with xp.errstate(divide="ignore"):
         Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
-    pinv = xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+    pinv = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                     xp.conj(xp.swapaxes(U, -1, -2)))
     X = xp.matmul(pinv, b)
     rank = (S > cut).sum(-1).astype(xp.int64)
     buf = _colmajor(xp.zeros(X.shape[:-2] + (max(m, n), X.shape[-1]), self.dtype))
     buf[..., :n, :] = X
     full = m > n and driver != "gelsy" and bool((rank == n).all())
-    resid = (((xp.matmul(self, X) - b) ** 2).sum(-2) if full else xp.zeros((0,), self.dtype))
+    real = S.dtype      # (residuals and singular values are real for a complex A)
+    resid = (abs(xp.matmul(self, X) - b) ** 2).sum(-2) if full else xp.zeros((0,), real)
     rank = rank if driver != "gels" else xp.zeros((0,), xp.int64)
-    sv = S if driver in ("gelsd", "gelss") else xp.zeros((0,), self.dtype)
+    sv = S if driver in ("gelsd", "gelss") else xp.zeros((0,), real)
     return (buf[..., :n, 0] if vector else buf[..., :n, :]), resid, rank, sv
 
 
 def _lstsq_grads(grads, self, b, solution):
-    """torch's linalg_lstsq_backward: through pinv(A) for the solution, and for the residuals
-    ||A X - B||^2 (stationary in X) 2 (A X - B) X^T g and -2 (A X - B) g."""
+    """torch's linalg_lstsq_backward (conjugate transposes: its complex formula): through
+    pinv(A) for the solution, and for the residuals ||A X - B||^2 (stationary in X)
+    2 (A X - B) X^H g and -2 (A X - B) g."""
     from .linalg import _pinv_backward, pinv
     gX, gR = grads
     gA = gB = None
@@ -1143,12 +1151,12 @@ def _lstsq_grads(grads, self, b, solution):
         gX = None if gX is None else gX.unsqueeze(-1)
     if gX is not None:
         P = pinv(self)
-        gA = _pinv_backward(matmul(gX, b.mT), self, P)
-        gB = matmul(P.mT, gX)
+        gA = _pinv_backward(matmul(gX, b.mH), self, P)
+        gB = matmul(P.mH, gX)
     if gR is not None and gR.numel():
         r = matmul(self, solution) - b
         g = gR.unsqueeze(-2)
-        gA2, gB2 = 2 * matmul(r * g, solution.mT), -2 * (r * g)
+        gA2, gB2 = 2 * matmul(r * g, solution.mH), -2 * (r * g)
         gA = gA2 if gA is None else gA + gA2
         gB = gB2 if gB is None else gB + gB2
     return gA, (gB.squeeze(-1) if vector and gB is not None else gB)
@@ -1157,7 +1165,7 @@ def _lstsq_grads(grads, self, b, solution):
 _lstsq = defop(
     "LinalgLstsqBackward0", _lstsq_forward, ("self", "b"), dtype="same",
     outputs=("solution", "residuals", "rank", "singular_values"), diff_outputs=2,
-    undefined_grads=True,
+    undefined_grads=True, wirtinger=False,
     grads={"self": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[0],
            "b": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[1]})
 
@@ -1172,7 +1180,7 @@ def lstsq(input, b, rcond=None, *, driver=None):
     if input.dtype is not b.dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {_name(input)} and other's dtype {_name(b)}")
-    if input.dtype not in (dtypes.float32, dtypes.float64):
+    if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     vector = b.dim() == input.dim() - 1
     if not vector and b.dim() != input.dim():
