@@ -5,6 +5,13 @@ Factorizations run on numpy.linalg; their outputs take LAPACK's column-major lay
 strides) and their backward formulas are compositions of glassgrad ops, so they differentiate
 again. The LU factors that det, slogdet and solve save are computed as LAPACK's getrf does
 (backend/kernels/lapack.py).
+
+Complex inputs: a holomorphic factorization's formulas (inv, det, solve, matrix products) are
+its real derivatives, which the registry conjugates for complex nodes; the others (cholesky,
+qr, svd, eigh, eig, slogdet, pinv, vdot) write torch's complex formulas (conjugate
+transposes, wirtinger=False), including its refusals of phase-dependent losses. eig's
+eigenvectors are geev's (NumPy's LAPACK); torch's MKL may return a real matrix's eigenvector
+negated (a column of the same unit vector), which no LAPACK convention fixes.
 """
 import math
 import warnings

@@ -3,10 +3,12 @@ Householder products, the matrix exponential and power, and the composites torch
 them (cond, matrix_rank, multi_dot, tensorinv, tensorsolve, vander, vecdot), with the older
 torch.* spellings (triangular_solve, lu_solve, lu_unpack, cholesky_solve, ...).
 
-Real dtypes only (glassgrad has no complex dtypes yet). The factorizations run as LAPACK does
-(backend/kernels/lapack.py: getrf's pivots, trsm's substitutions, sytrf, geqrf) and their
-outputs take LAPACK's column-major layout; the backward formulas are torch's
-(FunctionsManual.cpp) written as glassgrad ops, so they differentiate again.
+Real and complex inputs (complex Householder reflectors and LDL are refused with
+NotImplementedError). The factorizations run as LAPACK does (backend/kernels/lapack.py:
+getrf's pivots, trsm's substitutions, sytrf, geqrf) and their outputs take LAPACK's
+column-major layout; the backward formulas are torch's (FunctionsManual.cpp) written as
+glassgrad ops, so they differentiate again: holomorphic ones as real derivatives (conjugated by
+the registry for complex nodes), the others as torch's complex formulas (wirtinger=False).
 """
 import warnings
 
@@ -47,6 +49,14 @@ def _float_check(fn, A, name="A"):
     if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
+
+
+def _no_complex_kernel(fn, A):
+    """What torch computes for complex matrices and glassgrad does not yet (Householder
+    reflectors, LDL): refused, never run as if real."""
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels "
+                                  "for it yet")
 
 
 def _not_implemented(kernel, A):
@@ -867,6 +877,7 @@ _geqrf_row = defop("GeqrfBackward0", _geqrf_forward, dtype="same", outputs=("a",
 def geqrf(input):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _no_complex_kernel("torch.geqrf", input)
     if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
         raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_name(input)}\'')
     return _GEQRF(*_geqrf_row(input))
@@ -952,6 +963,7 @@ def _householder_checks(fn, input, tau):
     if tau.dtype is not input.dtype:
         raise RuntimeError(f"{fn}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(input)}")
+    _no_complex_kernel(fn, input)
     if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
         raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{_name(input)}\'')
 
@@ -1015,6 +1027,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):
             raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but "
                                f"input has dtype {_name(input)} and {name} has dtype "
                                f"{_name(t)}")
+    _no_complex_kernel(fn, input)
     return _ormqr(input, input2, input3, left=left, transpose=transpose)
 
 
@@ -1042,8 +1055,7 @@ def _ldl_checks(fn, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
+    _no_complex_kernel(fn, A)
     if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
@@ -1103,6 +1115,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
                            f"{_name(B)} and A of type {_name(LD)} instead.")
     if pivots.dtype is not dtypes.int32:
         raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_name(pivots)}")
+    _no_complex_kernel(fn, LD)
     return _ldl_solve_row(LD, B, pivots=pivots, hermitian=hermitian)
 
 
