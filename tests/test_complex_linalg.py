@@ -254,3 +254,23 @@ def test_complex_refusals():
                  lambda: gg.linalg.ldl_solve(a, gg.ones(3, dtype=gg.int32), a)):
         with pytest.raises(NotImplementedError, match="no complex kernels"):
             call()
+
+
+SECOND = {
+    "inv": lambda t, a: t.linalg.inv(_well(t, a)).abs().sum(),
+    "det": lambda t, a: t.linalg.det(_well(t, a)).abs(),
+    "solve": lambda t, a: t.linalg.solve(_well(t, a), a[:, :1]).abs().sum(),
+    "svdvals": lambda t, a: t.linalg.svdvals(a).sum(),
+    "eigvals": lambda t, a: t.linalg.eigvals(a).abs().sum(),
+    "cholesky": lambda t, a: t.linalg.cholesky(_hpd(t, a)).abs().sum(),
+    "eigvalsh": lambda t, a: t.linalg.eigvalsh(_herm(t, a)).pow(2).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SECOND))
+def test_double_backward(name):
+    def program(t):
+        a = t.tensor(_data((3, 3), 9), requires_grad=True)
+        g, = t.autograd.grad(SECOND[name](t, a), a, create_graph=True)
+        return g, t.autograd.grad(g.abs().sum(), a)
+    same(program)
