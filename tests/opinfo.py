@@ -1561,8 +1561,8 @@ LINALG = [
     # AD: its tangents are complex, which glassgrad's forward mode refuses)
     # (sums and views: the outputs' own nodes save no complex tensor, whose last bits MKL's geev
     # and NumPy's LAPACK round differently)
-    row("eig", lambda t, x: (lambda r: (r.eigenvalues.abs().sum(-1, keepdim=True),
-                                        r.eigenvectors.abs().sum(-1)))(t.linalg.eig(x)), SQ,
+    row("eig", lambda t, x: (lambda r: (r.eigenvalues.abs().sum(0, keepdim=True),
+                                        r.eigenvectors.abs().sum(1)))(t.linalg.eig(x)), SQ,
         forward_ad=False),
     row("eig_product", lambda t, x: (lambda r: (r.eigenvectors @ t.diag_embed(r.eigenvalues)
                                                 @ t.linalg.inv(r.eigenvectors)).real)(
