@@ -3,7 +3,7 @@ Householder products, the matrix exponential and power, and the composites torch
 them (cond, matrix_rank, multi_dot, tensorinv, tensorsolve, vander, vecdot), with the older
 torch.* spellings (triangular_solve, lu_solve, lu_unpack, cholesky_solve, ...).
 
-Real and complex inputs (complex Householder reflectors and LDL are refused with
+Real and complex inputs (complex householder_product, ormqr and LDL are refused with
 NotImplementedError). The factorizations run as LAPACK does (backend/kernels/lapack.py:
 getrf's pivots, trsm's substitutions, sytrf, geqrf) and their outputs take LAPACK's
 column-major layout; the backward formulas are torch's (FunctionsManual.cpp) written as
@@ -13,6 +13,7 @@ the registry for complex nodes), the others as torch's complex formulas (wirting
 import warnings
 
 from .. import dtypes
+from .._autograd.grad_mode import state
 from .._creation import eye, ones, zeros
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
@@ -877,9 +878,12 @@ _geqrf_row = defop("GeqrfBackward0", _geqrf_forward, dtype="same", outputs=("a",
 def geqrf(input):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    _no_complex_kernel("torch.geqrf", input)
-    if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or \
+            input.dtype is dtypes.float16:
         raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_name(input)}\'')
+    if input.dtype.is_complex and input.requires_grad and state.grad:
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return _GEQRF(*_geqrf_row(input))
 
 
