@@ -174,6 +174,51 @@ def test_conj_bit():
     same(program)
 
 
+def test_conj_writes_reach_its_input():
+    """Writes into conj()'s result, its views and detach()es land in the input, conjugated,
+    as through torch's lazy conj view (version counters bumped as torch's)."""
+    def program(t):
+        x = t.tensor([1 + 2j, 3 - 1j, -2j])
+        y = x.conj()
+        y[0] = 5 + 1j
+        out = [x.clone(), y.clone(), x._version, y._version]
+        y.mul_(2)
+        y[1:].add_(1j)
+        y.detach()[2:].fill_(7j)
+        out += [x.clone(), y.clone(), x._version]
+        z = y.conj()
+        z.zero_()
+        out += [x, y, z, z.is_conj(), y.is_conj()]
+        w = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        out.append(catch(lambda: w.conj().mul_(2)))
+        with t.no_grad():
+            w.conj().mul_(2)
+        return out + [w]
+    same(program)
+
+
+def test_conj_write_of_a_recorded_input_refused():
+    """torch rebases the input's history (CopySlices); glassgrad's conj() is no view."""
+    v = gg.tensor([1 + 2j, 3 - 1j], requires_grad=True) * 1
+    with pytest.raises(NotImplementedError, match="conj"):
+        v.conj().mul_(2)
+
+
+def test_conj_physical_inplace_and_the_negative_bit():
+    def program(t):
+        r = t.tensor([1 + 1j, -2j])
+        q = t.ones(2)
+        a = t.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        b = a * 1
+        b.conj_physical_()
+        g, = t.autograd.grad(b.abs().sum() + b.real.sum() + b.imag.sum(), a)
+        return [t.conj_physical_(r), r, r.conj_physical_(), q.conj_physical_() is q,
+                t.resolve_neg(q) is q, t.is_neg(q), q.is_neg(), q.resolve_neg() is q,
+                t.is_neg(r.conj()), b, b.grad_fn.name(), g,
+                catch(lambda: t.tensor([1j], requires_grad=True).conj_physical_())]
+    same(program)
+
+
 def test_angle_abs_polar_complex_sgn():
     def program(t):
         x = t.tensor([1 + 2j, 0j, -3 + 0.5j, -2 + 0j, float("nan") + 1j])

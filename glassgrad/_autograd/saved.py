@@ -140,13 +140,16 @@ class SavedTensor:
             which = (f", which is output {t._output_nr} of {short_name(t.grad_fn)},"
                      if t.grad_fn is not None else "")
         return ("one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [torch.{type_name} [{', '.join(map(str, shape))}]]{which} "
+                f"inplace operation: [{type_name} [{', '.join(map(str, shape))}]]{which} "
                 f"is at version {self.counter.version}; expected version {self.version} instead. "
                 + (_ANOMALY_HINT if state.anomaly else _HINT))
 
     @staticmethod
     def _type_name(data):
-        return from_numpy_dtype(data.dtype).tensor_type
+        """torch's legacy type name (torch.FloatTensor); the dtypes without a legacy Python
+        type (complex, bfloat16) by their dispatch name, as torch's (CPUComplexFloatType)."""
+        name = from_numpy_dtype(data.dtype).tensor_type
+        return f"CPU{name[:-6]}Type" if name.startswith(("Complex", "BFloat")) else f"torch.{name}"
 
 
 def _graph_meta(tensor, is_output):

@@ -1,18 +1,24 @@
 """Complex numbers: real/imag views, view_as_real/view_as_complex, conj (and torch's conjugate
-bit), angle, polar, complex, is_complex.
+bit), angle, polar, complex, is_complex; the negative bit's API (is_neg, resolve_neg: glassgrad
+makes no negative views).
 
 These rows write torch's complex formulas themselves (``wirtinger=False``): their derivatives
 are not holomorphic, so the machinery's conjugation of real formulas (OpNode.apply) would be
 wrong for them. The conjugate bit: glassgrad's conj() computes the conjugate (NumPy has no lazy
 conjugate view) and remembers that the result carries torch's bit (is_conj, resolve_conj,
-view_as_real's refusal); it does not alias its input (a write into either is not seen by the
-other), which torch's lazy view would.
+view_as_real's refusal). Writes into the result (or its views) reach its input, as through
+torch's lazy view (_ConjAlias: its version counter writes the conjugate back when bumped); a
+write into the input after conj() is not seen by the result (torch's would be), and the
+result's storage is its own.
 """
+import weakref
+
 from .. import dtypes
-from .._tensor import conj_bit as _has_bit, set_conj_bit as _set_bit
+from .._autograd.grad_mode import state
+from .._tensor import VersionCounter, conj_bit as _has_bit, set_conj_bit as _set_bit
 from ..backend import backend_of, xp
 from . import public, publish
-from .registry import defop
+from .registry import apply_inplace, defop
 from .shape import clone, select
 
 def _complex_only(self, name):
@@ -87,23 +93,75 @@ _conj = defop("ConjBackward0", "conj", dtype="same", wirtinger=False,
               grads={"self": lambda grad: conj_physical(grad)})
 _conj_physical = defop("ConjPhysicalBackward0", "conj", dtype="same", wirtinger=False,
                        grads={"self": lambda grad: conj_physical(grad)})
+_conj_physical_ = defop("ConjPhysicalBackward1", "conj", dtype="same", wirtinger=False,
+                        grads={"self": lambda grad: conj_physical(grad)})
+
+
+class _ConjAlias(VersionCounter):
+    """The version counter of conj()'s result (shared with its views and detach()es): each
+    in-place write into them bumps it, and the bump writes the conjugate back into the input's
+    memory (bumping the input's counter too), as a write through torch's lazy conj view."""
+    __slots__ = ("_v", "_data", "_base_data", "_base_counter", "_base")
+
+    def __init__(self, view, base):
+        self._v = 0
+        self._data, self._base_data = view._data, base._data
+        self._base_counter, self._base = base._version_counter, weakref.ref(base)
+
+    @property
+    def version(self):
+        return self._v
+
+    @version.setter
+    def version(self, value):
+        self._v = value
+        base = self._base()
+        if state.grad and base is not None and base.requires_grad:
+            if base.grad_fn is None:
+                raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                                   "in an in-place operation.")
+            raise NotImplementedError("in-place writes into conj() of a tensor that requires "
+                                      "grad: glassgrad's conj() is no view, it cannot rebase "
+                                      "its input's history")
+        xp.conjugate(self._data, out=self._base_data)
+        self._base_counter.version += 1
 
 
 @public("function", "method", signatures=("conj(Tensor input)",))
 def conj(input):
     """torch's conj: the tensor itself for a real dtype; for a complex one, the conjugate with
-    torch's conjugate bit (computed here: see the module docstring)."""
+    torch's conjugate bit flipped (computed, writes reaching the input: see the module
+    docstring)."""
     if not input.dtype.is_complex:
         return input
     out = _conj(input)
     if not _has_bit(input):
         _set_bit(out)
+    out._version_counter = _ConjAlias(out, input)
     return out
 
 
 @public("function", "method", signatures=("conj_physical(Tensor input, *, Tensor out=None)",))
 def conj_physical(input):
     return _conj_physical(input) if input.dtype.is_complex else input
+
+
+@public("function", "method", name="conj_physical_", signatures=(
+    "conj_physical_(Tensor input)",))
+def conj_physical_(input):
+    return apply_inplace(_conj_physical_, input, (input,), {}) if input.dtype.is_complex \
+        else input
+
+
+@public("function", "method", signatures=("is_neg(Tensor input)",))
+def is_neg(input):
+    """torch's negative bit: glassgrad makes no negative views, so never set."""
+    return False
+
+
+@public("function", "method", signatures=("resolve_neg(Tensor input)",))
+def resolve_neg(input):
+    return input
 
 
 @public("function", "method", signatures=("is_conj(Tensor input)",))

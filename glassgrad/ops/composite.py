@@ -11,10 +11,10 @@ import warnings
 
 from .. import dtypes
 from .._args import bind as _bind
-from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
+from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros, zeros_like
 from .._tensor import Size, Tensor, _wrap_dim
 from ..backend import kind as _kind, xp
-from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
+from . import complex as _complex, linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
 from . import public, publish
 from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
 
@@ -601,27 +601,6 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
     return _quantile(input, q, dim, keepdim, interpolation, ignore_nan=True)
 
 
-@public("function", "method", signatures=(
-    "nanmedian(Tensor input)",
-    "nanmedian(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
-def nanmedian(input, dim=None, keepdim=False):
-    """The lower median of the values that are not NaN (NaN where all are)."""
-    if dim is None:
-        flat = input.reshape(-1)
-        if flat.numel() == 0:
-            return _red.median(input)
-        values, indices = _red.sort(flat)
-        k = builtins.max(builtins.int((~flat.isnan()).sum().item()) - 1, 0) // 2
-        return values[k]
-    dim_ = _wrap_dim(dim, input.dim())
-    values, indices = _red.sort(input, dim_)
-    k = ((~input.isnan()).sum(dim_, keepdim=True) - 1).clamp(min=0) // 2
-    out = values.gather(dim_, k), indices.gather(dim_, k)
-    if not keepdim:
-        out = tuple(o.squeeze(dim_) for o in out)
-    return _red._named("nanmedian", out)
-
-
 def _logcumsumexp_forward(xp, self, dim):
     if self.ndim == 0 or self.size == 0:
         return self.copy()
@@ -662,21 +641,6 @@ def logcumsumexp(input, dim):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
                                   f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
     return _logcumsumexp(input, dim=_wrap_dim(dim, builtins.max(input.dim(), 1)))
-
-
-@public("function", "method", signatures=(
-    "aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)",))
-def aminmax(input, *, dim=None, keepdim=False):
-    cls = _red._return_type("aminmax", ("min", "max"))
-    if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                               "operation has no identity.")
-        lo, hi = input.amin(), input.amax()
-        if keepdim:
-            lo, hi = lo.reshape((1,) * input.dim()), hi.reshape((1,) * input.dim())
-        return cls(lo, hi)
-    return cls(input.amin(dim, keepdim), input.amax(dim, keepdim))
 
 
 def _dist_grad(sign):
@@ -735,47 +699,90 @@ def renorm(input, p, dim, maxnorm):
 
 
 # -- statistics --------------------------------------------------------------------------------
+def _c10(d):
+    return _C10_NAMES[d.name]
+
+
+def _check_weights(w, kind, n):
+    """ATen's checks of cov's fweights (integral counts) or aweights (float weights)."""
+    if w.dim() > 1:
+        raise RuntimeError(f"cov(): expected {kind} to have one or fewer dimensions but got "
+                           f"{kind} with {w.dim()} dimensions")
+    integral = kind == "fweights"
+    if (w.dtype.is_floating_point or w.dtype.is_complex or w.dtype is dtypes.bool) == integral:
+        what = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {kind} to have {what} dtype but got {kind} with "
+                           f"{_c10(w.dtype)} dtype")
+    if w.numel() != n:
+        raise RuntimeError(f"cov(): expected {kind} to have the same numel as there are "
+                           f"observations in the input but got {w.numel()} != {n}")
+    if n and not builtins.bool(w.min() >= 0):
+        raise RuntimeError(f"cov(): {kind} cannot be negative")
+
+
 @public("function", "method", signatures=(
     "cov(Tensor input, *, int64_t correction=1, Tensor? fweights=None, Tensor? aweights=None)",))
 def cov(input, *, correction=1, fweights=None, aweights=None):
+    """ATen's composite: the weighted mean removed, x w x^H over the normalisation factor."""
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
-    x = input if input.dim() == 2 else input.reshape(1, -1)
-    if not x.dtype.is_floating_point:
-        x = x.to(dtypes.get_default_dtype())
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input if input.dim() == 2 else input.view(1, -1)
+    n = x.shape[1]
     w = None
     if fweights is not None:
+        _check_weights(fweights, "fweights", n)
         w = fweights
     if aweights is not None:
+        _check_weights(aweights, "aweights", n)
         w = aweights if w is None else w * aweights
-    n = x.shape[1]
+    wsum = tensor(n, dtype=dtypes.int64) if w is None else w.sum()
+    if w is not None and not builtins.bool(wsum != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / wsum
     if w is None:
-        avg = x.mean(1)
-        norm = n - correction
-        wsum = None
+        norm = tensor(n - correction, dtype=dtypes.int64)
+    elif correction == 0:
+        norm = wsum
+    elif aweights is None:
+        norm = wsum - correction
+    elif fweights is None and n == 1 and correction == 1:
+        norm = tensor(0, dtype=dtypes.int64)
     else:
-        wsum = w.sum()
-        avg = (x * w).sum(1) / wsum
-        norm = (wsum - correction * (w * aweights).sum() / wsum if aweights is not None
-                else wsum - correction)
-    xm = x - avg.unsqueeze(1)
-    xw = xm if w is None else xm * w
-    c = xw.matmul(xm.t()) / _pw.clamp(tensor(norm, dtype=x.dtype) if not isinstance(
-        norm, Tensor) else norm, min=0)
-    return c.squeeze() if input.dim() < 2 else c
+        norm = wsum - _pw.mul_scalar((w * aweights).sum(), other=correction) / wsum
+    if builtins.bool(norm <= 0):
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations. (Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)",
+                      UserWarning, stacklevel=3)
+        norm.zero_()
+    if n == 1 and (fweights is None) != (aweights is None):
+        x.zero_()       # (torch writes the zeros into the input itself)
+        if not (x.dtype.is_floating_point or x.dtype.is_complex):
+            x = x.to(dtypes.float32)
+    else:
+        x = x - avg.unsqueeze(1)
+    c = _la.mm(x, (x if w is None else x * w).t().conj())
+    return (c / norm).squeeze()
 
 
 @public("function", "method", signatures=("corrcoef(Tensor input)",))
 def corrcoef(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got "
+                           f"an input with {input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0:
         return c / c
     d = c.diagonal()
-    stddev = d.sqrt()
-    c = c / stddev.unsqueeze(1)
-    c = c / stddev.unsqueeze(0)
-    return c.clamp(-1, 1)
+    stddev = (d.real if d.dtype.is_complex else d).sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    if c.dtype.is_complex:
+        return _complex.complex(c.real.clip(-1, 1), c.imag.clip(-1, 1))
+    return c.clip(-1, 1)
 
 
 # -- constructions -------------------------------------------------------------------------------
@@ -792,18 +799,19 @@ def cartesian_prod(*tensors):
 @public("function", signatures=(
     "combinations(Tensor input, int64_t r=2, bool with_replacement=False)",))
 def combinations(input, r=2, with_replacement=False):
+    """ATen's composite: r meshgrid copies of input, each masked to the index tuples in
+    increasing (with_replacement: non-decreasing) order, stacked."""
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
         return empty(0, dtype=input.dtype)
-    pick = (itertools.combinations_with_replacement if with_replacement
-            else itertools.combinations)
-    index = list(pick(builtins.range(input.shape[0]), r))
-    if not index:
-        return empty(0, r, dtype=input.dtype) if r > 1 else empty(0, dtype=input.dtype)
-    return input[tensor(index, dtype=dtypes.int64)]
+    grids = _sh.meshgrid(*([input] * r), indexing="ij")
+    index = xp.indices((input.shape[0],) * r)
+    ordered = index[:-1] <= index[1:] if with_replacement else index[:-1] < index[1:]
+    mask = tensor(ordered.all(0) if r > 1 else xp.ones(index.shape[1:], bool))
+    return _sh.stack([g.masked_select(mask) for g in grids], 1)
 
 
 def _as_block(shape):
@@ -851,31 +859,54 @@ def diagflat(input, offset=0):
     return _la.diag(input.reshape(-1), offset)
 
 
-def _trapezoid_dx(y, dx, dim):
-    n = y.shape[dim]
-    if n == 0:
-        return y.sum(dim) * 0
-    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, n - 1)) * 0.5) * dx
+def _spacing(y, x, dim, fn):
+    """ATen's: x's differences along dim, x viewed to broadcast against y's slices."""
+    if x.dtype is dtypes.bool or y.dtype is dtypes.bool:
+        raise RuntimeError(f"{fn}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{fn}: There must be one `x` value for each sample point")
+        x = x.view([x.shape[0] if d == dim else 1 for d in builtins.range(y.dim())])
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    left, right = _ends(x, dim)
+    return right - left
+
+
+def _scalar_dx(y, dx, fn):
+    if y.dtype is dtypes.bool:
+        raise RuntimeError(f"{fn}: received a bool input for `y`, but bool is not supported")
+    if isinstance(dx, (builtins.bool, builtins.complex)):
+        raise RuntimeError(f"{fn}: Currently, we only support dx as a real number.")
+    return builtins.float(dx)
+
+
+def _ends(y, dim):
+    """y without its last and without its first sample along dim (ATen's slices)."""
+    n = builtins.max(y.shape[dim] - 1, 0)
+    return _sh.narrow(y, dim, 0, n), _sh.narrow(y, dim, builtins.min(1, y.shape[dim]), n)
+
+
+def _trapezoid(y, x, dx, dim):
+    """ATen's trapezoid: sum((y_i + y_i+1) dx_i) / 2, or for a constant dx
+    (sum(y) - (y_0 + y_n) / 2) dx; no samples integrate to zeros."""
+    dim = _wrap_dim(dim, y.dim())
+    if y.shape[dim] == 0:
+        return zeros([s for d, s in enumerate(y.shape) if d != dim], dtype=y.dtype)
+    if x is None:
+        dx = _scalar_dx(y, 1 if dx is None else dx, "trapezoid")
+        ends = y.select(dim, 0) + y.select(dim, -1)
+        return _pw.mul_scalar(y.sum(dim) - _pw.mul_scalar(ends, other=0.5), other=dx)
+    left, right = _ends(y, dim)
+    return _pw.div_scalar(((left + right) * _spacing(y, x, dim, "trapezoid")).sum(dim),
+                          other=2.0)
 
 
 @public("function", signatures=("trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)",
                                 "trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)"))
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     return _trapezoid(y, x, dx, dim)
-
-
-def _trapezoid(y, x, dx, dim):
-    dim = _wrap_dim(dim, y.dim())
-    if x is None:
-        return _trapezoid_dx(y, 1 if dx is None else dx, dim)
-    n = y.shape[dim]
-    if n == 0:
-        return y.sum(dim) * 0
-    dxs = x.diff(dim=dim if x.dim() == y.dim() else -1)
-    if x.dim() == 1 and y.dim() > 1:
-        dxs = dxs.reshape([-1 if d == dim else 1 for d in builtins.range(y.dim())])
-    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * 0.5
-    return (dxs * mid).sum(dim)
 
 
 @public("function", signatures=("trapz(Tensor y, *, double dx=1, int64_t dim=-1)",
@@ -888,17 +919,14 @@ def trapz(y, x=None, *, dx=None, dim=-1):
     "cumulative_trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)",
     "cumulative_trapezoid(Tensor y, *, Scalar dx=1, int64_t dim=-1)"))
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """ATen's: the running sums of the trapezoids."""
     dim = _wrap_dim(dim, y.dim())
-    n = y.shape[dim]
-    if n == 0:
-        return y * 0
-    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * 0.5
+    left, right = _ends(y, dim)
     if x is None:
-        return (mid * (1 if dx is None else dx)).cumsum(dim)
-    dxs = x.diff(dim=dim if x.dim() == y.dim() else -1)
-    if x.dim() == 1 and y.dim() > 1:
-        dxs = dxs.reshape([-1 if d == dim else 1 for d in builtins.range(y.dim())])
-    return (dxs * mid).cumsum(dim)
+        dx = _scalar_dx(y, 1 if dx is None else dx, "cumulative_trapezoid")
+        return _pw.mul_scalar(left + right, other=dx / 2.0).cumsum(dim)
+    spacing = _spacing(y, x, dim, "cumulative_trapezoid")
+    return _pw.div_scalar(((left + right) * spacing).cumsum(dim), other=2.0)
 
 
 @public("function", signatures=("vander(Tensor x, int64_t? N=None, bool increasing=False)",))

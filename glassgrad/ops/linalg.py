@@ -5,6 +5,13 @@ Factorizations run on numpy.linalg; their outputs take LAPACK's column-major lay
 strides) and their backward formulas are compositions of glassgrad ops, so they differentiate
 again. The LU factors that det, slogdet and solve save are computed as LAPACK's getrf does
 (backend/kernels/lapack.py).
+
+Complex inputs: a holomorphic factorization's formulas (inv, det, solve, matrix products) are
+its real derivatives, which the registry conjugates for complex nodes; the others (cholesky,
+qr, svd, eigh, eig, slogdet, pinv, vdot) write torch's complex formulas (conjugate
+transposes, wirtinger=False), including its refusals of phase-dependent losses. eig's
+eigenvectors are geev's (NumPy's LAPACK); torch's MKL may return a real matrix's eigenvector
+negated (a column of the same unit vector), which no LAPACK convention fixes.
 """
 import math
 import warnings
@@ -258,8 +265,8 @@ def _add_scaled(self, prod, beta, alpha):
 
 
 _vdot = defop("VdotBackward0", _in_float("vdot"), ("self", "other"),
-              dtype="same",
-              grads={"self": lambda grad, other: grad * other,
+              dtype="same", wirtinger=False,     # (torch's complex formulas: conj(self) . other)
+              grads={"self": lambda grad, other: grad.conj() * other,
                      "other": lambda grad, self: grad * self})
 _addmm = defop(
     "AddmmBackward0", _in_float(lambda xp, self, mat1, mat2, beta, alpha:
@@ -792,6 +799,7 @@ _LinAlgError.__module__ = "torch._C"
 _QR = _return_type("linalg_qr", ("Q", "R"))
 _SVD = _return_type("linalg_svd", ("U", "S", "Vh"))
 _EIGH = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_EIG = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
 _SLOGDET = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 _SLOGDET_OLD = _return_type("slogdet", ("sign", "logabsdet"))
 _QR_OLD = _return_type("qr", ("Q", "R"))
@@ -801,11 +809,9 @@ _SVD_OLD = _return_type("svd", ("U", "S", "V"))
 def _check(fn, A, square=True):
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
     if A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
-    if not A.dtype.is_floating_point:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
     if square and A.shape[-1] != A.shape[-2]:
@@ -934,7 +940,15 @@ def _slogdet_backward(grads, A, LU, pivots, sign):
     """torch's: gA solves A^T gA = g_logabsdet I; without grad mode through the saved LU as
     it is (a singular A gives infinities, as LAPACK's solve), with it by solve (which refuses
     a singular A)."""
-    g = grads[1]
+    gsign, g = grads
+    if A.dtype.is_complex:      # torch's complex formula: gA = A^-H diag(g - i Im(gsign* sign))
+        if gsign is None and g is None:
+            return None
+        g = 0 if g is None else g
+        if gsign is not None:
+            g = g - 1j * (gsign.conj_physical() * sign).imag
+        g = g.to(A.dtype)
+        return solve(A.mH, diag_embed(g.unsqueeze(-1).expand(*g.shape, A.shape[-1])))
     if g is None:
         return None
     if not state.grad:
@@ -946,7 +960,7 @@ def _slogdet_backward(grads, A, LU, pivots, sign):
 
 _slogdet = defop("LinalgSlogdetBackward0", _slogdet_forward, ("A",), dtype="same",
                  outputs=("sign", "logabsdet", "LU", "pivots"), diff_outputs=2,
-                 grads={"A": _slogdet_backward}, undefined_grads=True)
+                 grads={"A": _slogdet_backward}, undefined_grads=True, wirtinger=False)
 
 
 @public("linalg", name="slogdet")
@@ -967,6 +981,8 @@ def logdet(input):
                            f"{input.shape[-2]} by {input.shape[-1]} matrices")
     _check(fn, input)
     sign, logabsdet = _slogdet(input)[:2]
+    if input.dtype.is_complex:      # log(det): log(sign) + logabsdet, as torch's
+        return sign.log() + logabsdet
     return _formula.where(sign == -1, float("nan"), logabsdet)
 
 
@@ -1020,7 +1036,7 @@ _solve = defop(
 
 def _solve_checks(A, B, left):
     _check("linalg.solve", A)
-    if not B.dtype.is_floating_point:
+    if not B.dtype.is_floating_point and not B.dtype.is_complex:
         _check("linalg.solve", B, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A "
@@ -1054,7 +1070,7 @@ def _cholesky_forward(xp, A, upper, check_errors=True, fn="linalg.cholesky"):
                          "The factorization could not be completed because the input is not "
                          f"positive-definite (the leading minor of order {flat[b]} is not "
                          "positive-definite).")
-    L = xp.swapaxes(L, -1, -2) if upper else L
+    L = xp.conj(xp.swapaxes(L, -1, -2)) if upper else L      # (U = L^H)
     return _colmajor(L), info
 
 
@@ -1081,16 +1097,19 @@ def _potf2(A):
 
 
 def _cholesky_backward(grad, L, upper):
+    """torch's (conjugate transposes: its complex formula, the real one for real L):
+    gA = herm(L^-H phi L^-1), phi = tril(L^H gL) with its diagonal halved."""
     if upper:
-        L, grad = L.mT, grad.mT
-    phi = tril(matmul(L.mT, grad))
-    phi = (phi + tril(phi, -1).mT) * 0.5
+        L, grad = L.mH, grad.mH
+    phi = tril(matmul(L.mH, grad))
+    phi = phi - diag_embed(diagonal(phi, 0, -2, -1) * 0.5)
     Linv = inv(L)
-    return matmul(matmul(Linv.mT, phi), Linv)
+    gA = matmul(matmul(Linv.mH, phi), Linv)
+    return (gA + gA.mH) * 0.5
 
 
 _cholesky = defop("LinalgCholeskyExBackward0", _cholesky_forward, ("A",), dtype="same",
-                  outputs=("L", "info"), grads={"A": _cholesky_backward})
+                  outputs=("L", "info"), grads={"A": _cholesky_backward}, wirtinger=False)
 
 
 @public("linalg")
@@ -1116,20 +1135,22 @@ def _qr_backward(grads, Q, R, mode):
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
                            "nrows > ncols.")
-    gA = matmul(gR, R.mT) - matmul(Q.mT, gQ)
-    if m >= n:
+    gA = matmul(gR, R.mH) - matmul(Q.mH, gQ)
+    if m >= n:      # (torch's complex formula: conjugate transposes, real diagonals)
         sym = triu(gA)
-        sym = sym + sym.mT
-        sym = sym - diag_embed(diagonal(sym, 0, -2, -1) * 0.5)
-        return solve(R.mT, matmul(Q, sym) + gQ, left=False)
-    skew = tril(-gA + gA.mT)
-    gA = solve(R[..., :m].mT, matmul(Q, skew), left=False)
+        sym = sym + sym.mH
+        sym = sym - diag_embed(diagonal(sym, 0, -2, -1).real * 0.5)
+        return solve(R.mH, matmul(Q, sym) + gQ, left=False)
+    skew = tril(-gA + gA.mH)
+    if skew.dtype.is_complex:
+        skew = skew - diag_embed(diagonal(skew, 0, -2, -1).imag * 0.5j)
+    gA = solve(R[..., :m].mH, matmul(Q, skew), left=False)
     gA = cat([gA, zeros(*gA.shape[:-1], n - m, dtype=gA.dtype)], -1)
     return gA + matmul(Q, gR)
 
 
 _qr = defop("LinalgQrBackward0", _qr_forward, ("A",), dtype="same", outputs=("Q", "R"),
-            diff_outputs=2, grads={"A": _qr_backward})
+            diff_outputs=2, grads={"A": _qr_backward}, wirtinger=False)
 
 
 @public("linalg", name="qr")
@@ -1164,27 +1185,35 @@ def _svd_backward(grads, U, S, Vh, full_matrices, S_sym_argsize_minus_1):
         gU = zeros(U.shape, dtype=U.dtype)
     if gVh is None:
         gVh = zeros(Vh.shape, dtype=Vh.dtype)
-    UhgU = matmul(U.mT, gU)
-    VhgV = matmul(Vh, gVh.mT)
-    UhgU, VhgV = UhgU - UhgU.mT, VhgV - VhgV.mT
+    UhgU = matmul(U.mH, gU)
+    VhgV = matmul(Vh, gVh.mH)
+    UhgU, VhgV = UhgU - UhgU.mH, VhgV - VhgV.mH
+    complex_ = U.dtype.is_complex
+    if complex_ and not xp.allclose(diagonal(UhgU, 0, -2, -1)._data.imag,
+                                    -diagonal(VhgV, 0, -2, -1)._data.imag, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are specified "
+                           "up to multiplication by e^{i phi}. The specified loss function "
+                           "depends on this phase term, making it ill-defined.")
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + diag_embed(ones(*S.shape, dtype=S.dtype))
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     if gS is not None:
         gA = gA + diag_embed(gS)
+    if complex_:
+        gA = gA + diag_embed(diagonal(UhgU, 0, -2, -1) / (2 * S))
     if m > n:
         gA = matmul(U, gA)
         gUSinv = gU / S.unsqueeze(-2)
-        return matmul(gA + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh)
+        return matmul(gA + gUSinv - matmul(U, matmul(U.mH, gUSinv)), Vh)
     if m < n:
         gA = matmul(gA, Vh)
         SinvgVh = gVh / S.unsqueeze(-1)
-        return matmul(U, gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mT), Vh))
+        return matmul(U, gA + SinvgVh - matmul(matmul(SinvgVh, Vh.mH), Vh))
     return matmul(U, matmul(gA, Vh))
 
 
 _svd = defop("LinalgSvdBackward0", _svd_forward, ("A",), dtype="same", outputs=("U", "S", "Vh"),
-             diff_outputs=3, grads={"A": _svd_backward}, undefined_grads=True)
+             diff_outputs=3, grads={"A": _svd_backward}, undefined_grads=True, wirtinger=False)
 
 
 @public("linalg", name="svd")
@@ -1210,19 +1239,24 @@ def _eigh_backward(grads, eigenvalues, eigenvectors):
     gL, gV = grads
     L, V = eigenvalues, eigenvectors
     if gV is None:
-        return None if gL is None else matmul(V * gL.unsqueeze(-2), V.mT)
-    VhgV = matmul(V.mT, gV)
-    VhgV = (VhgV - VhgV.mT) * 0.5
-    E = L.unsqueeze(-2) - L.unsqueeze(-1) + diag_embed(ones(*L.shape, dtype=L.dtype))
-    gA = VhgV / E
-    gA = gA - diag_embed(diagonal(gA, 0, -2, -1))
+        return None if gL is None else matmul(V * gL.unsqueeze(-2), V.mH)
+    VhgV = matmul(V.mH, gV)
+    if V.dtype.is_complex and not xp.allclose(diagonal(VhgV, 0, -2, -1)._data.imag, 0,
+                                              rtol=1e-2, atol=1e-2):
+        raise RuntimeError("linalg_eigh_backward: The eigenvectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this quantity, so it is ill-defined.")
+    VhgV = (VhgV - VhgV.mH) * 0.5
+    eye = diag_embed(ones(*L.shape, dtype=L.dtype))
+    gA = VhgV / (L.unsqueeze(-2) - L.unsqueeze(-1) + eye)
+    gA = gA * (1 - eye)     # (torch keeps VhgV's diagonal where gL is undefined: ~0)
     if gL is not None:
         gA = gA + diag_embed(gL)
-    return matmul(V, matmul(gA, V.mT))
+    return matmul(V, matmul(gA, V.mH))
 
 
 _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
-              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2,
+              outputs=("eigenvalues", "eigenvectors"), diff_outputs=2, wirtinger=False,
               grads={"A": _eigh_backward}, undefined_grads=True)
 
 
@@ -1230,7 +1264,7 @@ _eigh = defop("LinalgEighBackward0", _eigh_forward, ("A",), dtype="same",
 def eigh(A, UPLO="L"):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    if not A.dtype.is_floating_point and A.dim() >= 2:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex and A.dim() >= 2:
         raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_name(A)}\'')
     _check("linalg.eigh", A)
     return _EIGH(*_eigh(A, UPLO=UPLO))
@@ -1241,6 +1275,80 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO)[0]
 
 
+def _eig_forward(xp, A, vectors=True, fn="torch.linalg.eig"):
+    """geev (numpy.linalg.eig calls the same LAPACK routine as torch): eigenvalues and unit
+    eigenvectors in LAPACK's order and phase, as complex arrays; vectors=False: the eigenvalues
+    alone (geev without vectors, linalg.eigvals without grad)."""
+    if not xp.isfinite(A).all():
+        raise RuntimeError(f"{fn}: input tensor should not contain infs or NaNs.")
+    ctype = xp.result_type(A.dtype, xp.complex64)
+    if not vectors:
+        return xp.linalg.eigvals(A).astype(ctype)
+    L, V = xp.linalg.eig(A)
+    return L.astype(ctype), _colmajor(V.astype(ctype))
+
+
+def _eig_backward(grads, eigenvalues, eigenvectors):
+    """torch's linalg_eig_backward: gA = V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) /
+    conj(E)) V^H with E_ij = L_j - L_i; eigenvalues alone (eigvals) take V^-H diag(gL) V^H.
+    A loss that depends on the eigenvectors' phases is refused, as torch's."""
+    gL, gV = grads
+    L, V = eigenvalues, eigenvectors
+    Vh = V.mH
+    if gV is None:
+        return None if gL is None else solve(Vh, gL.unsqueeze(-1) * Vh)
+    VhgV = matmul(Vh, gV)
+    d = diagonal(VhgV, 0, -2, -1)
+    if not xp.allclose(d._data.imag, 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                           "specified up to multiplication by e^{i phi}. The specified loss "
+                           "function depends on this quantity, so it is ill-defined.")
+    VhgV = VhgV - matmul(Vh, V * d.real.unsqueeze(-2))
+    Lc = L.conj_physical()
+    eye = diag_embed(ones(*L.shape, dtype=L.dtype))
+    gA = VhgV / (Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + eye)
+    if gL is not None:      # the diagonal is gL's (else what the division left there)
+        gA = gA * (1 - eye) + diag_embed(gL)
+    return solve(Vh, matmul(gA, Vh))
+
+
+def _eig_jvp(tangents, A, eigenvalues):
+    raise NotImplementedError("forward-mode AD of linalg.eig: its tangents are complex, and "
+                              "glassgrad has no complex tangent rules (reverse mode supports "
+                              "complex tensors)")
+
+
+_eig = defop("LinalgEigBackward0", _eig_forward, ("A",), dtype="same",
+             outputs=("eigenvalues", "eigenvectors"), diff_outputs=2, wirtinger=False,
+             grads={"A": _eig_backward}, undefined_grads=True, jvp=_eig_jvp)
+_eigvals = defop("LinalgEigvals", _eig_forward, ("A",), dtype="same")   # (no gradient)
+
+
+def _eig_checks(fn, A):
+    if A.dtype.is_complex or A.dtype.is_floating_point:
+        if A.dtype in (dtypes.float16, dtypes.bfloat16):
+            raise NotImplementedError(f'"linalg_eig_out_cpu" not implemented for \'{_name(A)}\'')
+    else:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_name(A)}")
+    _check(fn, A)
+
+
+@public("linalg")
+def eig(A):
+    _eig_checks("linalg.eig", A)
+    return _EIG(*_eig(A))
+
+
+@public("linalg")
+def eigvals(A):
+    """torch's: through linalg.eig where a gradient may be asked for (LinalgEigBackward0),
+    else geev without eigenvectors."""
+    _eig_checks("linalg.eigvals", A)
+    if state.grad and A.requires_grad:
+        return _eig(A)[0]
+    return _eigvals(A, vectors=False, fn="torch.linalg.eigvals")
+
+
 def _pinv_forward(xp, self, atol, rtol, hermitian):
     U, S, Vh = xp.linalg.svd(self, full_matrices=False)
     smax = S.max(-1, keepdims=True, initial=0)
@@ -1249,30 +1357,33 @@ def _pinv_forward(xp, self, atol, rtol, hermitian):
     cut = xp.maximum(atol or 0, rtol * smax)
     with xp.errstate(divide="ignore"):
         Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
-    return xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+    return xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                     xp.conj(xp.swapaxes(U, -1, -2)))
 
 
 def _pinv_backward(grad, self, result):
+    """torch's pinv_backward (conjugate transposes: its complex formula)."""
     m, n = self.shape[-2], self.shape[-1]
-    P, Ph, gh = result, result.mT, grad.mT
+    P, Ph, gh = result, result.mH, grad.mH
     if m <= n:
         K = matmul(gh, P)
         KPh = matmul(K, Ph)
-        return -matmul(P, K).mT + KPh - matmul(matmul(self, P), KPh) + \
+        return -matmul(P, K).mH + KPh - matmul(matmul(self, P), KPh) + \
             matmul(matmul(Ph, P), gh - matmul(K, self))
     K = matmul(P, gh)
     PhK = matmul(Ph, K)
-    return -matmul(K, P).mT + matmul(matmul(gh - matmul(self, K), P), Ph) + PhK - \
+    return -matmul(K, P).mH + matmul(matmul(gh - matmul(self, K), P), Ph) + PhK - \
         matmul(matmul(PhK, P), self)
 
 
-_pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same",
+_pinv = defop("LinalgPinvBackward0", _pinv_forward, dtype="same", wirtinger=False,
               grads={"self": _pinv_backward})
 
 
 @public("linalg")
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    if A.dim() < 2 or not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+    if A.dim() < 2 or not (A.dtype.is_floating_point or A.dtype.is_complex) or \
+            A.dtype is dtypes.float16:
         raise RuntimeError(f"linalg.pinv({_name(A)}{{{list(A.shape)}}}): expected a tensor with "
                            "2 or more dimensions of float, double, cfloat or cdouble types")
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)

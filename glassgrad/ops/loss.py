@@ -12,6 +12,7 @@ from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
 from ..backend import xp
 from . import public, publish
+from .pointwise import div_scalar
 from .registry import _SCALAR_NAMES, defop
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -494,9 +495,6 @@ def _class_weight_view(weight, input):
     return weight.view([1, weight.shape[0]] + [1] * (input.dim() - 2))
 
 
-# ATen's tensor / Scalar (div.Scalar): its own node, DivBackward1
-_div_scalar = defop("DivBackward1", lambda xp, self, other: (self / other).astype(self.dtype),
-                    dtype="same", grads={"self": lambda grad, other: grad / other})
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
@@ -514,7 +512,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     if reduction == 1:
         total = -terms.sum()
         return total.fill_(float("nan")) if input.numel() == 0 else \
-            _div_scalar(total, other=input.numel() // c)
+            div_scalar(total, other=input.numel() // c)
     return -terms.sum() if reduction == 2 else -terms.sum(cd)
 
 

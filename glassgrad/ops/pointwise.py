@@ -68,6 +68,22 @@ _div = defop("DivBackward0", "true_divide",
              arrays=True,
              explain="d({self}/{other})/d{self} = 1/{other}, d/d{other} = -{self}/{other}**2")
 
+# ATen's tensor * Scalar and tensor / Scalar (mul.Scalar, div.Scalar), as the C++ composites
+# call them: their own nodes (MulBackward1, DivBackward1), the number an attr
+mul_scalar = defop("MulBackward1", lambda xp, self, other: xp.multiply(self, other), ("self",),
+                   dtype=lambda values, attrs: dtypes.result_type(values[0], attrs["other"]),
+                   grads={"self": lambda grad, other: grad * other}, arrays=True)
+
+
+def _true_divide_dtype(values, attrs):
+    d = dtypes.result_type(values[0], attrs["other"])
+    return d if d.is_floating_point or d.is_complex else dtypes.get_default_dtype()
+
+
+div_scalar = defop("DivBackward1", lambda xp, self, other: xp.true_divide(self, other),
+                   ("self",), dtype=_true_divide_dtype,
+                   grads={"self": lambda grad, other: grad / other}, arrays=True)
+
 
 def _pow_forward(xp, self, exponent):
     if isinstance(self, xp.ndarray) and self.dtype.kind in "iub" and \

@@ -10,7 +10,8 @@ from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from ..backend import kind as _kind, reduced_floats, xp
-from ..backend.kernels.select import _kth_row, _median_row, _mode_row, _sort_row, _topk_row
+from ..backend.kernels.select import (_kth_row, _median_row, _mode_row, _nanmedian_row,
+                                      _sort_row, _topk_row)
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
 from .registry import _C10_NAMES, _SCALAR_NAMES, _return_type, apply_inplace, \
     defop as _defop
@@ -332,6 +333,24 @@ def _amax_forward(largest):
 _AMAX_GRAD = {"self": _reduced_count_backward}
 _amax = defop("AmaxBackward0", _amax_forward(True), dtype="same", grads=_AMAX_GRAD)
 _amin = defop("AminBackward0", _amax_forward(False), dtype="same", grads=_AMAX_GRAD)
+def _aminmax_forward(xp, self, dim, keepdim):
+    axis = None if dim is None else dim
+    return xp.amin(self, axis=axis, keepdims=keepdim), xp.amax(self, axis=axis, keepdims=keepdim)
+
+
+def _aminmax_backward(grads, self, dim, keepdim, min, max):
+    """amin's and amax's gradients (ties share evenly) for the outputs a gradient reached."""
+    dims = tuple(builtins.range(self.dim())) if dim is None else (dim,)
+    out = None
+    for g, r in zip(grads, (min, max)):
+        if g is not None:
+            term = _reduced_count_backward(g, self, r, dims, keepdim)
+            out = term if out is None else out + term
+    return out
+
+
+_aminmax = defop("AminmaxBackward0", _aminmax_forward, dtype="same", outputs=("min", "max"),
+                 diff_outputs=2, undefined_grads=True, grads={"self": _aminmax_backward})
 _argmax = defop("argmax", lambda xp, self, dim, keepdim: _arg_forward(self, dim, keepdim, True),
                 dtype=_int64, promote=())
 _argmin = defop("argmin", lambda xp, self, dim, keepdim: _arg_forward(self, dim, keepdim, False),
@@ -513,6 +532,21 @@ def _median_all_forward(xp, self):
 _median_all = defop("MedianBackward0", _median_all_forward, dtype="same", grads=_EVEN_GRAD)
 _median_dim = defop("MedianBackward1", _by_dim(_median_row, lambda n: (n - 1) // 2),
                     dtype="same", grads=_SELECT_GRAD, outputs=("result", "indices"))
+
+
+def _nanmedian_all_forward(xp, self):
+    flat = self.reshape(-1)
+    if _kind(self.dtype) == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        return xp.asarray(xp.nan, self.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
+_nanmedian_all = defop("NanmedianBackward0", _nanmedian_all_forward, dtype="same",
+                       grads=_EVEN_GRAD)
+_nanmedian_dim = defop("NanmedianBackward1", _by_dim(_nanmedian_row, lambda n: (n - 1) // 2),
+                       dtype="same", grads=_SELECT_GRAD, outputs=("result", "indices"))
 _mode = defop("ModeBackward0", _by_dim(_mode_row), dtype="same", grads=_SELECT_GRAD,
               outputs=("result", "indices"))
 _kthvalue = defop("KthvalueBackward0", _by_dim(_kth_row, lambda n, k: k - 1), dtype="same",
@@ -583,6 +617,36 @@ def median(input, dim=None, keepdim=False):
     if _dim_size(input, dim) == 0:
         raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
     return _named("median", _median_dim(input, dim=dim, keepdim=keepdim))
+
+
+@public("function", "method", signatures=(
+    "aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)",))
+def aminmax(input, *, dim=None, keepdim=False):
+    _no_complex(input, f'"aminmax_cpu" not implemented for \'{_type_name(input.dtype)}\'',
+                NotImplementedError)
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is not None:
+        dim = _wrap_dim(dim, input.dim())
+        if _dim_size(input, dim) == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+    if input.dim() == 0:
+        dim, keepdim = None, False
+    return _return_type("aminmax", ("min", "max"))(*_aminmax(input, dim=dim, keepdim=keepdim))
+
+
+@public("function", "method", signatures=(
+    "nanmedian(Tensor input)",
+    "nanmedian(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"))
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the values that are not NaN (NaN where all are)."""
+    if dim is None:
+        return _nanmedian_all(input)
+    dim = _wrap_dim(dim, input.dim())
+    if _dim_size(input, dim) == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    return _named("nanmedian", _nanmedian_dim(input, dim=dim, keepdim=keepdim))
 
 
 @public("function", "method", signatures=(
@@ -860,7 +924,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.dim() < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 "
                            f"dimensions.")
-    if not A.dtype.is_floating_point:
+    if not A.dtype.is_floating_point and not A.dtype.is_complex:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_type_name(A.dtype)}")
     if A.dtype is dtypes.float16 and ord in ("nuc", 2, -2):

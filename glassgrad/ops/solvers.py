@@ -3,14 +3,17 @@ Householder products, the matrix exponential and power, and the composites torch
 them (cond, matrix_rank, multi_dot, tensorinv, tensorsolve, vander, vecdot), with the older
 torch.* spellings (triangular_solve, lu_solve, lu_unpack, cholesky_solve, ...).
 
-Real dtypes only (glassgrad has no complex dtypes yet). The factorizations run as LAPACK does
-(backend/kernels/lapack.py: getrf's pivots, trsm's substitutions, sytrf, geqrf) and their
-outputs take LAPACK's column-major layout; the backward formulas are torch's
-(FunctionsManual.cpp) written as glassgrad ops, so they differentiate again.
+Real and complex inputs (complex householder_product, ormqr and LDL are refused with
+NotImplementedError). The factorizations run as LAPACK does (backend/kernels/lapack.py:
+getrf's pivots, trsm's substitutions, sytrf, geqrf) and their outputs take LAPACK's
+column-major layout; the backward formulas are torch's (FunctionsManual.cpp) written as
+glassgrad ops, so they differentiate again: holomorphic ones as real derivatives (conjugated by
+the registry for complex nodes), the others as torch's complex formulas (wirtinger=False).
 """
 import warnings
 
 from .. import dtypes
+from .._autograd.grad_mode import state
 from .._creation import eye, ones, zeros
 from .._tensor import Tensor, _wrap_dim
 from ..backend import xp
@@ -49,9 +52,17 @@ def _float_check(fn, A, name="A"):
                            f"{_name(A)}")
 
 
+def _no_complex_kernel(fn, A):
+    """What torch computes for complex matrices and glassgrad does not yet (Householder
+    reflectors, LDL): refused, never run as if real."""
+    if A.dtype.is_complex:
+        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels "
+                                  "for it yet")
+
+
 def _not_implemented(kernel, A):
     """torch's dispatch refusal of a dtype its LAPACK kernel has no version for."""
-    if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype is dtypes.float16:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_name(A)}\'')
 
 
@@ -411,7 +422,12 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if pivots.dtype is not dtypes.int32:
         raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     _same_dtype(fn, LU, B, "LU", "B")
-    _float_check(fn, LU, "LU")
+    if LU.dtype.is_complex:
+        if adjoint:     # (the row's adjoint is a transpose: what its gradients need)
+            raise NotImplementedError("linalg.lu_solve: glassgrad has no adjoint=True solve of "
+                                      "complex matrices (A^H X = B) yet")
+    else:
+        _float_check(fn, LU, "LU")
     return _lu_solve_row(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 
 
@@ -454,7 +470,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
 # -- Cholesky: torch.cholesky, cholesky_solve, cholesky_inverse ---------------------------------
 _cholesky_old = defop("CholeskyBackward0", lambda xp, self, upper: _cholesky.forward(
     xp, self, upper, True, "cholesky")[0], dtype="same",
-    grads={"self": lambda grad, result, upper: _cholesky_backward(grad, result, upper)})
+    grads={"self": lambda grad, result, upper: _cholesky_backward(grad, result, upper)},
+    wirtinger=False)
 
 
 @public("function", "method", signatures=(
@@ -475,20 +492,22 @@ def cholesky(input, upper=False):
 
 
 def _cholesky_solve_forward(xp, self, input2, upper):
-    L = xp.swapaxes(input2, -1, -2) if upper else input2
+    L = xp.conj(xp.swapaxes(input2, -1, -2)) if upper else input2    # A = L L^H
     Y = _trsm(L, self, False)
-    return _colmajor(_trsm(xp.swapaxes(L, -1, -2), Y, True))
+    return _colmajor(_trsm(xp.conj(xp.swapaxes(L, -1, -2)), Y, True))
 
 
 def _cholesky_solve_grads(grad, self, input2, result, upper):
+    """torch's (its complex formula: A = L L^H is Hermitian, so A^-H = A^-1)."""
     g_self = cholesky_solve(grad, input2, upper)
-    common = matmul(g_self, result.mT)
-    common = common + common.mT
+    common = matmul(g_self, result.mH)
+    common = common + common.mH
     return g_self, (-matmul(input2, common) if upper else -matmul(common, input2))
 
 
 _cholesky_solve = defop(
     "CholeskySolveBackward0", _cholesky_solve_forward, ("self", "input2"), dtype="same",
+    wirtinger=False,
     grads={"self": lambda grad, self, input2, result, upper:
            _cholesky_solve_grads(grad, self, input2, result, upper)[0],
            "input2": lambda grad, self, input2, result, upper:
@@ -516,19 +535,20 @@ def cholesky_solve(input, input2, upper=False):
 
 
 def _cholesky_inverse_forward(xp, self, upper):
-    L = xp.swapaxes(self, -1, -2) if upper else self
+    L = xp.conj(xp.swapaxes(self, -1, -2)) if upper else self      # (L L^H)^-1 = L^-H L^-1
     n = self.shape[-1]
     Linv = _trsm(xp.tril(L), xp.broadcast_to(xp.eye(n, dtype=self.dtype), self.shape), False)
-    return _colmajor(xp.matmul(xp.swapaxes(Linv, -1, -2), Linv))
+    return _colmajor(xp.matmul(xp.conj(xp.swapaxes(Linv, -1, -2)), Linv))
 
 
 def _cholesky_inverse_backward(grad, self, upper, result):
-    common = matmul(result, matmul(grad + grad.mT, result))
+    """torch's (its complex formula: conjugate transposes)."""
+    common = matmul(result, matmul(grad + grad.mH, result))
     return -matmul(self, common) if upper else -matmul(common, self)
 
 
 _cholesky_inverse = defop("CholeskyInverseBackward0", _cholesky_inverse_forward, dtype="same",
-                          grads={"self": _cholesky_inverse_backward})
+                          grads={"self": _cholesky_inverse_backward}, wirtinger=False)
 
 
 @public("function", "method", signatures=(
@@ -578,7 +598,7 @@ def matrix_power(A, n):
     if n == 0:
         return clone(A).copy_(eye(A.shape[-1], dtype=A.dtype).expand(A.shape))
     if n < 0:
-        if not A.dtype.is_floating_point:
+        if not A.dtype.is_floating_point and not A.dtype.is_complex:
             raise RuntimeError(f"linalg.inv: Expected a floating point or complex tensor as "
                                f"input. Got {_name(A)}")
         A, n = inv(A), -n
@@ -701,7 +721,7 @@ def vecdot(x, y, *, dim=-1):
     if x.dim() == 1 and y.dim() == 1:
         from .linalg import vdot
         return vdot(x, y)
-    return (x * y).sum(dim)
+    return ((x.conj() if x.dtype.is_complex else x) * y).sum(dim)
 
 
 @public("linalg", linalg_signatures=(
@@ -749,7 +769,7 @@ def _vander_old(x, N=None, increasing=False):
 def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None):
     if input.dim() < 2:
         _float_check("torch.linalg.matrix_rank", input, "input")
-    if input.dtype not in (dtypes.float32, dtypes.float64):
+    if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -858,8 +878,12 @@ _geqrf_row = defop("GeqrfBackward0", _geqrf_forward, dtype="same", outputs=("a",
 def geqrf(input):
     if input.dim() < 2:
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
-    if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or \
+            input.dtype is dtypes.float16:
         raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_name(input)}\'')
+    if input.dtype.is_complex and input.requires_grad and state.grad:
+        raise RuntimeError("geqrf does not support automatic differentiation for outputs with "
+                           "complex dtype.")
     return _GEQRF(*_geqrf_row(input))
 
 
@@ -943,6 +967,7 @@ def _householder_checks(fn, input, tau):
     if tau.dtype is not input.dtype:
         raise RuntimeError(f"{fn}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(input)}")
+    _no_complex_kernel(fn, input)
     if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
         raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{_name(input)}\'')
 
@@ -1006,6 +1031,7 @@ def ormqr(input, input2, input3, left=True, transpose=False):
             raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but "
                                f"input has dtype {_name(input)} and {name} has dtype "
                                f"{_name(t)}")
+    _no_complex_kernel(fn, input)
     return _ormqr(input, input2, input3, left=left, transpose=transpose)
 
 
@@ -1033,8 +1059,7 @@ def _ldl_checks(fn, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels")
+    _no_complex_kernel(fn, A)
     if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
@@ -1094,6 +1119,7 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
                            f"{_name(B)} and A of type {_name(LD)} instead.")
     if pivots.dtype is not dtypes.int32:
         raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_name(pivots)}")
+    _no_complex_kernel(fn, LD)
     return _ldl_solve_row(LD, B, pivots=pivots, hermitian=hermitian)
 
 
@@ -1115,21 +1141,24 @@ def _lstsq_forward(xp, self, b, rcond, driver):
     cut = (xp.finfo(self.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond) * smax
     with xp.errstate(divide="ignore"):
         Sinv = xp.where(S > cut, 1 / S, 0).astype(self.dtype)
-    pinv = xp.matmul(xp.swapaxes(Vh, -1, -2) * Sinv[..., None, :], xp.swapaxes(U, -1, -2))
+    pinv = xp.matmul(xp.conj(xp.swapaxes(Vh, -1, -2)) * Sinv[..., None, :],
+                     xp.conj(xp.swapaxes(U, -1, -2)))
     X = xp.matmul(pinv, b)
     rank = (S > cut).sum(-1).astype(xp.int64)
     buf = _colmajor(xp.zeros(X.shape[:-2] + (max(m, n), X.shape[-1]), self.dtype))
     buf[..., :n, :] = X
     full = m > n and driver != "gelsy" and bool((rank == n).all())
-    resid = (((xp.matmul(self, X) - b) ** 2).sum(-2) if full else xp.zeros((0,), self.dtype))
+    real = S.dtype      # (residuals and singular values are real for a complex A)
+    resid = (abs(xp.matmul(self, X) - b) ** 2).sum(-2) if full else xp.zeros((0,), real)
     rank = rank if driver != "gels" else xp.zeros((0,), xp.int64)
-    sv = S if driver in ("gelsd", "gelss") else xp.zeros((0,), self.dtype)
+    sv = S if driver in ("gelsd", "gelss") else xp.zeros((0,), real)
     return (buf[..., :n, 0] if vector else buf[..., :n, :]), resid, rank, sv
 
 
 def _lstsq_grads(grads, self, b, solution):
-    """torch's linalg_lstsq_backward: through pinv(A) for the solution, and for the residuals
-    ||A X - B||^2 (stationary in X) 2 (A X - B) X^T g and -2 (A X - B) g."""
+    """torch's linalg_lstsq_backward (conjugate transposes: its complex formula): through
+    pinv(A) for the solution, and for the residuals ||A X - B||^2 (stationary in X)
+    2 (A X - B) X^H g and -2 (A X - B) g."""
     from .linalg import _pinv_backward, pinv
     gX, gR = grads
     gA = gB = None
@@ -1139,12 +1168,12 @@ def _lstsq_grads(grads, self, b, solution):
         gX = None if gX is None else gX.unsqueeze(-1)
     if gX is not None:
         P = pinv(self)
-        gA = _pinv_backward(matmul(gX, b.mT), self, P)
-        gB = matmul(P.mT, gX)
+        gA = _pinv_backward(matmul(gX, b.mH), self, P)
+        gB = matmul(P.mH, gX)
     if gR is not None and gR.numel():
         r = matmul(self, solution) - b
         g = gR.unsqueeze(-2)
-        gA2, gB2 = 2 * matmul(r * g, solution.mT), -2 * (r * g)
+        gA2, gB2 = 2 * matmul(r * g, solution.mH), -2 * (r * g)
         gA = gA2 if gA is None else gA + gA2
         gB = gB2 if gB is None else gB + gB2
     return gA, (gB.squeeze(-1) if vector and gB is not None else gB)
@@ -1153,7 +1182,7 @@ def _lstsq_grads(grads, self, b, solution):
 _lstsq = defop(
     "LinalgLstsqBackward0", _lstsq_forward, ("self", "b"), dtype="same",
     outputs=("solution", "residuals", "rank", "singular_values"), diff_outputs=2,
-    undefined_grads=True,
+    undefined_grads=True, wirtinger=False,
     grads={"self": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[0],
            "b": lambda grads, self, b, solution: _lstsq_grads(grads, self, b, solution)[1]})
 
@@ -1168,7 +1197,7 @@ def lstsq(input, b, rcond=None, *, driver=None):
     if input.dtype is not b.dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {_name(input)} and other's dtype {_name(b)}")
-    if input.dtype not in (dtypes.float32, dtypes.float64):
+    if input.dtype not in (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     vector = b.dim() == input.dim() - 1
     if not vector and b.dim() != input.dim():

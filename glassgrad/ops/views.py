@@ -102,6 +102,11 @@ def view_grad_fn(t):
         return None
     if meta.creation != DEFAULT:
         raise view_rebase_error(t, True)
+    if t._data.dtype != base._data.dtype:   # (an element-unit geometry would misplace it)
+        raise NotImplementedError(
+            "glassgrad cannot regenerate the grad_fn of a view whose dtype differs from its "
+            "base's (view_as_real, real/imag of a complex tensor, view(dtype)) after the base "
+            "or a view of it was modified in place")
     node = AsStridedBackward0((_base_edge(base),),
                               ((t._data.shape, _dtype_of(t._data)),))
     node._geom = view_geometry(t)

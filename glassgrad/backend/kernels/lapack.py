@@ -35,9 +35,11 @@ def _lu_factor(a):
     batch = math.prod(a.shape[:-2])    # (not -1: an empty matrix has no size to divide)
     flat, pflat = lu.reshape(batch, m, n), piv.reshape(batch, min(m, n))
     rows = xp.arange(flat.shape[0])
+    iscomplex = a.dtype.kind == "c"    # izamax's magnitude: |re| + |im|
     with xp.errstate(divide="ignore", invalid="ignore"):
         for k in range(min(m, n)):
-            p = k + xp.argmax(abs(flat[:, k:, k]), axis=1)
+            col = flat[:, k:, k]
+            p = k + xp.argmax(abs(col.real) + abs(col.imag) if iscomplex else abs(col), axis=1)
             pflat[:, k] = p + 1
             top = flat[rows, k].copy()
             flat[rows, k] = flat[rows, p]

@@ -129,6 +129,14 @@ def _median_row(row):
     return [row[i]], [i]
 
 
+def _nanmedian_row(row):
+    """nanmedian along a dim: the lower median of the numbers (NaN where there are none), with
+    the index a stable sort (NaN last) puts at that rank, as median's."""
+    order = sorted(range(len(row)), key=lambda i: (_isnan(row[i]), 0 if _isnan(row[i]) else row[i]))
+    i = order[max(sum(not _isnan(v) for v in row) - 1, 0) // 2]
+    return [row[i]], [i]
+
+
 def _mode_row(row):
     """torch's CPU mode of one row: (value, index) pairs put in order by std::sort, the
     longest run of equal values wins (the smallest value on a tie), its index is the run's last."""
