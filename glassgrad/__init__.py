@@ -10,13 +10,17 @@ from ._device import device, get_default_device, set_default_device
 from ._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: F401
                        legacy_contiguous_format, memory_format, preserve_format, sparse_bsc,
                        sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
-from ._runtime import (get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
-                       set_float32_matmul_precision, set_num_interop_threads, set_num_threads)
+from ._runtime import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: F401
+                       get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+                       init_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                       is_warn_always_enabled, set_deterministic_debug_mode,
+                       set_float32_matmul_precision, set_flush_denormal, set_num_interop_threads,
+                       set_num_threads, set_warn_always, use_deterministic_algorithms)
 from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, double, dtype,  # noqa: A004
                      finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                        linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
+from ._creation import (arange, as_tensor, empty, empty_like, empty_permuted, empty_strided,
+                        eye, from_numpy, full, full_like, linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
                         randn_like, tensor, zeros, zeros_like)
 from ._generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                          seed, set_rng_state)
@@ -48,6 +52,12 @@ from ._lobpcg import lobpcg  # noqa: F401
 from . import autograd, fft, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from .amp.autocast_mode import (autocast_decrement_nesting, autocast_increment_nesting,  # noqa: E402,F401
+                                clear_autocast_cache, get_autocast_cpu_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cache_enabled,
+                                is_autocast_cpu_enabled, set_autocast_cache_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
 from . import overrides, serialization  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402

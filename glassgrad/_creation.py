@@ -9,8 +9,9 @@ from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
 from ._generator import engine
-from .backend import kind as _kind, ndarray, xp
+from .backend import backend_for, kind as _kind, ndarray, xp
 from .backend.kernels import random as sample
+from ._runtime import fills_uninitialized
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -68,6 +69,16 @@ def _from_data(data, dtype=None):
                             f"'{type(odd).__name__}' object cannot be interpreted as an integer")
         raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
     return arr
+
+
+def uninitialized(array):
+    """New memory as torch leaves it: as it was, or, while deterministic algorithms are on,
+    filled with NaN (floats and complex) or the largest value (integers, True)."""
+    if fills_uninitialized():
+        kind = _kind(array.dtype)
+        array[...] = (xp.nan if kind in "fc" else True if kind == "b"
+                      else xp.iinfo(array.dtype).max)
+    return array
 
 
 def _is_sequence(d):
@@ -209,7 +220,54 @@ def empty(size, *, memory_format=None, dtype=None, layout=None, device=None, pin
           requires_grad=False):
     _device.check(device, "empty")
     _device.check_pin(pin_memory)
-    return _new(xp.empty(_size((size,)), _dtype(dtype).np), None, requires_grad)
+    return _new(uninitialized(xp.empty(_size((size,)), _dtype(dtype).np)), None, requires_grad)
+
+
+@_factory(f"empty_strided(SymIntArrayRef size, SymIntArrayRef stride, *, {_OPTIONS})")
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    _device.check(device, "empty_strided")
+    _device.check_pin(pin_memory)
+    return _new(strided_array(size, stride, _dtype(dtype).np), None, requires_grad)
+
+
+def strided_array(size, stride, np_dtype):
+    """A new array of ``size`` with element strides ``stride`` in memory of its own (as
+    torch's empty_strided lays it out: just the bytes the strides reach)."""
+    size, stride = _size((size,)), tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    count = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    flat = uninitialized(xp.empty(count, np_dtype))
+    return backend_for(None).as_strided(flat, size, tuple(s * flat.itemsize for s in stride))
+
+
+@_factory("empty_permuted(SymIntArrayRef size, IntArrayRef physical_layout, *, "
+          f"{_OPTIONS})")
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    """An empty tensor whose dims lie in memory in the order ``physical_layout`` gives
+    (outermost first)."""
+    _device.check(device, "empty_permuted")
+    _device.check_pin(pin_memory)
+    size, order = _size((size,)), [builtins.int(d) for d in physical_layout]
+    if len(size) != len(order):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {d} at index {i}).  NB: negative "
+                               "dims not currently supported; file an issue if you want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = uninitialized(xp.empty([size[d] for d in order], _dtype(dtype).np))
+    return _new(physical.transpose(xp.argsort(order)), None, requires_grad)
 
 
 @_factory(f"full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, {_OPTIONS})")
@@ -278,7 +336,8 @@ def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None
 def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "empty_like")
-    return _made_like(input, xp.empty_like(_template(input, memory_format), dtype.np), requires_grad)
+    return _made_like(input, uninitialized(xp.empty_like(_template(input, memory_format),
+                                                         dtype.np)), requires_grad)
 
 
 @_factory(f"full_like(Tensor input, Scalar fill_value, *, {_LIKE})")

@@ -8,11 +8,11 @@ Real dtypes only (glassgrad has no complex dtypes yet). The factorizations run a
 outputs take LAPACK's column-major layout; the backward formulas are torch's
 (FunctionsManual.cpp) written as glassgrad ops, so they differentiate again.
 """
-import warnings
 
 from .. import dtypes
 from .._creation import eye, ones, zeros
 from .._tensor import Tensor, _wrap_dim
+from .._runtime import warn_once as _warn_once
 from ..backend import xp
 from ..backend.kernels.lapack import (_colmajor, _expm, _geqrf, _ldl, _ldl_solve, _lu_factor,
                                       _lu_info, _lu_solve, _pivots_to_perm, _trsm)
@@ -132,16 +132,6 @@ _triangular_solve = defop(
            "A": lambda grads, self, A, solution, upper, transpose, unitriangular:
            _triangular_solve_backward(grads, self, A, solution, upper, transpose,
                                       unitriangular)[1]})
-
-_WARNED = set()
-
-
-def _warn_once(key, text):
-    """TORCH_WARN_ONCE: once per process."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(text, UserWarning, stacklevel=3)
-
 
 @public("function", "method", signatures=(
     "triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, "

@@ -1,0 +1,335 @@
+"""Differential tests of the torch, Tensor, autograd and func names of issue 16's last sweep
+(the runtime flags, autocast state, factories, view copies, in-place forms, ...) against torch
+2.13: values, dtypes, strides, gradients and grad_fn names, warnings and errors."""
+import threading
+import warnings
+
+import pytest
+import torch
+
+import glassgrad as gg
+from differential import LIBS, Raised, catch, same
+
+
+@pytest.fixture(autouse=True)
+def _restore_state():
+    yield
+    for lib in LIBS:
+        lib.use_deterministic_algorithms(False)
+        lib.set_warn_always(False)
+        lib.utils.deterministic.fill_uninitialized_memory = True
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.set_autocast_dtype("cpu", lib.bfloat16)
+            lib.set_autocast_dtype("cuda", lib.float16)
+            lib.set_autocast_enabled("cuda", False)
+            lib.set_autocast_cache_enabled(True)
+            while lib.autocast_decrement_nesting() > 0:
+                pass
+            lib.autocast_increment_nesting()
+
+
+def warned(fn, *args):
+    """(fn's result or Raised, [(warning category, message)])."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = catch(fn, *args)
+    return out, [(x.category.__name__, str(x.message)) for x in w]
+
+
+# -- deterministic algorithms, warn-always, denormals, threads ----------------------------------
+def test_deterministic_flags():
+    def program(lib):
+        out = [lib.are_deterministic_algorithms_enabled(),
+               lib.is_deterministic_algorithms_warn_only_enabled(),
+               lib.get_deterministic_debug_mode()]
+        for args, kw in [((True,), {"warn_only": True}), ((False,), {}), ((True,), {}),
+                         ((1,), {}), (("x",), {}), ((False,), {"warn_only": 1})]:
+            out.append(catch(lambda: lib.use_deterministic_algorithms(*args, **kw)))
+            out.append((lib.are_deterministic_algorithms_enabled(),
+                        lib.is_deterministic_algorithms_warn_only_enabled(),
+                        lib.get_deterministic_debug_mode()))
+        for mode in ["error", "warn", "default", 2, 1, 0, "foo", 5, 1.0, -1]:
+            out.append(catch(lib.set_deterministic_debug_mode, mode))
+            out.append((lib.are_deterministic_algorithms_enabled(),
+                        lib.is_deterministic_algorithms_warn_only_enabled(),
+                        lib.get_deterministic_debug_mode()))
+        return out
+    same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64",
+                                   "int32", "int64", "uint8", "int8", "bool"])
+def test_deterministic_mode_fills_new_memory(dtype):
+    def program(lib):
+        dt = getattr(lib, dtype)
+        lib.use_deterministic_algorithms(True)
+        made = [lib.empty(2, 3, dtype=dt), lib.empty_like(lib.ones(2, dtype=dt)),
+                lib.ones(2).new_empty((3,), dtype=dt), lib.empty_strided((2, 2), (1, 2), dtype=dt),
+                lib.empty_permuted((2, 3), (1, 0), dtype=dt),
+                lib.ones(1).new_empty_strided((2,), (2,), dtype=dt)]
+        return [t.to(lib.complex128 if dt.is_complex else lib.float64) for t in made]
+    same(program)
+
+
+def test_fill_uninitialized_memory_flag():
+    def program(lib):
+        lib.use_deterministic_algorithms(True)
+        flag = lib.utils.deterministic
+        out = [flag.fill_uninitialized_memory, catch(setattr, flag, "fill_uninitialized_memory", 1)]
+        flag.fill_uninitialized_memory = False
+        out.append(flag.fill_uninitialized_memory)
+        flag.fill_uninitialized_memory = True
+        out.append(lib.empty(3))
+        return out
+    same(program)
+
+
+def test_put_alerts_under_deterministic_mode():
+    def program(lib):
+        x, i, v = lib.zeros(5), lib.tensor([0, 0]), lib.tensor([1., 2.])
+        out = [x.clone().put_(i, v)]
+        lib.use_deterministic_algorithms(True)
+        out += [catch(lambda: x.clone().put_(i, v)), x.clone().put_(i, v, accumulate=True),
+                catch(lambda: lib.put(x, i, v))]
+        lib.use_deterministic_algorithms(True, warn_only=True)
+        out.append(warned(lambda: x.clone().put_(i, v)))
+        return out
+    same(program)
+
+
+def test_warn_always_and_denormals_and_threads():
+    def program(lib):
+        out = [lib.is_warn_always_enabled(), catch(lib.set_warn_always, 1),
+               lib.set_warn_always(True), lib.is_warn_always_enabled()]
+        # a TORCH_WARN_ONCE warning repeats while warn_always is on
+        a = lib.eye(2)
+        out.append([len(warned(lib.cholesky, a)[1]) for _ in range(2)])
+        lib.set_warn_always(False)
+        out += [lib.is_warn_always_enabled(), catch(lib.set_flush_denormal, 1),
+                lib.set_flush_denormal(False), lib.init_num_threads(),
+                catch(lib.init_num_threads, 1)]
+        return out
+    same(program)
+
+
+def test_flush_denormal_is_refused():
+    with pytest.raises(NotImplementedError, match="denormal"):
+        gg.set_flush_denormal(True)
+
+
+# -- autocast state ---------------------------------------------------------------------------
+def test_autocast_state_functions():
+    def program(lib):
+        calls = [
+            (lib.get_autocast_cpu_dtype,), (lib.get_autocast_gpu_dtype,),
+            (lib.is_autocast_cache_enabled,), (lib.is_autocast_cpu_enabled,),
+            (lib.autocast_increment_nesting,), (lib.autocast_increment_nesting,),
+            (lib.autocast_decrement_nesting,), (lib.autocast_decrement_nesting,),
+            (lib.autocast_decrement_nesting,), (lib.autocast_increment_nesting,),
+            (lib.clear_autocast_cache,), (lib.set_autocast_cache_enabled, False),
+            (lib.is_autocast_cache_enabled,), (lib.set_autocast_cache_enabled, 1),
+            (lib.set_autocast_cache_enabled, True), (lib.set_autocast_cpu_dtype, lib.float16),
+            (lib.get_autocast_cpu_dtype,), (lib.get_autocast_dtype, "cpu"),
+            (lib.set_autocast_cpu_dtype, 1), (lib.set_autocast_cpu_dtype, lib.bfloat16),
+            (lib.set_autocast_cpu_enabled, False), (lib.set_autocast_cpu_enabled, 1),
+            (lib.set_autocast_enabled, True), (lib.is_autocast_enabled,),
+            (lib.is_autocast_enabled, "cuda"), (lib.set_autocast_enabled, False),
+            (lib.set_autocast_enabled, "xpu", True), (lib.is_autocast_enabled, "xpu"),
+            (lib.set_autocast_enabled, "xpu", False), (lib.set_autocast_enabled, "cpu", False),
+            (lib.set_autocast_dtype, "cpu", lib.float16), (lib.get_autocast_dtype, "cpu"),
+            (lib.set_autocast_dtype, "cuda", lib.float32), (lib.get_autocast_dtype, "cuda"),
+            (lib.get_autocast_gpu_dtype,), (lib.set_autocast_gpu_dtype, lib.float16),
+            (lib.set_autocast_gpu_dtype, 1), (lib.set_autocast_enabled, "foo", True),
+            (lib.set_autocast_enabled, 1), (lib.set_autocast_enabled, "meta", True),
+            (lib.set_autocast_dtype, "cpu", 3), (lib.set_autocast_dtype, "cpu"),
+            (lib.is_autocast_cache_enabled, 1), (lib.set_autocast_cpu_enabled, 1, 2),
+            (lib.clear_autocast_cache, 1), (lib.get_autocast_cpu_dtype, 2)]
+        return [warned(fn, *args) for fn, *args in calls]
+    same(program)
+
+
+def test_autocast_regions_set_the_state():
+    def program(lib):
+        out = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with lib.autocast("xpu", dtype=lib.bfloat16, cache_enabled=False):
+                out.append((lib.get_autocast_dtype("xpu"), lib.is_autocast_cache_enabled(),
+                            lib.is_autocast_enabled("xpu"), lib.autocast_increment_nesting(),
+                            lib.autocast_decrement_nesting()))
+                with lib.autocast("cpu", enabled=False, dtype=lib.float16):
+                    out.append((lib.get_autocast_dtype("cpu"), lib.is_autocast_cache_enabled(),
+                                lib.is_autocast_enabled("cpu")))
+            out.append((lib.get_autocast_dtype("xpu"), lib.is_autocast_cache_enabled(),
+                        lib.is_autocast_enabled("xpu"), lib.get_autocast_dtype("cpu")))
+            lib.set_autocast_dtype("cpu", lib.float32)
+            out.append(warned(lambda: lib.autocast("cpu").fast_dtype))
+        return out
+    same(program)
+
+
+def test_autocast_state_is_per_thread():
+    def program(lib):
+        lib.set_autocast_dtype("cpu", lib.float16)
+        lib.set_autocast_cache_enabled(False)
+        lib.autocast_increment_nesting()
+        seen = []
+        th = threading.Thread(target=lambda: seen.append(
+            (lib.get_autocast_dtype("cpu"), lib.is_autocast_cache_enabled(),
+             lib.autocast_increment_nesting())))
+        th.start()
+        th.join()
+        return seen + [lib.autocast_decrement_nesting()]
+    same(program)
+
+
+# -- factories ----------------------------------------------------------------------------------
+def _layout(t):
+    return t if isinstance(t, Raised) else (t.shape, t.stride(), t.dtype, t.requires_grad,
+                                            t.untyped_storage().nbytes(), t.is_contiguous())
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: t.empty_strided((2, 3), (1, 2)), lambda t: t.empty_strided((2, 3), (0, 0)),
+    lambda t: t.empty_strided((2, 0), (1, 2)), lambda t: t.empty_strided((2, 3), (1, 2, 3)),
+    lambda t: t.empty_strided((2, -3), (1, 2)), lambda t: t.empty_strided((2, 3), (1, -2)),
+    lambda t: t.empty_strided((2, 3), (1, 2), dtype=t.int32),
+    lambda t: t.empty_strided([4], [3], requires_grad=True),
+    lambda t: t.empty_strided((2,), (1,), dtype=t.int64, requires_grad=True),
+    lambda t: t.empty_strided((2,), "a"),
+    lambda t: t.empty_permuted((2, 3, 4), (2, 0, 1)), lambda t: t.empty_permuted((2, 3, 4), (2, 0)),
+    lambda t: t.empty_permuted((2, 3, 4), (2, 0, 0)),
+    lambda t: t.empty_permuted((2, 3, 4), (2, 0, 3)),
+    lambda t: t.empty_permuted((2, 3), (0, 1), dtype=t.float64, requires_grad=True),
+    lambda t: t.ones(2).new_empty_strided((2, 3), (1, 2)),
+    lambda t: t.ones(2, dtype=t.int8).new_empty_strided((2, 3), (3, 1), dtype=t.float64),
+    lambda t: t.ones(2).new_empty_strided((2, 3)),
+    lambda t: t.ones(2).new_empty_strided((2,), (1,), requires_grad=True)])
+def test_strided_factories(make):
+    same(lambda lib: _layout(catch(make, lib)))
+
+
+# -- ops with gradients -------------------------------------------------------------------------
+def _inputs(lib, shapes, seed=0, dtype="float64"):
+    """Leaves requiring grad with torch's random values (the same in both libraries)."""
+    g = torch.Generator().manual_seed(seed)
+    return [lib.tensor(torch.randn(s, generator=g, dtype=getattr(torch, dtype)).tolist(),
+                       dtype=getattr(lib, dtype), requires_grad=True) for s in shapes]
+
+
+def graded(fn, shapes, seed=0, dtype="float64", grad_out=True):
+    """A program: fn(lib, *leaves) -> its value, grad_fn name and the leaves' gradients (of a
+    weighted sum, so each output element counts differently)."""
+    def program(lib):
+        xs = _inputs(lib, shapes, seed, dtype)
+        out = fn(lib, *xs)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        loss = sum((o * lib.arange(1., o.numel() + 1, dtype=o.dtype).reshape(o.shape)).sum()
+                   for o in outs if o.requires_grad)
+        wrt = [x for x in xs if x.requires_grad]
+        grads = lib.autograd.grad(loss, wrt, allow_unused=True) if grad_out else ()
+        return outs, [type(o.grad_fn).__name__ for o in outs], grads
+    return program
+
+
+I = torch.tensor   # noqa: E741
+
+
+def _index(lib, data):
+    return lib.tensor(data)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t, x, s: t.put(x, _index(t, [[1], [-2]]), s),
+    lambda t, x, s: t.put(x, _index(t, [1, 1]), s, accumulate=True),
+    lambda t, x, s: x.put(_index(t, [4, 0]), s, True),
+    lambda t, x, s: (x * 1).put_(_index(t, [1, 1]), s, accumulate=True),
+    lambda t, x, s: (x * 1).put_(_index(t, [5, 0]), s),
+    lambda t, x, s: x.t().put(_index(t, [0, 1]), s),
+])
+def test_put(case):
+    same(graded(case, [(2, 3), (2,)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, s: t.put(x, _index(t, [1, 6]), s),
+    lambda t, x, s: t.put(x, _index(t, [1, -7]), s),
+    lambda t, x, s: t.put(x, t.tensor([1, 2], dtype=t.int32), s),
+    lambda t, x, s: t.put(x, _index(t, [1, 2, 3]), s),
+    lambda t, x, s: t.put(x, _index(t, [1, 2]), s.float()),
+    lambda t, x, s: t.put(x, t.tensor([1., 2]), s),
+    lambda t, x, s: t.put(x, _index(t, [1, 2]), 3),
+    lambda t, x, s: x.put_(_index(t, [1, 2]), s),
+    lambda t, x, s: t.zeros(0).put_(_index(t, [0]), t.ones(1)),
+    lambda t, x, s: t.zeros(3, dtype=t.int64).put_(_index(t, [0, 0]), _index(t, [2, 3]), True),
+    lambda t, x, s: t.tensor(1.).put_(_index(t, [0, 0]), t.tensor([2., 3]), True),
+])
+def test_put_edges(call):
+    same(lambda lib: catch(call, lib, *_inputs(lib, [(2, 3), (2,)])))
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_reduce(reduce, include_self, dim):
+    def fn(t, x, s):
+        idx = _index(t, [0, 2, 0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            src = s if dim == 0 else s.t()
+            return t.index_reduce(x if dim == 0 else x.t(), dim, idx, src, reduce,
+                                  include_self=include_self)
+    same(graded(fn, [(4, 3), (3, 3)]))
+
+
+def test_index_reduce_ties_zeros_ints_and_in_place():
+    def fn(t, x, s):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x0 = x * t.tensor([[0.], [1.], [1.], [0.]], dtype=x.dtype)   # zeros in self
+            s0 = s * t.tensor([[1.], [0.], [1.]], dtype=x.dtype)          # a zero in source
+            idx = _index(t, [0, 1, 1])
+            ties = t.index_reduce(x.detach().round() * 0 + x, 0, idx, x[:3] * 1, "amax")
+            return (t.index_reduce(x0, 0, idx, s0, "prod"),
+                    t.index_reduce(x, 0, idx, s0, "prod", include_self=False), ties,
+                    (x * 1).index_reduce_(0, idx, s, "mean"),
+                    t.index_reduce(t.arange(4), 0, _index(t, [0, 0]), _index(t, [3, 4]), "mean"),
+                    t.index_reduce(t.arange(4), 0, _index(t, [0, 0]), _index(t, [3, 4]), "mean",
+                                   include_self=False),
+                    t.index_reduce(t.arange(4), 0, _index(t, [0, 3]), _index(t, [3, 4]), "amin",
+                                   include_self=False))
+    same(graded(fn, [(4, 3), (3, 3)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 2, 0]), s, "sum"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 2, 0]).int(), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, t.tensor([0., 2, 0]), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 5, 1]), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, -1, 1]), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 1]), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 2, 0]), s.float(), "prod"),
+    lambda t, x, s: t.index_reduce(x, 1, _index(t, [0, 2, 0]), s.t(), "prod").shape,
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [[0], [2], [0]]), s, "prod"),
+    lambda t, x, s: t.index_reduce(x, 0, _index(t, [0, 2, 0]), s[:, :2], "prod"),
+    lambda t, x, s: t.index_reduce(x, 2, _index(t, [0, 2, 0]), s, "prod"),
+    lambda t, x, s: t.index_reduce(t.tensor(2.), 0, _index(t, [0, 0]), t.tensor([3., 4]), "prod"),
+    lambda t, x, s: x.index_reduce_(0, _index(t, [0, 2, 0]), s, "amax"),
+    lambda t, x, s: x.detach().index_reduce_(0, _index(t, [0, 2, 0]), s.detach(), "amax",
+                                             include_self=False),
+])
+def test_index_reduce_edges(call):
+    def program(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return catch(call, lib, *_inputs(lib, [(4, 3), (3, 3)]))
+    same(program)
+
+
+def test_index_reduce_warns_once_in_beta():
+    def program(lib):
+        lib.set_warn_always(True)
+        x = lib.ones(3)
+        return warned(lambda: lib.index_reduce(x, 0, lib.tensor([0]), lib.ones(1), "amax"))
+    same(program)
