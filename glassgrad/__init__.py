@@ -6,7 +6,9 @@ from . import dtypes as _dtypes
 from ._overrides import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: F401
 from ._tensor import Size, Tensor
 from ._printing import get_printoptions, set_printoptions
-from ._device import device, get_default_device, set_default_device
+from ._device import device as _device_type
+from ._device import (AcceleratorError, OutOfMemoryError, device, get_default_device,  # noqa: F401
+                      set_default_device)
 from ._formats import (channels_last, channels_last_3d, contiguous_format, jagged, layout,  # noqa: F401
                        legacy_contiguous_format, memory_format, preserve_format, sparse_bsc,
                        sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided)
@@ -79,6 +81,26 @@ def numel(input):
 
 def get_device(input):
     return input.get_device()
+
+
+def get_device_module(device=None):
+    """The module of a device type (torch.cpu, torch.cuda); glassgrad has no module for the
+    other accelerators torch names (mps, xpu, mtia): NotImplementedError."""
+    if device is None:
+        kind = "cpu"
+    elif isinstance(device, (str, _device_type)):
+        kind = _device_type(device).type
+    else:
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or "
+                           "None")
+    module = {"cpu": cpu, "cuda": cuda}.get(kind)
+    if module is None:
+        if kind in ("mps", "xpu", "mtia"):
+            raise NotImplementedError(f"torch.get_device_module('{kind}'): glassgrad has no "
+                                      f"torch.{kind} module")
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'torch.{kind}'.")
+    return module
 
 
 __version__ = "0.1.0"

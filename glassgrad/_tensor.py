@@ -96,6 +96,21 @@ def set_conj_bit(t):
     _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
 
 
+_NEG = {}       # id -> weak reference of each tensor that carries torch's negative bit
+
+
+def neg_bit(t):
+    """Whether ``t`` carries torch's negative bit (the imaginary part of a conjugate: the
+    values are computed, the bit is what torch's tensor would report)."""
+    ref = _NEG.get(id(t))
+    return ref is not None and ref() is t
+
+
+def set_neg_bit(t):
+    key = id(t)
+    _NEG[key] = weakref.ref(t, lambda _, key=key: _NEG.pop(key, None))
+
+
 def _readonly(name, getter):
     """A metadata property that refuses assignment with torch's message."""
     def refuse(self, value):
@@ -400,6 +415,8 @@ class Tensor:
         t._inference = self._inference
         if conj_bit(self):
             set_conj_bit(t)
+        if neg_bit(self):
+            set_neg_bit(t)
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t
@@ -458,6 +475,9 @@ class Tensor:
         if not force and conj_bit(self):
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
                                "tensor.resolve_conj().numpy() instead.")
+        if not force and neg_bit(self):
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                               "tensor.resolve_neg().numpy() instead.")
         return self._data
 
     def __array__(self, dtype=None, copy=None):

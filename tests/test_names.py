@@ -333,3 +333,160 @@ def test_index_reduce_warns_once_in_beta():
         x = lib.ones(3)
         return warned(lambda: lib.index_reduce(x, 0, lib.tensor([0]), lib.ones(1), "amax"))
     same(program)
+
+
+# -- small functions, the negative bit, exceptions ---------------------------------------------
+def test_fill_and_detach_and_predicates():
+    def program(lib):
+        x = lib.ones(2, requires_grad=True)
+        v = lib.tensor(3., requires_grad=True)
+        y, z = lib.fill(x, v), lib.fill(x, 2)
+        w = x * 1
+        return [y, type(y.grad_fn).__name__, lib.autograd.grad(y.sum(), [x, v]),
+                z, type(z.grad_fn).__name__, lib.autograd.grad(z.sum(), [x]),
+                lib.fill(lib.ones(2, dtype=lib.int32), 2.7),
+                lib.fill(lib.ones(2), lib.tensor(2, dtype=lib.int64)),
+                catch(lib.fill, lib.ones(2), lib.ones(2)), catch(lib.fill, 1, 2),
+                lib.detach_(w) is w, w.grad_fn, w.requires_grad, catch(lib.detach_, x[:1]),
+                lib.is_inference(x), catch(lib.is_inference, 1), lib.is_distributed(x),
+                catch(lib.is_distributed, 1)]
+    same(program)
+
+
+def test_negative_bit_and_conj_physical_():
+    def program(lib):
+        x = lib.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+        y = x.conj().imag
+        r = y.resolve_neg()
+        z = x * 1
+        z.conj_physical_()
+        real = lib.ones(2, requires_grad=True) * 1
+        plain = lib.ones(2)
+        return [y.is_neg(), lib.is_neg(y), y.detach().is_neg(), r.is_neg(), r,
+                type(r.grad_fn).__name__, x.is_neg(), x.conj().is_neg(), x.real.is_neg(),
+                catch(lambda: y.detach().numpy()), lib.resolve_neg(plain) is plain,
+                z, type(z.grad_fn).__name__, lib.autograd.grad(z.real.sum(), x),
+                type(real.conj_physical_().grad_fn).__name__, real._version,
+                lib.conj_physical_(plain)._version, catch(x.conj_physical_),
+                catch(lib.is_neg, 1)]
+    same(program)
+
+
+def test_exceptions_and_device_modules():
+    def program(lib):
+        out = [[c.__name__ for c in cls.__mro__[1:]] for cls in
+               (lib.OutOfMemoryError, lib.AcceleratorError)]
+        out += [lib.OutOfMemoryError is lib.cuda.OutOfMemoryError,
+                issubclass(lib.OutOfMemoryError, RuntimeError)]
+        for d in [None, "cpu", "cuda:1", lib.device("cuda"), lib.device("cpu"), "meta", 1,
+                  "foo"]:
+            out.append(catch(lambda: lib.get_device_module(d).__name__.split(".", 1)[1]))
+        return out
+    same(program)
+    with pytest.raises(NotImplementedError, match="torch.mps"):
+        gg.get_device_module("mps")
+
+
+def test_complex_conversions():
+    def program(lib):
+        x = lib.tensor([1., -2.5], requires_grad=True)
+        c, d = x.cfloat(), x.double().cdouble()
+        return [c, d, type(c.grad_fn).__name__, lib.autograd.grad(c.abs().sum(), x),
+                lib.tensor([1, 2]).cfloat(), catch(x.cfloat, 1)]
+    same(program)
+
+
+def test_chalf_is_refused():
+    with pytest.raises(NotImplementedError, match="'ComplexHalf'"):
+        gg.ones(2).chalf()
+
+
+# -- in-place forms of rows -------------------------------------------------------------------
+@pytest.mark.parametrize("case", [
+    lambda t, x, b1, b2, v1, v2: (x * 1).addbmm_(b1, b2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addbmm_(b1, b2, beta=2, alpha=0.5),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addr_(v1, v2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addr_(v1, v2, beta=0.5, alpha=3),
+    lambda t, x, b1, b2, v1, v2: (x * 1).renorm_(2, 0, 1.0),
+    lambda t, x, b1, b2, v1, v2: (x * 1).renorm_(1, 1, 0.5),
+])
+def test_inplace_linear_algebra(case):
+    same(graded(case, [(2, 3), (4, 2, 5), (4, 5, 3), (2,), (3,)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, b1, b2, v1, v2: x.addbmm_(b1, b2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addbmm_(b1.float(), b2.float()),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addbmm_(b1[0], b2),
+    lambda t, x, b1, b2, v1, v2: (x[:1] * 1).addr_(v1, v2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addr_(v1.float(), v2),
+    lambda t, x, b1, b2, v1, v2: (x.float() * 1).addr_(v1, v2).dtype,
+    lambda t, x, b1, b2, v1, v2: t.ones(2, 3, dtype=t.int64).addr_(v1, v2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).addr_(x, v2),
+    lambda t, x, b1, b2, v1, v2: (x * 1).renorm_(-2, 0, 1.0),
+    lambda t, x, b1, b2, v1, v2: (x * 1).renorm_(2, 0, -1.0),
+    lambda t, x, b1, b2, v1, v2: (x * 1)[0].renorm_(2, 0, 1.0),
+    lambda t, x, b1, b2, v1, v2: (x * 1).renorm_(2, 2, 1.0),
+])
+def test_inplace_linear_algebra_edges(call):
+    def program(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return catch(call, lib, *_inputs(lib, [(2, 3), (4, 2, 5), (4, 5, 3), (2,), (3,)]))
+    same(program)
+
+
+def test_addbmm_into_a_smaller_self_is_refused():
+    x = gg.ones(1, 3)
+    with pytest.raises(NotImplementedError, match="resize"):
+        x.addbmm_(gg.ones(4, 2, 5), gg.ones(4, 5, 3))
+
+
+# -- view copies and as_strided_scatter -------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.alias_copy(x), lambda t, x: t.slice_copy(x, 0, 1, 100, 2),
+    lambda t, x: t.slice_copy(x, 1, -2), lambda t, x: t.slice_copy(x), lambda t, x:
+    t.slice_copy(x, dim=1, start=1), lambda t, x: t.slice_copy(x, 1, 0, 2, 0),
+    lambda t, x: t.slice_copy(x, 2), lambda t, x: t.as_strided_copy(x, (2, 2), (1, 2), 1),
+    lambda t, x: t.as_strided_copy(x, (2, 2), (1, 2)),
+    lambda t, x: t.as_strided_copy(x, (2, 2), (1, 2), 100),
+    lambda t, x: t.unfold_copy(x, 0, 2, 1), lambda t, x: t.unfold_copy(x, 0, 5, 1),
+    lambda t, x: t.unfold_copy(x.t(), 1, 2, 2),
+    lambda t, x: t.view_as_complex_copy(x[:, :2].contiguous()),
+    lambda t, x: t.view_as_complex_copy(x[:, :2]), lambda t, x: t.view_as_real_copy(x),
+    lambda t, x: t.view_as_real_copy(t.view_as_complex(x[:, :2].contiguous()) * 1),
+    lambda t, x: t.t_copy(x), lambda t, x: t.alias_copy(),
+])
+def test_view_copies(call):
+    def program(lib):
+        x = lib.arange(12.).reshape(4, 3)
+        out = catch(call, lib, x)
+        if isinstance(out, Raised):
+            return out
+        return out, out.stride(), out.data_ptr() != x.data_ptr()
+    same(program)
+
+
+@pytest.mark.parametrize("case", [
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (1, 3), 1),
+    lambda t, x, s: x.as_strided_scatter(s, (2, 2), (4, 1)),
+    lambda t, x, s: t.as_strided_scatter(x * 2, s, [2, 2], [1, 3], storage_offset=5),
+])
+def test_as_strided_scatter(case):
+    same(graded(case, [(3, 4), (2, 2)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (1, 3), 100),
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (1, 3, 3)),
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 3), (1, 3)),
+    lambda t, x, s: t.as_strided_scatter(x, s.float(), (2, 2), (1, 3)),
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (-1, 3)),
+    lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (0, 0)),
+    lambda t, x, s: t.as_strided_scatter(x.t(), s, (2, 2), (1, 3)),
+    lambda t, x, s: (lambda y: (y, y.stride()))(
+        t.as_strided_scatter(x.detach().t(), s.detach(), (2, 2), (1, 3), 1)),
+    lambda t, x, s: t.as_strided_scatter(x.detach()[1:], s.detach(), (2, 2), (1, 3)),
+])
+def test_as_strided_scatter_edges(call):
+    same(lambda lib: catch(call, lib, *_inputs(lib, [(3, 4), (2, 2)])))

@@ -9,10 +9,11 @@ view_as_real's refusal); it does not alias its input (a write into either is not
 other), which torch's lazy view would.
 """
 from .. import dtypes
-from .._tensor import conj_bit as _has_bit, set_conj_bit as _set_bit
+from .._tensor import conj_bit as _has_bit, neg_bit as _has_neg_bit, set_conj_bit as _set_bit
+from .._tensor import set_neg_bit as _set_neg_bit
 from ..backend import backend_of, xp
 from . import public, publish
-from .registry import defop
+from .registry import apply_inplace, defop
 from .shape import clone, select
 
 def _complex_only(self, name):
@@ -73,7 +74,10 @@ def _real(self):
 def _imag(self):
     if not self.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return select(view_as_real(resolve_conj(self)), -1, 1)
+    out = select(view_as_real(resolve_conj(self)), -1, 1)
+    if _has_bit(self):      # torch's imaginary part of a conjugate: negative bit set
+        _set_neg_bit(out)
+    return out
 
 
 public("function", name="real", signatures=("real(Tensor input)",))(_real)
@@ -87,6 +91,8 @@ _conj = defop("ConjBackward0", "conj", dtype="same", wirtinger=False,
               grads={"self": lambda grad: conj_physical(grad)})
 _conj_physical = defop("ConjPhysicalBackward0", "conj", dtype="same", wirtinger=False,
                        grads={"self": lambda grad: conj_physical(grad)})
+_conj_physical_ = defop("ConjPhysicalBackward1", "conj", dtype="same", wirtinger=False,
+                        grads={"self": lambda grad: conj_physical(grad)})
 
 
 @public("function", "method", signatures=("conj(Tensor input)",))
@@ -104,6 +110,22 @@ def conj(input):
 @public("function", "method", signatures=("conj_physical(Tensor input, *, Tensor out=None)",))
 def conj_physical(input):
     return _conj_physical(input) if input.dtype.is_complex else input
+
+
+@public("function", "method", signatures=("conj_physical_(Tensor input)",))
+def conj_physical_(input):
+    return apply_inplace(_conj_physical_, input, (input,), {})
+
+
+@public("function", "method", signatures=("is_neg(Tensor input)",))
+def is_neg(input):
+    return _has_neg_bit(input)
+
+
+@public("function", "method", signatures=("resolve_neg(Tensor input)",))
+def resolve_neg(input):
+    """A tensor without the negative bit: a clone (CloneBackward0) of one that has it."""
+    return clone(input) if _has_neg_bit(input) else input
 
 
 @public("function", "method", signatures=("is_conj(Tensor input)",))

@@ -10,11 +10,13 @@ import math
 import warnings
 
 from .. import dtypes
+from .._formats import contiguous_format
 from .._args import bind as _bind
 from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
 from .._tensor import Size, Tensor, _wrap_dim
 from ..backend import kind as _kind, xp
 from . import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
+from .complex import view_as_complex, view_as_real
 from . import public, publish
 from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
 
@@ -724,6 +726,11 @@ _renorm = defop("RenormBackward0", _renorm_forward, dtype="same", grads={"self":
 @public("function", "method", signatures=(
     "renorm(Tensor input, Scalar p, int64_t dim, Scalar maxnorm, *, Tensor out=None)",))
 def renorm(input, p, dim, maxnorm):
+    _renorm_checks(input, p, maxnorm)
+    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
+
+
+def _renorm_checks(input, p, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -731,7 +738,13 @@ def renorm(input, p, dim, maxnorm):
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
                            "dimensions")
-    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
+
+
+@public("method", method_signatures=("renorm_(Tensor self, Scalar p, int64_t dim, Scalar maxnorm)",))
+def renorm_(input, p, dim, maxnorm):
+    _renorm_checks(input, p, maxnorm)
+    return apply_inplace(_renorm, input, (input,), {"p": p, "dim": _wrap_dim(dim, input.dim()),
+                                                    "maxnorm": maxnorm})
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -1189,6 +1202,21 @@ def detach(input):
     return input.detach()
 
 
+@public("function", signatures=("detach_(Tensor input)",))
+def detach_(input):
+    return input.detach_()
+
+
+@public("function", signatures=("is_inference(Tensor input)",))
+def is_inference(input):
+    return input.is_inference()
+
+
+@public("function", signatures=("is_distributed(Tensor input)",))
+def is_distributed(input):
+    return False
+
+
 @public("function", signatures=("is_floating_point(Tensor input)",))
 def is_floating_point(input):
     return input.is_floating_point()
@@ -1349,6 +1377,67 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
                              dim2=_wrap_dim(dim2, input.dim()))
 
 
+def _as_strided_scatter_forward(xp, self, src, geom):
+    buf, at = _sh._geom_buffer(geom, self.dtype, self)
+    _sh._strided(buf, at + geom[4], geom[2], geom[3])[...] = src
+    return _sh._strided(buf, at, geom[0], geom[1]).copy(order="K")
+
+
+def _as_strided_scatter_self_grad(grad, geom):
+    # torch's as_strided_scatter_backward: the gradient's slice laid into zeros (the slice, not
+    # its complement, is what torch 2.13 hands back for self)
+    return as_strided_scatter(zeros(geom[0], dtype=grad.dtype), _grad_slice(grad, geom),
+                              geom[2], geom[3], geom[4])
+
+
+def _grad_slice(grad, geom):
+    return grad.clone(memory_format=contiguous_format).as_strided(geom[2], geom[3], geom[4])
+
+
+_as_strided_scatter = defop(
+    "AsStridedScatterBackward0", _as_strided_scatter_forward, ("self", "src"), dtype="same",
+    grads={"self": _as_strided_scatter_self_grad, "src": lambda grad, geom:
+           _grad_slice(grad, geom)})
+
+
+@public("function", "method", signatures=(
+    "as_strided_scatter(Tensor input, Tensor src, SymIntArrayRef size, SymIntArrayRef stride, "
+    "SymInt? storage_offset=None)",))
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input (its layout kept, as clone's) whose elements at
+    ``copy.as_strided(size, stride, storage_offset)`` hold src."""
+    size, stride, offset = tuple(size), tuple(stride), storage_offset or 0
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    itemsize, nbytes = input.element_size(), input.numel() * input.element_size()
+    need = 0 if 0 in size else itemsize * (offset + 1 + builtins.sum(
+        st * (n - 1) for n, st in zip(size, stride)))
+    if need > nbytes:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {need} are out of bounds for "
+            f"storage of size {nbytes}")
+    if _sh._may_overlap(size, stride):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    if tuple(src.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError(
+            "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "
+            "\"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp\":4754, please report a "
+            "bug to PyTorch. as_strided_scatter is currently only supported for contiguous inputs")
+    layout = xp.empty_like(input._data)     # clone's layout (preserve_format)
+    geom = (tuple(input.shape), tuple(st // itemsize for st in layout.strides), size, stride,
+            offset)
+    return _as_strided_scatter(input, src.to(input.dtype), geom=geom)
+
+
 @public("function", "method", signatures=(
     "unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)",))
 def unsafe_split(input, split_size, dim=0):
@@ -1380,12 +1469,35 @@ _VIEW_COPIES = {
     "narrow": ("int64_t dim, SymInt start, SymInt length",)}
 
 
+# the views that are no Tensor method: alias, slice, view_as_real, view_as_complex
+_VIEW_COPIES.update({
+    "alias": ("",), "as_strided": ("SymIntArrayRef size, SymIntArrayRef stride, "
+                                   "SymInt? storage_offset=None",),
+    "slice": ("int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1",),
+    "unfold": ("int64_t dimension, int64_t size, int64_t step",), "view_as_real": ("",),
+    "view_as_complex": ("",)})
+
+
+def _slice(input, dim=0, start=None, end=None, step=1):
+    dim = _wrap_dim(dim, input.dim())
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return input[(builtins.slice(None),) * dim + (builtins.slice(start, end, step),)]
+
+
+_VIEWS = {"alias": lambda input: input, "slice": _slice,
+          "view_as_real": view_as_real, "view_as_complex": view_as_complex}
+
+
 def _view_copy(name, params):
-    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory), parsed as torch's
-    (the values go on to the view method, positionally while they can)."""
+    """torch.<name>_copy: the view ``name`` as a new contiguous tensor (its own memory),
+    parsed as torch's (the values go on to the view, positionally while they can)."""
+    view = _VIEWS.get(name, lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs))
+
     def copy(input, *args, **kwargs):
-        out = getattr(input, name)(*args, **kwargs)
-        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+        out = view(input, *args, **kwargs)
+        return (tuple(o.clone(memory_format=contiguous_format) for o in out)
+                if isinstance(out, tuple) else out.clone(memory_format=contiguous_format))
     many = name in ("unbind", "split", "split_with_sizes")
     out = "TensorList out=None" if many else "Tensor out=None"
     signatures = []

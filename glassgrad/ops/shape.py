@@ -694,11 +694,20 @@ for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64),
                   ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
-                  ("bool", dtypes.bool)):
+                  ("bool", dtypes.bool), ("cfloat", dtypes.complex64),
+                  ("cdouble", dtypes.complex128)):
     public("method", name=_name, method_signatures=(
         f"{_name}(Tensor self, *, MemoryFormat? memory_format=None)",))(
         lambda self, memory_format=None, _d=_d: to_dtype(self, _d))
 del _name, _d
+
+
+@public("method", method_signatures=("chalf(Tensor self, *, MemoryFormat? memory_format=None)",))
+def chalf(self, memory_format=None):
+    """Tensor.chalf: torch.complex32, which glassgrad lacks (NumPy has no half-precision
+    complex): the NotImplementedError torch raises for an op ComplexHalf does not support."""
+    raise NotImplementedError("\"chalf\" not implemented for 'ComplexHalf': glassgrad has no "
+                              "complex32 (NumPy has no half-precision complex)")
 
 # Tensor's own methods, behind torch's signatures (so bad arguments get torch's errors)
 for _name, _signature in (("size", "size(Tensor self, int64_t? dim=None)"),
