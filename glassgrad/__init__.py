@@ -105,6 +105,8 @@ def get_device_module(device=None):
 
 __version__ = "0.1.0"
 from . import func, utils  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401
+from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from . import compiler, _dynamo  # noqa: E402,F401
 from ._dynamo.eval_frame import compile  # noqa: E402,F401,A004
 from . import distributions  # noqa: E402,F401

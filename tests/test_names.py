@@ -490,3 +490,185 @@ def test_as_strided_scatter(case):
 ])
 def test_as_strided_scatter_edges(call):
     same(lambda lib: catch(call, lib, *_inputs(lib, [(3, 4), (2, 2)])))
+
+
+# -- torch.autograd ------------------------------------------------------------------------------
+def test_autograd_flags_and_names():
+    def program(lib):
+        a = lib.autograd
+        out = [a.is_multithreading_enabled(), a.is_view_replay_enabled(),
+               catch(a.set_multithreading_enabled, 1), catch(a.set_multithreading_enabled)]
+        with a.set_multithreading_enabled(False):
+            out.append(a.is_multithreading_enabled())
+            seen = []
+            th = threading.Thread(target=lambda: seen.append(a.is_multithreading_enabled()))
+            th.start()
+            th.join()
+            out.append(seen)
+        out.append(a.is_multithreading_enabled())
+
+        @a.set_multithreading_enabled(False)
+        def f():
+            return a.is_multithreading_enabled()
+        out += [a.is_multithreading_enabled(), f(), a.is_multithreading_enabled()]
+        a.set_multithreading_enabled(True)
+        x = lib.ones(2, requires_grad=True)
+        raw = x.exp().grad_fn._raw_saved_result
+        out += [isinstance(raw, a.SavedTensor), catch(a.SavedTensor),
+                a.is_tensor_like(x), a.is_tensor_like(1), a.is_tensor_like(lib.nn.Parameter(x)),
+                a.handle_torch_function is lib.overrides.handle_torch_function,
+                a.is_tensor_like is lib.overrides.is_tensor_like]
+        return out
+    same(program)
+
+
+def test_kineto_is_not_available():
+    assert gg.autograd.kineto_available() is False    # glassgrad has no profiler
+
+
+# -- torch.func ----------------------------------------------------------------------------------
+def test_linearize():
+    def program(lib):
+        x, y = _inputs(lib, [(3,), (3,)])
+        out, jvp_fn = lib.func.linearize(lambda a, b: (a.sin() * b, a.sum(), b * 0 + 1), x, y)
+        t = lib.ones(3, dtype=lib.float64)
+        return [out, jvp_fn(t, 2 * t), jvp_fn(t * 0, t),
+                catch(jvp_fn, t), catch(jvp_fn, t, t.float()), catch(jvp_fn, t, t[:2]),
+                catch(jvp_fn, t, (t,))]
+    same(program)
+
+
+def test_functionalize():
+    def program(lib):
+        x = lib.ones(4)
+
+        def f(x):
+            y = x.view(2, 2)
+            y.add_(1)
+            return y, x.sum(), 3
+        g = lib.func.functionalize(f)
+        out = g(x)
+        w = lib.ones(2, requires_grad=True)
+        r = lib.func.functionalize(lambda t: t * 2, remove="mutations_and_views")(w)
+        return [out, x, out[0].data_ptr() == x.data_ptr(), r, type(r.grad_fn).__name__,
+                catch(lib.func.functionalize, f, remove="x"),
+                lib.func.functionalize(lambda: 3)()]
+    same(program)
+
+
+def test_stack_module_state_and_batch_norm_replacement():
+    def program(lib):
+        lib.manual_seed(0)
+        models = [lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3)) for _ in range(3)]
+        params, buffers = lib.func.stack_module_state(models)
+        out = [sorted(params), sorted(buffers), params["0.weight"], buffers["1.running_mean"],
+               [p.is_leaf and p.requires_grad for p in params.values()],
+               catch(lib.func.stack_module_state, []),
+               catch(lib.func.stack_module_state, [models[0], lib.nn.Linear(2, 3)]),
+               catch(lib.func.stack_module_state, [models[0].eval(), models[1]])]
+        models[0].train()
+        models[1][0].weight.requires_grad_(False)
+        out.append(catch(lib.func.stack_module_state, models[:2]))
+        root = lib.func.replace_all_batch_norm_modules_(models[2])
+        bn = root[1]
+        out += [root is models[2], bn.running_mean, bn.running_var, bn.num_batches_tracked,
+                bn.track_running_stats, root(lib.ones(4, 2)).shape,
+                lib.func.replace_all_batch_norm_modules_(lib.nn.BatchNorm2d(2)).running_mean]
+        return out
+    same(program)
+
+
+def test_debug_unwrap():
+    def program(lib):
+        x = lib.arange(6.).reshape(3, 2)
+        shapes = []
+
+        def f(t):
+            shapes.append((tuple(lib.func.debug_unwrap(t).shape),
+                           tuple(lib.func.debug_unwrap(t, recurse=False).shape)))
+            return t * 2
+        out = lib.func.vmap(f)(x)
+        return [out, shapes[0], lib.func.debug_unwrap(x) is x]
+    same(program)
+
+
+def test_torch_vmap_is_func_vmap():
+    assert gg.vmap is gg.func.vmap
+
+
+# -- cond and while_loop -------------------------------------------------------------------------
+def test_cond():
+    def program(lib):
+        x = lib.tensor([1., 2., 3.], requires_grad=True)
+        r = lib.cond(x.sum() > 0, lambda a: a.sin(), lambda a: a.cos(), (x,))
+        r2 = lib.cond(False, lambda a: a.sin(), lambda a: a.cos(), [x])
+        r3 = lib.cond(lib.tensor(False), lambda a, b: (a * b, a + 1), lambda a, b: (a - b, b * 1),
+                      (x, x.detach() * 2))
+        return [r, type(r.grad_fn).__name__, lib.autograd.grad(r.sum(), x),
+                r2, type(r2.grad_fn).__name__, r3, type(r3[0].grad_fn).__name__,
+                lib.autograd.grad(r3[0].sum() + r3[1].sum(), x),
+                catch(lib.cond, x > 0, lambda a: a, lambda a: a, (x,)),
+                catch(lib.cond, "a", lambda a: a, lambda a: a, (x,)),
+                catch(lib.cond, lib.tensor(True), 1, lambda a: a, (x,)),
+                catch(lib.cond, lib.tensor(True), lambda a: a, lambda a: a, (x, 1)),
+                lib.cond(lib.tensor(True), lambda a: a * 2, lambda a: a + 1, (x.detach(),)),
+                catch(lib.cond, lib.tensor(False), lambda a: a, lambda a: a[:1], (x,))]
+    same(program)
+
+
+def test_while_loop():
+    def program(lib):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        r = lib.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * a), (lib.tensor(0), x))
+        r2 = lib.while_loop(lambda i, a: i > 3, lambda i, a: (i + 1, a * 2), (lib.tensor(0), x))
+        return [r, type(r[1].grad_fn).__name__, lib.autograd.grad(r[1].sum(), x),
+                r2, type(r2[1].grad_fn).__name__,
+                catch(lib.while_loop, lambda i: i, lambda i: (i + 1,), (lib.tensor(0),)),
+                catch(lib.while_loop, lambda i, a: i < 2, lambda i, a: (i + 1, a),
+                      (lib.tensor(0), x)),
+                catch(lib.while_loop, lambda i: i < 3, lambda i: (i, i), (lib.tensor(0),)),
+                catch(lib.while_loop, 1, lambda i: (i,), (lib.tensor(0),)),
+                catch(lib.while_loop, lambda i: i < 3, lambda i: (i + 1,), ("a",))]
+    same(program)
+
+
+# -- nn ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [{}, {"hard": True}, {"tau": 0.5, "dim": 0},
+                                    {"hard": True, "dim": 0}, {"eps": 1e-3}])
+def test_gumbel_softmax(kwargs):
+    def program(lib):
+        lib.manual_seed(3)
+        x = lib.randn(4, 5, requires_grad=True)
+        w = lib.randn(4, 5)
+        y, warns = warned(lambda: lib.nn.functional.gumbel_softmax(x, **kwargs))
+        return [y, type(y.grad_fn).__name__, lib.autograd.grad((y * w).sum(), x), warns]
+    same(program)
+
+
+def test_nll_loss_2d_and_container():
+    def program(lib):
+        lib.manual_seed(0)
+        loss, w1 = warned(lambda: lib.nn.NLLLoss2d(ignore_index=1, reduction="sum"))
+        c, w2 = warned(lambda: lib.nn.Container(a=lib.nn.Linear(2, 3), b=lib.nn.ReLU()))
+        x = lib.randn(2, 3, 4, 4).log_softmax(1)
+        t = lib.randint(0, 3, (2, 4, 4))
+        return [isinstance(loss, lib.nn.NLLLoss), loss(x, t), repr(loss), w1, w2, repr(c),
+                sorted(n for n, _ in c.named_parameters()), isinstance(c, lib.nn.Module)]
+    same(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.feature_dropout(x, 0.5, True), lambda t, x: t.feature_dropout(x, 0., True),
+    lambda t, x: t.feature_dropout(x, 1., True), lambda t, x: t.feature_dropout(x, 0.5, False),
+    lambda t, x: t.feature_dropout(x, 1.5, True), lambda t, x: t.feature_dropout(x[0, 0], 0.5, True),
+    lambda t, x: t.feature_dropout_(x * 1, 0.5, True), lambda t, x: t.feature_dropout(x, "a", True),
+])
+def test_feature_dropout(call):
+    def program(lib):
+        lib.manual_seed(0)
+        x = lib.randn(2, 3, 4, requires_grad=True)
+        y = catch(call, lib, x)
+        if isinstance(y, Raised):
+            return y
+        return y, type(y.grad_fn).__name__, lib.autograd.grad(y.sum(), x)
+    same(program)

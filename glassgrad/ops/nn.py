@@ -9,6 +9,7 @@ import math
 import warnings
 
 from .. import dtypes
+from .._formats import contiguous_format
 from .._creation import empty, empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad
@@ -172,6 +173,41 @@ def _feature_dropout(input, p, train, inplace):
                                  dtype=input.dtype), 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _feature_dropout_checks(input, p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+
+
+@public("function", signatures=("feature_dropout(Tensor input, double p, bool train)",))
+def feature_dropout(input, p, train):
+    _feature_dropout_checks(input, p)
+    return _feature_dropout(input, p, train, False)
+
+
+@public("function", signatures=("feature_dropout_(Tensor input, double p, bool train)",))
+def feature_dropout_(input, p, train):
+    _feature_dropout_checks(input, p)
+    return _feature_dropout(input, p, train, True)
+
+
+@public("functional")
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples of the Gumbel-softmax distribution (torch's composite: the Gumbel noise drawn as
+    -log of exponential draws, so the stream is torch's); hard=True: one-hot samples whose
+    gradient is the soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits, memory_format=contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits, memory_format=contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _check_p(p):
