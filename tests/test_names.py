@@ -672,3 +672,89 @@ def test_feature_dropout(call):
             return y
         return y, type(y.grad_fn).__name__, lib.autograd.grad(y.sum(), x)
     same(program)
+
+
+# -- ATen's spellings of nn ops ------------------------------------------------------------------
+@pytest.mark.parametrize("case", [
+    lambda t, x: t.constant_pad_nd(x, (1, 2), 3.5), lambda t, x: t.constant_pad_nd(x, [1, -1, 0, 1]),
+    lambda t, x: t.constant_pad_nd(x, (0, 0, 0, 0, 1, 1)), lambda t, x: t.constant_pad_nd(x, ()),
+    lambda t, x: t.constant_pad_nd(x, (-2, -1)),
+])
+def test_constant_pad_nd(case):
+    same(graded(case, [(1, 2, 3)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.constant_pad_nd(x, (1, 2, 3)), lambda t, x: t.constant_pad_nd(x, (1,) * 8),
+    lambda t, x: t.constant_pad_nd(x, (-2, -2)), lambda t, x: t.constant_pad_nd(x, (-4, 1)),
+    lambda t, x: t.constant_pad_nd(t.ones(2, dtype=t.int64), (1, 1), 2),
+    lambda t, x: t.constant_pad_nd(x, (1, 1), value="a"),
+])
+def test_constant_pad_nd_edges(call):
+    same(lambda lib: catch(call, lib, *_inputs(lib, [(1, 2, 3)])))
+
+
+@pytest.mark.parametrize("case", [
+    lambda t, x, w, b: t.convolution(x, w, b, [1], [1], [1], False, [0], 1),
+    lambda t, x, w, b: t.convolution(x, w, None, [2], [0], [1], False, [0], 1),
+    lambda t, x, w, b: t.convolution(x, w.transpose(0, 1), None, [1], [0], [1], True, [0], 1),
+    lambda t, x, w, b: t.convolution(x, w.transpose(0, 1), b[:2], [2], [1], [2], True, [1], 1),
+    lambda t, x, w, b: t.convolution(x, w[:2, :1], b[:2], (1,), (0,), (1,), False, (0,), 2),
+])
+def test_convolution(case):
+    same(graded(case, [(1, 2, 5), (4, 2, 2), (4,)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, w, b: t.convolution(x[0], w, b, [1], [1], [1], False, [0], 1),
+    lambda t, x, w, b: t.convolution(x, w, b, [1, 1], [1], [1], False, [0], 1),
+    lambda t, x, w, b: t.convolution(x, w, b, [1], [1], [1], False, [0], 3),
+    lambda t, x, w, b: t.convolution(x, w, b, 1, 1, 1, False, 0, 1),
+    lambda t, x, w, b: t.convolution(x, w, b, [2], [1], [2], True, [1], 1),
+    lambda t, x, w, b: t.convolution(x, w, b, [1], [-1], [1], False, [0], 1),
+    lambda t, x, w, b: t.autograd.grad(t.convolution(x, w, b, [2], [0], [1], False, [1], 1).sum(),
+                                       x),
+])
+def test_convolution_edges(call):
+    same(lambda lib: catch(call, lib, *_inputs(lib, [(1, 2, 5), (4, 2, 2), (4,)])))
+
+
+@pytest.mark.parametrize("case", [
+    lambda t, e: t.embedding(e, _index(t, [[0, 2], [4, 2]])),
+    lambda t, e: t.embedding(e, _index(t, [[0, 2], [4, 2]]), 2, True),
+    lambda t, e: t.embedding(e, t.tensor([1, 1, 3], dtype=t.int32), padding_idx=1),
+])
+def test_aten_embedding(case):
+    same(graded(case, [(5, 3)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, e: t.embedding(e, _index(t, [0, 5])), lambda t, e: t.embedding(e, t.tensor([0., 1])),
+    lambda t, e: t.embedding(e[0], _index(t, [0, 1])),
+])
+def test_aten_embedding_edges(call):
+    same(lambda lib: catch(call, lib, *_inputs(lib, [(5, 3)])))
+
+
+@pytest.mark.parametrize("name, mode, padding, corners, shapes", [
+    ("grid_sampler", 0, 0, False, [(1, 3, 4, 4), (1, 2, 3, 2)]),
+    ("grid_sampler", 1, 1, True, [(1, 3, 4, 4), (1, 2, 3, 2)]),
+    ("grid_sampler_2d", 2, 2, False, [(1, 3, 4, 4), (1, 2, 3, 2)]),
+    ("grid_sampler", 0, 2, True, [(1, 1, 3, 3, 3), (1, 2, 2, 2, 3)]),
+    ("grid_sampler_3d", 0, 1, False, [(1, 1, 3, 3, 3), (1, 2, 2, 2, 3)]),
+])
+def test_grid_samplers(name, mode, padding, corners, shapes):
+    def case(t, x, g):
+        return getattr(t, name)(x, (g * 0.4).tanh(), mode, padding, corners)
+    same(graded(case, shapes))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.grid_sampler_3d(t.ones(1, 3, 4, 4), t.ones(1, 2, 2, 2), 0, 0, False),
+    lambda t: t.grid_sampler_2d(t.ones(1, 1, 3, 3, 3), t.ones(1, 2, 2, 2, 3), 0, 0, False),
+    lambda t: t.grid_sampler(t.ones(1, 1, 3), t.ones(1, 2, 1), 0, 0, False),
+    lambda t: t.grid_sampler_3d(t.ones(1, 1, 3, 3, 3), t.ones(1, 2, 2, 2, 3), 2, 0, False),
+    lambda t: t.grid_sampler(t.ones(2, 3, 4, 4), t.ones(1, 2, 2, 2), 0, 0, False),
+])
+def test_grid_sampler_edges(call):
+    same(lambda lib: catch(call, lib))

@@ -518,6 +518,28 @@ def _circular_pad(input, pad):
     return out
 
 
+def _check_crop(shape, pad):
+    """Negative padding crops: torch's narrow() refuses a crop past the dim's size."""
+    for d, lo, hi in _pairs(pad, len(shape)):
+        if shape[d] + min(lo, 0) < 0 or shape[d] + min(lo, 0) + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+
+
+@public("function", signatures=(
+    "constant_pad_nd(Tensor input, SymIntArrayRef pad, Scalar value=0)",))
+def constant_pad_nd(input, pad, value=0):
+    """ATen's constant_pad_nd: pad (negative entries crop), from the last dim back."""
+    pad, n = tuple(builtins.int(p) for p in pad), input.dim()
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * n:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has {n}"
+                           "dimensions.")
+    _check_crop(input.shape, pad)
+    return _constant_pad(input, pad=pad, value=value)
+
+
 @public("functional")
 def pad(input, pad, mode="constant", value=None):
     if mode not in ("constant", "reflect", "replicate", "circular"):
@@ -530,10 +552,7 @@ def pad(input, pad, mode="constant", value=None):
                            f"dimension but got padding length {len(pad)} and input of dimension "
                            f"{n}")
     if mode == "constant":
-        shape = input.shape
-        for d, lo, hi in _pairs(pad, n):
-            if shape[d] + min(lo, 0) < 0 or shape[d] + min(lo, 0) + hi < 0:
-                raise RuntimeError("narrow(): length must be non-negative.")
+        _check_crop(input.shape, pad)
         return _constant_pad(input, pad=pad, value=0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
