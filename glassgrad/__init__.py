@@ -105,6 +105,8 @@ def get_device_module(device=None):
 
 __version__ = "0.1.0"
 from . import func, utils  # noqa: E402,F401
+from .nn.modules.rnn import FUNCTIONS as _RNN_FUNCTIONS  # noqa: E402
+globals().update(_RNN_FUNCTIONS)       # torch.lstm, gru, rnn_tanh, rnn_relu and their cells
 from .func import vmap  # noqa: E402,F401
 from ._higher_order_ops import cond, while_loop  # noqa: E402,F401
 from . import compiler, _dynamo  # noqa: E402,F401

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import glassgrad as gg
-from differential import LIBS, Raised, catch, same
+from differential import LIBS, Raised, assert_same, catch, run, same
 
 
 @pytest.fixture(autouse=True)
@@ -757,4 +757,78 @@ def test_grid_samplers(name, mode, padding, corners, shapes):
     lambda t: t.grid_sampler(t.ones(2, 3, 4, 4), t.ones(1, 2, 2, 2), 0, 0, False),
 ])
 def test_grid_sampler_edges(call):
+    same(lambda lib: catch(call, lib))
+
+
+# -- torch.lstm, gru, rnn_tanh, rnn_relu and the cells ---------------------------------------------
+@pytest.mark.parametrize("mode, kwargs, args", [
+    ("LSTM", {"num_layers": 2, "bidirectional": True}, (True, 2, 0., False, True, False)),
+    ("LSTM", {"bias": False, "batch_first": True}, (False, 1, 0., False, False, True)),
+    ("LSTM", {"proj_size": 2}, (True, 1, 0., False, False, False)),
+    ("GRU", {"num_layers": 2}, (True, 2, 0., True, False, False)),
+    ("RNN", {"nonlinearity": "relu", "bidirectional": True}, (True, 1, 0., False, True, False)),
+    ("RNN", {"bias": False}, (False, 1, 0., False, False, False)),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rnn_functions(mode, kwargs, args, dtype):
+    def program(lib):
+        lib.manual_seed(0)
+        dt = getattr(lib, dtype)
+        m = getattr(lib.nn, mode)(3, 4, **kwargs).to(dt)
+        x = lib.randn(*((2, 5) if m.batch_first else (5, 2)), 3, dtype=dt, requires_grad=True)
+        layers = m.num_layers * (2 if m.bidirectional else 1)
+        h = lib.randn(layers, 2, m.proj_size or 4, dtype=dt)
+        hx = [h, lib.randn(layers, 2, 4, dtype=dt)] if mode == "LSTM" else h
+        name = {"LSTM": "lstm", "GRU": "gru"}.get(mode) or (
+            "rnn_tanh" if m.nonlinearity == "tanh" else "rnn_relu")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = getattr(lib, name)(x, hx, m._flat_weights, *args)
+            module_out = m(x, tuple(hx) if mode == "LSTM" else hx)
+        flat = [module_out[0], *(module_out[1] if mode == "LSTM" else (module_out[1],))]
+        grads = lib.autograd.grad(sum(o.sum() for o in out), [x, *m.parameters()])
+        return [type(out).__name__, out, [type(o.grad_fn).__name__ for o in out], grads,
+                [(a - b).abs().max() for a, b in zip(out, flat)]]
+    # (float32: the libraries sum the weight gradients' terms in different orders)
+    assert_same(run(program, torch), run(program, gg),
+                tol={"float32": (1e-5, 1e-6), "float64": (1e-10, 1e-12)})
+
+
+def test_rnn_functions_on_packed_sequences():
+    def program(lib):
+        lib.manual_seed(0)
+        m = lib.nn.GRU(3, 4, bidirectional=True).double()
+        x = lib.randn(5, 3, 3, dtype=lib.float64, requires_grad=True)
+        packed = lib.nn.utils.rnn.pack_padded_sequence(x, [5, 3, 2])
+        out = lib.gru(packed.data, packed.batch_sizes, lib.zeros(2, 3, 4, dtype=lib.float64),
+                      m._flat_weights, True, 1, 0., False, True)
+        module_out = m(packed)
+        return [out, module_out[0].data, module_out[1],
+                lib.autograd.grad(out[0].sum(), [x, *m.parameters()])]
+    same(program)
+
+
+@pytest.mark.parametrize("name, states, chunks", [("lstm_cell", 2, 4), ("gru_cell", 1, 3),
+                                                 ("rnn_tanh_cell", 1, 1), ("rnn_relu_cell", 1, 1)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_rnn_cell_functions(name, states, chunks, bias):
+    def case(t, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        hx = (h, c) if states == 2 else h
+        biases = (b_ih, b_hh) if bias else ()
+        return getattr(t, name)(x, hx, w_ih, w_hh, *biases)
+    same(graded(case, [(2, 3), (2, 4), (2, 4), (chunks * 4, 3), (chunks * 4, 4), (chunks * 4,),
+                       (chunks * 4,)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.gru_cell(t.ones(2, 3), t.zeros(2, 5), t.ones(12, 3), t.ones(12, 4)),
+    lambda t: t.gru_cell(t.ones(2, 2), t.zeros(2, 4), t.ones(12, 3), t.ones(12, 4)),
+    lambda t: t.lstm_cell(t.ones(2, 3), (t.zeros(2, 4),), t.ones(16, 3), t.ones(16, 4)),
+    lambda t: t.rnn_tanh_cell(t.ones(3, 3), t.zeros(2, 4), t.ones(4, 3), t.ones(4, 4)),
+    lambda t: t.gru(t.ones(5, 2, 3), t.zeros(1, 2, 4), [t.ones(12, 3)] * 3, True, 1, 0.,
+                    False, False, False),
+    lambda t: t.lstm(t.ones(5, 2, 3), t.zeros(1, 2, 4), [t.ones(16, 3)] * 4, True, 1, 0.,
+                     False, False, False),
+])
+def test_rnn_function_edges(call):
     same(lambda lib: catch(call, lib))
