@@ -10,8 +10,9 @@ from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
 from ._generator import engine
 from .backend import backend_for, kind as _kind, ndarray, xp
+from .backend import from_dlpack as backend_from_dlpack, to_dlpack as backend_to_dlpack
 from .backend.kernels import random as sample
-from ._runtime import fills_uninitialized
+from ._runtime import fills_uninitialized, warn_once
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -164,6 +165,118 @@ def as_tensor(data, *, dtype=None, device=None):
         dtypes.from_numpy_dtype(data.dtype)
         return _new(data, dtype, False)
     return tensor(data, dtype=dtype)
+
+
+@_factory("asarray(PyObject* obj, *, ScalarType? dtype=None, Device? device=None, "
+          "bool? copy=None, bool? requires_grad=None)")
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: obj itself where it is a tensor of the asked dtype (a NumPy array or a
+    buffer: a tensor on its memory), a copy where copy=True or the dtype differs (copy=False
+    refuses to copy); a sequence becomes a new tensor."""
+    _device.check(device, "asarray", op=None)
+    source = obj if isinstance(obj, Tensor) else None
+    wants_grad = (source is not None and source.requires_grad) if requires_grad is None \
+        else requires_grad
+    if wants_grad and requires_grad is None:
+        warn_once("asarray", "torch.asarray: unspecified requires_grad now defaults to "
+                  "obj.requires_grad instead of False. Pass requires_grad=False explicitly to "
+                  "get the old behavior and silence this warning. (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1737.)")
+    if source is None and isinstance(obj, (ndarray, xp.generic)):
+        if isinstance(obj, xp.generic) and copy is False:
+            raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or "
+                               "transform it in a ndarray. ")
+        dtypes.from_numpy_dtype(obj.dtype)
+        source = Tensor._make(xp.array(obj) if isinstance(obj, xp.generic) else obj)
+        copy = None if isinstance(obj, xp.generic) and copy else copy
+    elif source is None and _has_buffer(obj):
+        source = frombuffer(obj, dtype=dtype or dtypes.get_default_dtype(),
+                            requires_grad=builtins.bool(wants_grad))
+    if source is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return tensor(obj, dtype=dtype, requires_grad=builtins.bool(wants_grad))
+    wrong_dtype = dtype is not None and dtype is not source.dtype
+    if copy or (copy is None and wrong_dtype):
+        source = source.to(dtype or source.dtype, copy=builtins.bool(copy))
+    elif wrong_dtype:
+        raise ValueError(f"can't alias tensor with dtype '{dtypes.SCALAR_NAMES[source.dtype.name]}'"
+                         f" into dtype '{dtypes.SCALAR_NAMES[dtype.name]}'.")
+    if not source.is_leaf and not wants_grad:
+        return source.detach()
+    if source.requires_grad != builtins.bool(wants_grad):
+        source.requires_grad = builtins.bool(wants_grad)
+    return source
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj).release()
+    except TypeError:
+        return False
+    return True
+
+
+@_factory("frombuffer(PyObject* buffer, *, ScalarType dtype, int64_t count=-1, "
+          "int64_t offset=0, bool requires_grad=False)")
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor on the bytes of an object with the buffer protocol (a read-only buffer is
+    copied, with torch's warning: glassgrad's arrays cannot write into it)."""
+    try:
+        view = memoryview(buffer).cast("B")
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size, length = xp.dtype(dtype.np).itemsize, len(view)
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0 and (length - offset) % size:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                         f"bytes) must be a multiple of element size ({size})")
+    count = (length - offset) // size if count < 0 else count
+    if offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    raw = xp.frombuffer(view, xp.uint8)
+    if view.readonly:
+        warn_once("frombuffer", "The given buffer is not writable, and PyTorch does not "
+                  "support non-writable tensors. This means you can write to the underlying "
+                  "(supposedly non-writable) buffer using the tensor. You may want to copy the "
+                  "buffer to protect its data or make it writable before converting it to a "
+                  "tensor. This type of warning will be suppressed for the rest of this "
+                  "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
+                  "tensor_new.cpp:1556.)")
+        raw = raw.copy()
+    return _new(raw[offset:offset + count * size].view(dtype.np), None, requires_grad)
+
+
+_BAD_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
+                "consumed only once, so you might have already constructed a tensor from it "
+                "once.")
+
+
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A tensor on the memory of a DLPack producer (a tensor of another library, a NumPy
+    array) or of a capsule from to_dlpack."""
+    _device.check(device, "from_dlpack", op=None)
+    if type(ext_tensor).__name__ != "PyCapsule" and not hasattr(ext_tensor, "__dlpack__"):
+        raise RuntimeError(_BAD_CAPSULE)
+    array = backend_from_dlpack(ext_tensor)
+    if array is None:
+        raise RuntimeError(_BAD_CAPSULE)
+    dtypes.from_numpy_dtype(array.dtype)
+    return Tensor._make(array.copy() if copy else array)
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule ("dltensor") over the tensor's memory."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    return backend_to_dlpack(tensor._data)
 
 
 def from_numpy(ndarray_):

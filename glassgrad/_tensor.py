@@ -480,6 +480,16 @@ class Tensor:
                                "tensor.resolve_neg().numpy() instead.")
         return self._data
 
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """The DLPack producer protocol (torch.from_dlpack, numpy.from_dlpack take it)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        return self._data.__dlpack__(max_version=max_version, copy=copy)
+
+    def __dlpack_device__(self):
+        return (1, 0)       # DLPack's kDLCPU, device 0
+
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()
         return arr if dtype is None else arr.astype(dtype, copy=False)

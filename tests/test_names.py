@@ -1,9 +1,11 @@
 """Differential tests of the torch, Tensor, autograd and func names of issue 16's last sweep
 (the runtime flags, autocast state, factories, view copies, in-place forms, ...) against torch
 2.13: values, dtypes, strides, gradients and grad_fn names, warnings and errors."""
+import array
 import threading
 import warnings
 
+import numpy as np
 import pytest
 import torch
 
@@ -832,3 +834,118 @@ def test_rnn_cell_functions(name, states, chunks, bias):
 ])
 def test_rnn_function_edges(call):
     same(lambda lib: catch(call, lib))
+
+
+# -- asarray, frombuffer, DLPack -------------------------------------------------------------------
+def _described(t):
+    if isinstance(t, Raised) or not is_tensor_like(t):
+        return t
+    return (t, t.dtype, t.requires_grad, t.is_leaf, type(t.grad_fn).__name__)
+
+
+def is_tensor_like(t):
+    return isinstance(t, (torch.Tensor, gg.Tensor))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x, y: t.asarray(x) is x, lambda t, x, y: t.asarray(x, dtype=t.float64),
+    lambda t, x, y: t.asarray(x, copy=True) is x, lambda t, x, y: t.asarray(x, copy=True),
+    lambda t, x, y: t.asarray(x, copy=False, dtype=t.int64),
+    lambda t, x, y: t.asarray(x, dtype=t.float32, copy=False) is x,
+    lambda t, x, y: t.asarray([1, 2.5]), lambda t, x, y: t.asarray([1, 2]),
+    lambda t, x, y: t.asarray(3), lambda t, x, y: t.asarray(2.5, dtype=t.int32),
+    lambda t, x, y: t.asarray([[1], [2, 3]]), lambda t, x, y: t.asarray("abc"),
+    lambda t, x, y: t.asarray([1, 2], copy=False), lambda t, x, y: t.asarray([1, 2], requires_grad=True),
+    lambda t, x, y: t.asarray([1., 2], requires_grad=True),
+    lambda t, x, y: t.asarray([t.tensor(1.), t.tensor(2.)]),
+    lambda t, x, y: t.asarray(np.ones(2, dtype=np.float32)),
+    lambda t, x, y: t.asarray(np.float64(2.5)), lambda t, x, y: t.asarray(np.float64(2.5), copy=False),
+    lambda t, x, y: t.asarray(np.ones(2), copy=False, dtype=t.float32),
+    lambda t, x, y: t.asarray(np.ones(2), dtype=t.float32),
+    lambda t, x, y: t.asarray(bytearray(b"abcd")), lambda t, x, y: t.asarray(bytearray(b"abcd"), dtype=t.uint8),
+    lambda t, x, y: t.asarray(array.array("f", [1, 2])),
+    lambda t, x, y: t.asarray(y) is y, lambda t, x, y: t.asarray(y, requires_grad=False),
+    lambda t, x, y: t.asarray(y, dtype=t.float64), lambda t, x, y: t.asarray(y * 2),
+    lambda t, x, y: t.asarray(y * 2, requires_grad=False),
+    lambda t, x, y: t.asarray(x, device="cpu") is x, lambda t, x, y: t.asarray(x, copy=1),
+])
+def test_asarray(call):
+    def program(lib):
+        x, y = lib.ones(3), lib.ones(2, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _described(catch(call, lib, x, y))
+    same(program)
+
+
+def test_asarray_aliasing_and_requires_grad():
+    def program(lib):
+        lib.set_warn_always(True)
+        a = np.ones(2)
+        aliased, copied = lib.asarray(a), lib.asarray(a, copy=True)
+        a[0] = 5
+        x = lib.ones(3)
+        same_x = lib.asarray(x, requires_grad=True)
+        y = lib.ones(2, requires_grad=True)
+        r, w = warned(lambda: lib.asarray(y))
+        plain = lib.asarray(y, requires_grad=False)
+        return [aliased, copied, same_x is x, x.requires_grad, r is y, w, plain is y,
+                y.requires_grad]
+    same(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.frombuffer(bytearray(b"abcdefgh"), dtype=t.int32),
+    lambda t: t.frombuffer(bytearray(b"abcdefgh"), dtype=t.int16, count=2, offset=2),
+    lambda t: t.frombuffer(bytearray(b""), dtype=t.int16),
+    lambda t: t.frombuffer(bytearray(b"abc"), dtype=t.int16),
+    lambda t: t.frombuffer(bytearray(b"abcd"), dtype=t.int16, offset=4),
+    lambda t: t.frombuffer(bytearray(b"abcd"), dtype=t.int16, offset=-1),
+    lambda t: t.frombuffer(bytearray(b"abcd"), dtype=t.int16, count=3),
+    lambda t: t.frombuffer(bytearray(b"abcd"), dtype=t.int16, count=0),
+    lambda t: t.frombuffer(3, dtype=t.uint8), lambda t: t.frombuffer(bytearray(b"abcd")),
+    lambda t: t.frombuffer(bytearray(4), dtype=t.float32, requires_grad=True),
+    lambda t: t.frombuffer(array.array("d", [1.5, 2]), dtype=t.float64),
+    lambda t: t.frombuffer(np.arange(3.), dtype=t.float64),
+    lambda t: t.frombuffer(bytearray(4), dtype=t.bool),
+    lambda t: t.frombuffer(bytearray(8), dtype=t.complex64),
+])
+def test_frombuffer(call):
+    same(lambda lib: _described(catch(call, lib)))
+
+
+def test_frombuffer_shares_memory_and_warns_for_read_only():
+    def program(lib):
+        lib.set_warn_always(True)
+        b = bytearray(4)
+        x = lib.frombuffer(b, dtype=lib.uint8)
+        x[0] = 7
+        r, w = warned(lambda: lib.frombuffer(b"abcd", dtype=lib.uint8))
+        return [bytes(b), r, w]
+    same(program)
+
+
+def test_dlpack():
+    def program(lib):
+        x = lib.arange(3.)
+        c = lib.to_dlpack(x)
+        u = lib.from_dlpack(c)
+        u[0] = 5
+        y = lib.ones(2, requires_grad=True)
+        return [x, u.requires_grad, u.data_ptr() == x.data_ptr(), catch(lib.from_dlpack, c),
+                lib.from_dlpack(np.arange(3)), catch(lib.from_dlpack, 3),
+                catch(lib.to_dlpack, 3), lib.from_dlpack(x) is x,
+                lib.from_dlpack(lib.to_dlpack(lib.tensor([True]))),
+                lib.from_dlpack(x[::2]).stride(), catch(lambda: y.__dlpack__()),
+                catch(lib.from_dlpack, y), lib.from_dlpack(x, copy=True).data_ptr() == x.data_ptr(),
+                lib.from_dlpack(lib.to_dlpack(y)).requires_grad, x.__dlpack_device__()[1]]
+    same(program)
+
+
+def test_dlpack_between_the_libraries():
+    t = torch.arange(3.)
+    g = gg.from_dlpack(t)
+    g[1] = 7
+    back = torch.from_dlpack(gg.arange(4.)[1:])
+    assert t.tolist() == [0., 7., 2.] and back.tolist() == [1., 2., 3.]
+    assert np.from_dlpack(gg.ones(2)).tolist() == [1., 1.]
