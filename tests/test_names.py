@@ -949,3 +949,36 @@ def test_dlpack_between_the_libraries():
     back = torch.from_dlpack(gg.arange(4.)[1:])
     assert t.tolist() == [0., 7., 2.] and back.tolist() == [1., 2., 3.]
     assert np.from_dlpack(gg.ones(2)).tolist() == [1., 1.]
+
+
+# -- gradient ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [
+    {}, {"spacing": 2.}, {"spacing": [2., 3]}, {"dim": 1}, {"dim": -1, "spacing": 0.5},
+    {"dim": [1, 0], "edge_order": 2, "spacing": 2}, {"dim": [1]},
+    {"spacing": "T1", "dim": 1}, {"spacing": "T1", "dim": 1, "edge_order": 2},
+    {"spacing": "T2"}, {"spacing": "T2", "edge_order": 2, "dim": [0, 1]},
+    {"spacing": [1., 2], "dim": [1, 0]}, {"edge_order": 2},
+])
+def test_gradient(kwargs):
+    def case(t, x):
+        coords = {"T1": [t.tensor([0., 1, 3, 4, 7], dtype=x.dtype)],
+                  "T2": (t.tensor([0., 1, 2.5], dtype=x.dtype),
+                         t.tensor([0., 1, 3, 4, 7], dtype=x.dtype))}
+        kw = dict(kwargs)
+        if isinstance(kw.get("spacing"), str):
+            kw["spacing"] = coords[kw["spacing"]]
+        return t.gradient(x, **kw)
+    same(graded(case, [(3, 5)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.gradient(x, edge_order=3), lambda t, x: t.gradient(t.ones(3, dtype=t.uint8)),
+    lambda t, x: t.gradient(t.arange(4)), lambda t, x: t.gradient(x, spacing=[1., 2, 3]),
+    lambda t, x: t.gradient(x, spacing=[1., 2, 3], dim=[0]), lambda t, x: t.gradient(x, dim=[0, 0]),
+    lambda t, x: t.gradient(x, dim=2), lambda t, x: t.gradient(x[:2], edge_order=2, dim=0),
+    lambda t, x: t.gradient(x, spacing=[t.ones(2, 2)], dim=0), lambda t, x: t.gradient(x, spacing=[2.]),
+    lambda t, x: t.gradient(t.tensor(3.)), lambda t, x: t.gradient(x, spacing=2, dim=[1]),
+    lambda t, x: t.gradient(t.tensor([1, 4, 9, 16]), spacing=2),
+])
+def test_gradient_edges(call):
+    same(lambda lib: catch(call, lib, lib.arange(15.).reshape(3, 5) ** 2))

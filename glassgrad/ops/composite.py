@@ -864,6 +864,110 @@ def diagflat(input, offset=0):
     return _la.diag(input.reshape(-1), offset)
 
 
+# -- gradient -------------------------------------------------------------------------------------
+def _gradient_checks(input, spacing_size, dims, edge_order):
+    """ATen's pre_check_gradient (dims: the dim argument as a list, None where not given)."""
+    if input.dtype is dtypes.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if spacing_size is not None and dims is None and spacing_size != input.dim():
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a "
+                           f"list of length equal to 'self.dim() = {input.dim()}', since dim "
+                           f"argument was not given, but got a list of length {spacing_size}")
+    if spacing_size is not None and dims is not None and spacing_size != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           f"spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {spacing_size} and a dim argument of "
+                           f"length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if any(n < edge_order + 1 for n in input.shape):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           "edge_order+1")
+    seen = set()
+    for d in dims or ():
+        d = _wrap_dim(d, input.dim())
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+
+
+def _sl(t, dim, start, end=None):
+    """at::slice(t, dim, start, end)."""
+    return t[(builtins.slice(None),) * dim + (builtins.slice(start, end),)]
+
+
+def _uniform_gradient(input, h, dim, edge_order):
+    """ATen's gradient_helper_float along one dim: central differences inside, one-sided
+    (first or second order) at the ends, joined by cat."""
+    center = (_sl(input, dim, 2) - _sl(input, dim, 0, -2)) / h
+    if edge_order == 1:
+        first = (_sl(input, dim, 1, 2) - _sl(input, dim, 0, 1)) / h
+        last = (_sl(input, dim, -1) - _sl(input, dim, -2, -1)) / h
+    else:
+        first = (-1.5 * _sl(input, dim, 0, 1) + 2 * _sl(input, dim, 1, 2)
+                 - 0.5 * _sl(input, dim, 2, 3)) / h
+        last = (0.5 * _sl(input, dim, -3, -2) - 2 * _sl(input, dim, -2, -1)
+                + 1.5 * _sl(input, dim, -1)) / h
+    return _sh.cat([first, center / 2, last], dim)
+
+
+def _coordinate_gradient(input, coords, dim, edge_order):
+    """ATen's gradient_helper along one dim: the second-order formula for uneven spacing."""
+    if coords.dim() != 1:
+        raise RuntimeError(f"torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {coords.dim()} dimensions!")
+    shape = [1] * input.dim()
+    shape[dim] = -1
+    dx = coords.diff(1, 0)
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _sl(input, dim, 0, -2) + b * _sl(input, dim, 1, -1) + c * _sl(input, dim, 2)
+    if edge_order == 1:
+        first = (_sl(input, dim, 1, 2) - _sl(input, dim, 0, 1)) / dx[0]
+        last = (_sl(input, dim, -1) - _sl(input, dim, -2, -1)) / dx[-1]
+    else:
+        h0, h1, hl, hm = dx[0], dx[1], dx[-1], dx[-2]
+        first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _sl(input, dim, 0, 1)
+                 + (h0 + h1) / (h0 * h1) * _sl(input, dim, 1, 2)
+                 + (-h0) / (h1 * (h0 + h1)) * _sl(input, dim, 2, 3))
+        last = (hl / (hm * (hl + hm)) * _sl(input, dim, -3, -2)
+                - (hl + hm) / (hl * hm) * _sl(input, dim, -2, -1)
+                + (2 * hl + hm) / (hl * (hl + hm)) * _sl(input, dim, -1))
+    return _sh.cat([first, center, last], dim)
+
+
+@public("function", signatures=(
+    "gradient(Tensor input, *, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, Scalar spacing, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, Scalar? spacing=None, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, ScalarList spacing, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, ScalarList spacing, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, TensorList spacing, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, TensorList spacing, IntArrayRef dim, int64_t edge_order=1)"))
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """Estimates of the derivative along each dim (numpy.gradient's scheme, ATen's order of
+    operations): one tensor per dim."""
+    listed = isinstance(spacing, (list, tuple))
+    dims = None if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
+    todo = dims if dims is not None else list(builtins.range(input.dim()))
+    if listed:
+        size = len(spacing)
+    elif spacing is not None and not isinstance(dim, builtins.int):
+        size = len(todo)
+        spacing = [spacing] * size
+    else:       # one unit size for the dim given, or for every dim
+        size = None if spacing is None else len(todo)
+        spacing = [1.0 if spacing is None else spacing] * len(todo)
+    _gradient_checks(input, size, dims, edge_order)
+    return tuple(
+        _coordinate_gradient(input, h, _wrap_dim(d, input.dim()), edge_order)
+        if isinstance(h, Tensor) else
+        _uniform_gradient(input, h, _wrap_dim(d, input.dim()), edge_order)
+        for d, h in zip(todo, spacing))
+
+
 def _trapezoid_dx(y, dx, dim):
     n = y.shape[dim]
     if n == 0:
