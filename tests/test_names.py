@@ -982,3 +982,33 @@ def test_gradient(kwargs):
 ])
 def test_gradient_edges(call):
     same(lambda lib: catch(call, lib, lib.arange(15.).reshape(3, 5) ** 2))
+
+
+# -- histogramdd ---------------------------------------------------------------------------------------
+POINTS = [[0., 0.], [1, 1], [2, 3], [0.5, 0.5], [1.5, 2.9], [2, 0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.histogramdd(x, bins=[2, 2]), lambda t, x: t.histogramdd(x, 3),
+    lambda t, x: t.histogramdd(x, bins=3, range=[0., 2, 0, 3], density=True),
+    lambda t, x: t.histogramdd(x, [2, 3], [0., 1, 0, 1]),
+    lambda t, x: t.histogramdd(x, bins=[t.tensor([0., 1, 2]), t.tensor([0., 2, 4])],
+                               weight=t.tensor([1., 2, 3, 4, 5, 6])),
+    lambda t, x: t.histogramdd(x, bins=[t.tensor([0., 1, 2]), t.tensor([0., 2, 4])],
+                               density=True),
+    lambda t, x: t.histogramdd(x.double(), bins=2), lambda t, x: t.histogramdd(x.reshape(2, 3, 2), 2),
+    lambda t, x: t.histogramdd(x[:, :1], bins=4, weight=t.arange(6.)),
+    lambda t, x: t.histogramdd(x, bins=[2, 2, 2]), lambda t, x: t.histogramdd(x, bins=2, range=[0., 1]),
+    lambda t, x: t.histogramdd(x.int(), bins=2), lambda t, x: t.histogramdd(x[:, 0], bins=2),
+    lambda t, x: t.histogramdd(x, bins=2, weight=t.ones(3)),
+    lambda t, x: t.histogramdd(x, bins=2, range=[1., 0, 0, 1]),
+    lambda t, x: t.histogramdd(x, bins=[t.tensor([1., 0]), t.tensor([0., 1])]),
+    lambda t, x: t.histogramdd(x, bins=0), lambda t, x: t.histogramdd(t.zeros(0, 2), bins=2),
+    lambda t, x: t.histogramdd(x, bins=2, range=[0., 0, 0, 0]),
+    lambda t, x: t.histogramdd(x[:1], bins=2),
+])
+def test_histogramdd(call):
+    def program(lib):
+        out = catch(call, lib, lib.tensor(POINTS))
+        return out if isinstance(out, Raised) else (type(out).__name__, out.hist, out.bin_edges)
+    same(program)

@@ -5,6 +5,7 @@ reductions, statistics (cov, corrcoef), constructions (block_diag, cartesian_pro
 combinations, vander, tril_indices, logspace, range) and the window functions; composites are
 written with the public ops, so their gradients are those ops'."""
 import builtins
+import functools
 import itertools
 import math
 import warnings
@@ -491,6 +492,115 @@ def _unordered_bins_histogram(a, edges, weight, density):
     if density:
         hist = hist / (hist.sum() * xp.diff(edges))
     return hist
+
+
+_HISTOGRAMDD_REST = ("ArrayRef<double>? range=None, Tensor? weight=None, "
+                     "bool density=False)")
+
+
+@public("function")
+def histogramdd(input, bins, *args, **kwargs):
+    """torch.histogramdd through torch's overloads: a list of tensors takes the TensorList one
+    (the argument layer, given torch's order, would read its tensors as ints and raise)."""
+    tensors = isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor)
+    return (_histogramdd_tensors if tensors else _histogramdd_counts)(input, bins, *args,
+                                                                       **kwargs)
+
+
+def _histogramdd(input, bins, range=None, weight=None, density=False):
+    """The histogram of the points in input's innermost dim (torch.return_types.histogramdd:
+    hist, bin_edges)."""
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"histogramdd" not implemented for '
+                                  f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
+    d = input.shape[-1]
+    points = input._data.reshape(-1, d)
+    edges = _histogramdd_edges(input, points, bins, range)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the "
+                           f"same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(input.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
+    counted = xp.ones(len(points), bool)
+    position = xp.zeros(len(points), xp.int64)
+    for k, e in enumerate(edges):
+        x, n = points[:, k], len(e) - 1
+        counted &= (x >= e[0]) & (x <= e[-1])
+        if n > 0 and (xp.diff(e) < 0).any():
+            idx = _upper_bound(x, e) - 1
+        else:
+            idx = xp.searchsorted(e, x, side="right") - 1
+        position = position * builtins.max(n, 1) + xp.clip(idx, 0, builtins.max(n - 1, 0))
+    shape = tuple(builtins.max(len(e) - 1, 0) for e in edges)
+    w = None if weight is None else weight._data.reshape(-1)[counted]
+    hist = xp.bincount(position[counted], weights=w, minlength=math.prod(shape))
+    hist = hist[:math.prod(shape)].reshape(shape).astype(input._data.dtype)
+    if density:
+        widths = [xp.diff(e) for e in edges]
+        volume = functools.reduce(xp.multiply.outer, widths) if widths else 1
+        hist = (hist / (hist.sum() * volume)).astype(input._data.dtype)
+    cls = _red._return_type("histogramdd", ("hist", "bin_edges"))
+    return cls(_wrap(hist), tuple(_wrap(e) for e in edges))
+
+
+_histogramdd_counts = _bind(_histogramdd, [
+    "histogramdd(Tensor input, int64_t bins, " + _HISTOGRAMDD_REST,
+    "histogramdd(Tensor input, IntArrayRef bins, " + _HISTOGRAMDD_REST])
+_histogramdd_tensors = _bind(_histogramdd, [
+    "histogramdd(Tensor input, TensorList bins, " + _HISTOGRAMDD_REST])
+
+
+def _upper_bound(x, edges):
+    """std::upper_bound(edges, x) for every element (edges in any order: the probes of a
+    binary search, replayed at once)."""
+    n = edges.size
+    first, length = xp.zeros(x.shape, xp.int64), xp.full(x.shape, n, xp.int64)
+    while length.any():
+        half = length // 2
+        mid = xp.minimum(first + half, n - 1)
+        right = (length > 0) & ~(x < edges[mid])
+        first = xp.where(right, first + half + 1, first)
+        length = xp.where(right, length - half - 1, xp.where(length > 0, half, 0))
+    return first
+
+
+def _histogramdd_edges(input, points, bins, range):
+    """Each dim's bin edges: the tensors given, or bins + 1 evenly spaced over the range (the
+    data's, widened by 0.5 each side where it is one point)."""
+    d, dtype = points.shape[1], input._data.dtype
+    counts = bins if isinstance(bins, (list, tuple)) else [bins] * d
+    if len(counts) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if isinstance(counts[0], Tensor):
+        return [b._data.astype(dtype) for b in counts]
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should "
+                           f"have {2 * d} elements, but got {len(range)}")
+    edges = []
+    for k, n in enumerate(counts):
+        if n <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {n} for dimension "
+                               f"{k}")
+        if range is not None:
+            lo, hi = range[2 * k], range[2 * k + 1]
+        elif len(points):
+            lo, hi = points[:, k].min().item(), points[:, k].max().item()
+        else:
+            lo, hi = 0.0, 1.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{_number(lo)} max {_number(hi)} for dimension {k}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(linspace(lo, hi, n + 1, dtype=input.dtype)._data)
+    return edges
+
+
+def _number(v):
+    return f"{v:g}"
 
 
 # -- NaN-ignoring reductions ---------------------------------------------------------------------
