@@ -1012,3 +1012,81 @@ def test_histogramdd(call):
         out = catch(call, lib, lib.tensor(POINTS))
         return out if isinstance(out, Raised) else (type(out).__name__, out.hist, out.bin_edges)
     same(program)
+
+
+# -- resize_, resize_as_, resize, resize_as, set_ -------------------------------------------------------
+def _layout_of(t):
+    return t if isinstance(t, Raised) else (t, t.stride(), t.storage_offset(), t._version)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.arange(6.).resize_(2, 3), lambda t: t.arange(6.).resize_((2, 3)),
+    lambda t: t.arange(6.).resize_(2, 2), lambda t: t.arange(6.).resize_([3]),
+    lambda t: t.arange(6.).reshape(2, 3).t().resize_(3, 2),
+    lambda t: t.arange(6.).reshape(2, 3).t().resize_(6),
+    lambda t: t.arange(6.)[:3].resize_(5), lambda t: t.arange(6.)[2:].resize_(2, 2),
+    lambda t: t.ones(2, requires_grad=True).resize_(3),
+    lambda t: (t.ones(2, requires_grad=True) * 1).resize_(3), lambda t: t.ones(2).resize_(-1),
+    lambda t: t.ones(2).resize_(2, -1), lambda t: t.arange(6.).resize_as_(t.ones(3, 2)),
+    lambda t: t.resize_as_(t.arange(6.), t.ones(2, 3)), lambda t: t.arange(6.).resize_(0),
+    lambda t: t.arange(6).resize_(1, 2),
+])
+def test_resize_(call):
+    same(lambda lib: _layout_of(catch(call, lib)))
+
+
+def test_resize_grows_the_storage():
+    def program(lib):
+        z = lib.arange(4.)
+        z.resize_(3, 3)
+        lib.use_deterministic_algorithms(True)
+        w = lib.arange(4.)
+        w.resize_(6)
+        return [z.shape, z.stride(), z.untyped_storage().nbytes(), z.flatten()[:4], w]
+    same(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: x.resize(2, 3), lambda t, x: x.resize(6), lambda t, x: x.resize(4),
+    lambda t, x: x.resize((2, 3)), lambda t, x: x.resize_as(t.ones(3, 2)),
+    lambda t, x: (x * 1).reshape(2, 3).t().resize(6), lambda t, x: x.resize_as(t.ones(2)),
+])
+def test_resize_and_resize_as(call):
+    def program(lib):
+        x = lib.arange(6., requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = catch(call, lib, x)
+        if isinstance(r, Raised):
+            return r
+        return [r, type(r.grad_fn).__name__, r._base is x, r.data_ptr() == x.data_ptr(),
+                lib.autograd.grad((r * lib.arange(6.).reshape(r.shape)).sum(), x),
+                [str(m.message) for m in w]]
+    same(program)
+
+
+def test_set_():
+    def program(lib):
+        y = lib.arange(6.)
+        x = lib.zeros(2)
+        out = [_layout_of(x.set_(y))]
+        x[0] = 9
+        s = y.untyped_storage()
+        out += [y, _layout_of(lib.zeros(2).set_(s, 2, (2, 2), (1, 2))),
+                _layout_of(lib.zeros(2).set_(s, 2, (2, 2))), _layout_of(lib.zeros(2).set_(s)),
+                _layout_of(lib.zeros(2).set_()), _layout_of(lib.zeros(2).set_(y[2:])),
+                _layout_of(lib.zeros(2).set_(y.reshape(2, 3).t())),
+                _layout_of(lib.zeros(2).set_(source=y, storage_offset=1, size=(2,))),
+                catch(lib.zeros(2, dtype=lib.int64).set_, y),
+                catch(lib.zeros(2, requires_grad=True).set_, y),
+                catch(lib.zeros(2).set_, 3), catch(lib.zeros(2).set_, s, 1)]
+        return out
+    same(program)
+
+
+def test_set_refusals():
+    y = gg.arange(6.)
+    with pytest.raises(NotImplementedError, match="grows the storage"):
+        gg.zeros(2).set_(y.untyped_storage(), 5, (2, 2), (1, 2))
+    with pytest.raises(NotImplementedError, match="requires grad"):
+        (gg.zeros(2, requires_grad=True) * 1).set_(y)

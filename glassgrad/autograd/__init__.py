@@ -12,7 +12,7 @@ from .._autograd.provenance import backward_ran
 from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
 from ..ops.shape import stack
-from . import anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
+from . import _functions, anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
 from .variable import Variable  # noqa: F401
@@ -242,6 +242,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 Tensor.backward = _tensor_backward
+Tensor.resize, Tensor.resize_as = _functions.resize, _functions.resize_as
 
 
 # after backward/grad: these modules call them (torch binds gradcheck the function over the module)
