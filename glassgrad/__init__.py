@@ -51,6 +51,7 @@ from .ops.legacy import *  # noqa: F401,F403  (FloatTensor, ..., set_default_ten
 from .ops.solvers import *  # noqa: F401,F403
 from .ops.lowrank import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
+from .ops.fft import *  # noqa: F401,F403  (torch.stft, torch.istft)
 from ._lobpcg import lobpcg  # noqa: F401
 from . import autograd, fft, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401

@@ -1090,3 +1090,94 @@ def test_set_refusals():
         gg.zeros(2).set_(y.untyped_storage(), 5, (2, 2), (1, 2))
     with pytest.raises(NotImplementedError, match="requires grad"):
         (gg.zeros(2, requires_grad=True) * 1).set_(y)
+
+
+# -- stft / istft -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [
+    {"n_fft": 16, "return_complex": True},
+    {"n_fft": 16, "window": "hann", "return_complex": True},
+    {"n_fft": 16, "window": "hann", "return_complex": False},
+    {"n_fft": 16, "hop_length": 5, "win_length": 10, "window": "ones10", "center": False,
+     "normalized": True, "onesided": False, "return_complex": True},
+    {"n_fft": 12, "hop_length": 3, "window": "hann12", "pad_mode": "constant",
+     "return_complex": True},
+    {"n_fft": 16, "win_length": 12, "return_complex": True, "center": False},
+    {"n_fft": 8, "window": "hann8", "return_complex": True, "batch": True},
+    {"n_fft": 16, "window": "hann", "return_complex": True, "complex_input": True},
+])
+def test_stft(kwargs):
+    def case(t, x):
+        kw = dict(kwargs)
+        windows = {"hann": t.hann_window(16, dtype=x.dtype), "hann8": t.hann_window(8, dtype=x.dtype),
+                   "hann12": t.hann_window(12, dtype=x.dtype), "ones10": t.ones(10, dtype=x.dtype)}
+        if isinstance(kw.get("window"), str):
+            kw["window"] = windows[kw["window"]]
+        signal = x.reshape(2, 32) if kw.pop("batch", False) else x
+        if kw.pop("complex_input", False):
+            signal = t.complex(signal, signal.flip(0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = t.stft(signal, **kw)
+        return out.real * 1.5 + out.imag if out.is_complex() else out
+    same(graded(case, [(64,)]))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_fft": 16, "window": "hann"}, {"n_fft": 16, "window": "hann", "length": 60},
+    {"n_fft": 16, "window": "hann", "normalized": True, "hop_length": 8},
+    {"n_fft": 16, "window": "hann", "center": False},
+    {"n_fft": 16, "window": "hann", "onesided": False, "return_complex": True},
+    {"n_fft": 16, "window": "hann", "onesided": False},
+    {"n_fft": 16, "window": "hann", "length": 70},
+    {"n_fft": 16, "win_length": 12, "window": "hann12"},
+    {"n_fft": 16},
+])
+def test_istft(kwargs):
+    def case(t, x):
+        kw = dict(kwargs)
+        windows = {"hann": t.hann_window(16, dtype=x.dtype), "hann12": t.hann_window(12, dtype=x.dtype)}
+        if isinstance(kw.get("window"), str):
+            kw["window"] = windows[kw["window"]]
+        onesided = kw.get("onesided", True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            spec = t.stft(x, kw["n_fft"], hop_length=kw.get("hop_length"),
+                          win_length=kw.get("win_length"), window=kw.get("window"),
+                          center=kw.get("center", True), onesided=onesided,
+                          return_complex=True)
+            out = t.istft(spec * 1.0, **kw)
+        return out.real * 1.5 + out.imag if out.is_complex() else out
+    same(graded(case, [(64,)]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.stft(x, 16), lambda t, x: t.stft(x, 80, return_complex=True, center=False),
+    lambda t, x: t.stft(x, 16, hop_length=0, return_complex=True),
+    lambda t, x: t.stft(x, 16, win_length=20, return_complex=True),
+    lambda t, x: t.stft(x, 16, window=t.ones(15), return_complex=True),
+    lambda t, x: t.stft(t.ones(2, 2, 2), 4, return_complex=True),
+    lambda t, x: t.stft(t.arange(10), 4, return_complex=True, center=False),
+    lambda t, x: t.stft(x + 0j, 16, window=t.ones(16), return_complex=True, onesided=True),
+    lambda t, x: t.stft(x, 16, return_complex=True, align_to_window=True),
+    lambda t, x: t.istft(x, 16), lambda t, x: t.istft(t.ones(9, 17) + 0j, 20),
+    lambda t, x: t.istft(t.ones(9, 17) + 0j, 16, hop_length=20),
+    lambda t, x: t.istft(t.ones(9, 17) + 0j, 16, window=t.ones(15)),
+    lambda t, x: t.istft(t.ones(9) + 0j, 16),
+    lambda t, x: t.istft(t.ones(9, 17) + 0j, 16, onesided=True, return_complex=True),
+    lambda t, x: x.stft(16, window=t.ones(16), return_complex=True).istft(16, window=t.ones(16)),
+])
+def test_stft_edges(call):
+    def program(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return catch(call, lib, lib.arange(64.) / 10)
+    same(program)
+
+
+def test_stft_warnings():
+    def program(lib):
+        lib.set_warn_always(True)
+        x = lib.arange(64.)
+        return [warned(lambda: lib.stft(x, 16, return_complex=True))[1],
+                warned(lambda: lib.stft(x, 16, window=lib.ones(16), return_complex=False))[1]]
+    same(program)
