@@ -200,8 +200,9 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if copy or (copy is None and wrong_dtype):
         source = source.to(dtype or source.dtype, copy=builtins.bool(copy))
     elif wrong_dtype:
-        raise ValueError(f"can't alias tensor with dtype '{dtypes.SCALAR_NAMES[source.dtype.name]}'"
-                         f" into dtype '{dtypes.SCALAR_NAMES[dtype.name]}'.")
+        names = dtypes.SCALAR_NAMES
+        raise ValueError(f"can't alias tensor with dtype '{names[source.dtype.name]}' into "
+                         f"dtype '{names[dtype.name]}'.")
     if not source.is_leaf and not wants_grad:
         return source.detach()
     if source.requires_grad != builtins.bool(wants_grad):

@@ -5,10 +5,10 @@ its memory facts.
 A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``,
 ``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
 ``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
-``to_host(a)``, ``from_dlpack(obj)``, ``to_dlpack(a)``, and for storages ``memory(a)``, ``typed_view(span, dtype, offset, shape,
-strides)``, ``empty_bytes(n)``, ``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend
-is the reference). Kernels that replay torch's exact numerics on one backend live in
-``backend/kernels/``.
+``to_host(a)``, ``from_dlpack(obj)``, ``to_dlpack(a)``, and for storages ``memory(a)``,
+``typed_view(span, dtype, offset, shape, strides)``, ``empty_bytes(n)``,
+``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend is the reference). Kernels that
+replay torch's exact numerics on one backend live in ``backend/kernels/``.
 """
 from .numpy_backend import NUMPY
 

@@ -850,7 +850,8 @@ def _renorm_checks(input, p, maxnorm):
                            "dimensions")
 
 
-@public("method", method_signatures=("renorm_(Tensor self, Scalar p, int64_t dim, Scalar maxnorm)",))
+@public("method", method_signatures=(
+    "renorm_(Tensor self, Scalar p, int64_t dim, Scalar maxnorm)",))
 def renorm_(input, p, dim, maxnorm):
     _renorm_checks(input, p, maxnorm)
     return apply_inplace(_renorm, input, (input,), {"p": p, "dim": _wrap_dim(dim, input.dim()),

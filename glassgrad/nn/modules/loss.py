@@ -7,8 +7,9 @@ from ...ops.loss import _legacy
 from .. import functional as F
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
-           "KLDivLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+__all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss",
            "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "TripletMarginWithDistanceLoss", "CTCLoss"]
