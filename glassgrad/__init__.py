@@ -65,7 +65,10 @@ from .amp.autocast_mode import (autocast_decrement_nesting, autocast_increment_n
 from . import overrides, serialization  # noqa: E402,F401
 from . import optim  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402
-from ._storage import UntypedStorage  # noqa: E402
+from ._storage import (LEGACY as _LEGACY_STORAGES, StorageBase, TypedStorage,  # noqa: E402,F401
+                       UntypedStorage, is_storage)
+globals().update(_LEGACY_STORAGES)     # torch.FloatStorage, ...: TypedStorage constructors
+Storage = FloatStorage  # noqa: F821  (torch.Storage is torch.FloatStorage)
 
 for _name, _fn in _ops.methods().items():      # the Tensor methods, from the op table
     setattr(Tensor, _name, _fn)

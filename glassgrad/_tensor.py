@@ -6,7 +6,7 @@ import weakref
 from . import _overrides, dtypes
 from ._device import CPU
 from ._formats import strided
-from ._storage import rebuild, storage_of
+from ._storage import rebuild, storage_of, typed_storage_of
 from ._autograd import explain_hook
 from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
@@ -210,6 +210,12 @@ class Tensor:
         else:
             s = tuple(st // self._data.itemsize for st in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
+
+    def storage(self, *args, **kwargs):
+        """The tensor's storage as a TypedStorage of its dtype (deprecated in torch)."""
+        if args or kwargs:
+            raise no_arguments("storage", args, kwargs)
+        return typed_storage_of(self)
 
     def untyped_storage(self, *args, **kwargs):
         if args or kwargs:

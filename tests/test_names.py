@@ -1181,3 +1181,54 @@ def test_stft_warnings():
         return [warned(lambda: lib.stft(x, 16, return_complex=True))[1],
                 warned(lambda: lib.stft(x, 16, window=lib.ones(16), return_complex=False))[1]]
     same(program)
+
+
+# -- TypedStorage, the typed storage classes, is_storage --------------------------------------------------
+LEGACY_STORAGES = ["FloatStorage", "DoubleStorage", "HalfStorage", "BFloat16Storage", "LongStorage",
+                   "IntStorage", "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage",
+                   "ComplexFloatStorage", "ComplexDoubleStorage"]
+
+
+def _storage_facts(s):
+    return s if isinstance(s, Raised) else (type(s).__name__, s.dtype, s.size(), len(s),
+                                            s.nbytes(), s.element_size(), s.type(), str(s.device),
+                                            s.is_shared(), repr(s))
+
+
+@pytest.mark.parametrize("name", LEGACY_STORAGES)
+def test_legacy_storage_classes(name):
+    def program(lib):
+        cls = getattr(lib, name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = cls([1, 0, 1])
+            return [_storage_facts(s), s.tolist(), s[1], s[-1], catch(lambda: s[3]),
+                    [isinstance(s, getattr(lib, n)) for n in LEGACY_STORAGES],
+                    isinstance(s, lib.TypedStorage), isinstance(s, lib.Storage), cls.dtype,
+                    len(cls(4)), catch(cls, 2, dtype=lib.float64), s.pickle_storage_type()]
+    same(program)
+
+
+def test_typed_storage():
+    def program(lib):
+        lib.set_warn_always(True)
+        x = lib.arange(4.)
+        s, w = warned(x.storage)
+        out = [_storage_facts(s), s.tolist(), s.data_ptr() == x.data_ptr(),
+               s.untyped() is x.untyped_storage()]
+        s[0] = 9
+        out.append(x)
+        y = lib.empty(0).set_(s)
+        out += [y, lib.is_storage(s), lib.is_storage(x.untyped_storage()), lib.is_storage(x),
+                lib.is_storage(1), isinstance(x.untyped_storage(), lib.StorageBase),
+                isinstance(s, lib.StorageBase), catch(lambda: s[1:2]),
+                catch(lib.empty(0, dtype=lib.int64).set_, s)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out += [_storage_facts(lib.TypedStorage([1.5, 2], dtype=lib.int64)),
+                    lib.TypedStorage(3, dtype=lib.float64).size(),
+                    catch(lib.TypedStorage, "a"),
+                    lib.TypedStorage(wrap_storage=x.untyped_storage(), dtype=lib.float32).tolist(),
+                    lib.TypedStorage([]).size(), _storage_facts(lib.FloatStorage())]
+        return out
+    same(program)

@@ -8,7 +8,7 @@ from .. import _device, dtypes
 from .._formats import contiguous_format, preserve_format
 from .._args import Parser as _Parser, bind as _bind, type_name as _type_name
 from .._creation import uninitialized, zeros
-from .._storage import UntypedStorage, storage_of
+from .._storage import TypedStorage, UntypedStorage, storage_of
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
@@ -391,7 +391,7 @@ def set_(input, *args, **kwargs):
     values = dict(zip(names, args), **kwargs)
     source = values.get("source")
     ok = (len(args) <= 4 and set(kwargs) <= set(names) and
-          (source is None or isinstance(source, (Tensor, UntypedStorage))) and
+          (source is None or isinstance(source, (Tensor, UntypedStorage, TypedStorage))) and
           ("storage_offset" in values) == ("size" in values))
     if not ok:
         got = ", ".join("torch.storage.UntypedStorage" if isinstance(a, UntypedStorage)
@@ -419,6 +419,12 @@ def _set(input, source=None, storage_offset=None, size=None, stride=None):
             return _relayout(input, source.untyped_storage(), source.storage_offset(),
                              tuple(source.shape), source.stride())
         source = source.untyped_storage()
+    if isinstance(source, TypedStorage):
+        if source.dtype is not input.dtype:
+            raise RuntimeError(f"Expected a Storage of type {_CPP_TYPES[input.dtype.name]} or an "
+                               f"UntypedStorage, but got type "
+                               f"{_SCALAR_NAMES[source.dtype.name]} for argument 1 'storage'")
+        source = source.untyped()
     if source is None:
         storage = UntypedStorage(0)
         return _relayout(input, storage, 0, (0,), (1,))
