@@ -55,7 +55,7 @@ from .ops.fft import *  # noqa: F401,F403  (torch.stft, torch.istft)
 from ._lobpcg import lobpcg  # noqa: F401
 from . import autograd, fft, linalg, nn, random, special  # noqa: E402
 from . import accelerator, amp, backends, cpu, cuda, distributed, jit, onnx  # noqa: E402,F401
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
 from .amp.autocast_mode import (autocast_decrement_nesting, autocast_increment_nesting,  # noqa: E402,F401
                                 clear_autocast_cache, get_autocast_cpu_dtype,
                                 get_autocast_gpu_dtype, is_autocast_cache_enabled,

@@ -1232,3 +1232,34 @@ def test_typed_storage():
                     lib.TypedStorage([]).size(), _storage_facts(lib.FloatStorage())]
         return out
     same(program)
+
+
+# -- nn.DataParallel, nn.SyncBatchNorm, torch.GradScaler ------------------------------------------------
+def test_data_parallel_without_accelerators():
+    def program(lib):
+        lib.manual_seed(0)
+        lin = lib.nn.Linear(2, 3)
+        d = lib.nn.DataParallel(lin, device_ids=[0], output_device=0)
+        x = lib.ones(4, 2)
+        y = d(x)
+        return [repr(d), d.device_ids, d.module is lin, y, type(y.grad_fn).__name__,
+                sorted(d.state_dict()), lib.nn.DataParallel is lib.nn.parallel.DataParallel,
+                lib.autograd.grad(y.sum(), lin.weight)]
+    same(program)
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_sync_batch_norm(train):
+    def program(lib):
+        lib.manual_seed(0)
+        m = lib.nn.SyncBatchNorm(3, momentum=None).train(train).double()
+        x = lib.randn(4, 3, 2, dtype=lib.float64, requires_grad=True)
+        y = m(x)
+        bn = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        conv = lib.nn.SyncBatchNorm.convert_sync_batchnorm(bn)
+        w = lib.arange(24., dtype=lib.float64).reshape(4, 3, 2)
+        return [repr(m), y, type(y.grad_fn).__name__, lib.autograd.grad((y * w).sum(), x),
+                m.running_mean, m.num_batches_tracked, catch(m, lib.ones(3)),
+                catch(m, lib.ones(2, 0)), repr(conv), conv[1].weight is bn[1].weight,
+                type(conv[1]).__name__, lib.GradScaler is lib.amp.GradScaler]
+    same(program)
