@@ -22,11 +22,12 @@ from .dtypes import (bfloat16, bool, cdouble, cfloat, complex64, complex128, dou
                      finfo, float, float16, float32, float64, get_default_dtype, half, iinfo, int,
                      int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_permuted,
-                        empty_strided, eye, from_dlpack, from_numpy, frombuffer, full, full_like,
-                        linspace, ones, ones_like, rand, rand_like, randint, randint_like, randn,
-                        randn_like, tensor, to_dlpack, zeros, zeros_like)
+                        empty_strided, eye, from_dlpack, from_file, from_numpy, frombuffer, full,
+                        full_like, linspace, ones, ones_like, rand, rand_like, randint,
+                        randint_like, randn, randn_like, tensor, to_dlpack, zeros, zeros_like)
 from ._generator import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
                          seed, set_rng_state)
+from .random import thread_safe_generator  # noqa: F401
 from ._autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                   is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._autograd.anomaly import (is_anomaly_check_nan_enabled, is_anomaly_enabled,

@@ -1,6 +1,7 @@
 """Factory functions: tensor, from_numpy, zeros, ones, arange, rand, randn, randint, ..."""
 import builtins
 import math
+import os
 
 from . import _device, dtypes
 from ._formats import preserve_format
@@ -382,6 +383,28 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
         raise RuntimeError("Duplicate dim not allowed")
     physical = uninitialized(xp.empty([size[d] for d in order], _dtype(dtype).np))
     return _new(physical.transpose(xp.argsort(order)), None, requires_grad)
+
+
+@_factory("from_file(c10::string_view filename, bool? shared=None, int64_t? size=0, *, "
+          f"{_OPTIONS})")
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-d tensor of size elements on the file's bytes (mapped: shared=True writes reach the
+    file, otherwise they stay in memory)."""
+    _device.check(device, "from_file")
+    dtype = _dtype(dtype)
+    nbytes = (size or 0) * xp.dtype(dtype.np).itemsize
+    try:
+        have = os.path.getsize(filename)
+    except OSError as e:
+        mode = "read-write" if shared else "read-only"
+        raise RuntimeError(f"unable to open file <{filename}> in {mode} mode: {e.strerror} "
+                           f"({e.errno})") from None
+    if have < nbytes:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping "
+                           f"size <{nbytes}>")
+    span = backend_for(None).map_bytes(filename, 0, nbytes, shared=builtins.bool(shared))
+    return _new(span.view(dtype.np), None, requires_grad)
 
 
 @_factory(f"full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, {_OPTIONS})")

@@ -1263,3 +1263,37 @@ def test_sync_batch_norm(train):
                 catch(m, lib.ones(2, 0)), repr(conv), conv[1].weight is bn[1].weight,
                 type(conv[1]).__name__, lib.GradScaler is lib.amp.GradScaler]
     same(program)
+
+
+# -- from_file, thread_safe_generator, F.handle_torch_function --------------------------------------------
+def test_from_file(tmp_path):
+    path = str(tmp_path / "data.bin")
+
+    def program(lib):
+        with open(path, "wb") as f:
+            f.write(bytes(range(16)))
+        out = [lib.from_file(path), lib.from_file(path, size=4, dtype=lib.int32),
+               lib.from_file(path, size=2, dtype=lib.float64, requires_grad=True).requires_grad,
+               lib.from_file(path, size=4, dtype=lib.uint8).untyped_storage().nbytes(),
+               catch(lib.from_file, path, False, 16), catch(lib.from_file, path + "x", None, 2)]
+        private = lib.from_file(path, shared=False, size=4, dtype=lib.uint8)
+        private[0] = 9
+        shared = lib.from_file(path, shared=True, size=4, dtype=lib.uint8)
+        shared[1] = 8
+        del private, shared
+        with open(path, "rb") as f:
+            out.append(f.read(4))
+        return out
+    same(program)
+
+
+def test_thread_safe_generator_and_functional_handle_torch_function():
+    def program(lib):
+        seen = []
+        data = lib.utils.data.DataLoader(list(range(2)), num_workers=0,
+                                         collate_fn=lambda b: seen.append(
+                                             lib.thread_safe_generator()) or b)
+        list(data)
+        return [lib.thread_safe_generator(), seen,
+                lib.nn.functional.handle_torch_function is lib.overrides.handle_torch_function]
+    same(program)

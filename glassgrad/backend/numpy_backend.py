@@ -118,12 +118,14 @@ class NumpyBackend:
         return numpy.empty(nbytes, numpy.uint8)
 
     @staticmethod
-    def map_bytes(path, offset, nbytes):
+    def map_bytes(path, offset, nbytes, shared=False):
         """nbytes of the file at path from offset, mapped copy-on-write (writes stay in
-        memory, as mmap's MAP_PRIVATE): a flat uint8 array."""
+        memory, as mmap's MAP_PRIVATE), or shared (writes reach the file): a flat uint8
+        array."""
         if nbytes == 0:
             return numpy.empty(0, numpy.uint8)
-        return numpy.memmap(path, numpy.uint8, mode="c", offset=offset, shape=(nbytes,))
+        return numpy.memmap(path, numpy.uint8, mode="r+" if shared else "c", offset=offset,
+                            shape=(nbytes,))
 
     @staticmethod
     def word(dtype):
