@@ -541,14 +541,60 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         warn_once("istft window", _NO_INVERSE_WINDOW)
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
+    head = _istft_repr(input, n_fft, hop, win, window, center, normalized, onesided, length,
+                       return_complex)
+    real, sided = _istft_checks(input, head, n_fft, hop, win, window, onesided)
+    dims, frames = real.dim(), real.size(-2)
+    expected = n_fft + hop * (frames - 1)
+    window_ = window if window is not None else ones(win, dtype=real.dtype)
+    if win != n_fft:
+        left = (n_fft - win) // 2
+        window_ = constant_pad_nd(window_, (left, n_fft - win - left), 0)
+    if dims == 3:
+        real = real.unsqueeze(0)
+    spectra = _as_complex(real.transpose(1, 2))
+    norm = _BY_ROOT_N if normalized else _BY_N
+    if return_complex:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        frames_ = _c2c(spectra, dim=(2,), normalization=norm, forward=False)
+    else:
+        if window is not None and window.dtype.is_complex:
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not sided:
+            spectra = spectra[..., :n_fft // 2 + 1]
+        frames_ = _c2r(spectra, dim=(2,), normalization=norm, last_dim_size=n_fft)
+    y = _overlap_add(frames_ * window_.view(1, 1, n_fft), expected, n_fft, hop)
+    envelope = _overlap_add(window_.pow(2).expand(1, frames, n_fft), expected, n_fft, hop)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else -(n_fft // 2) if center else expected
+    y, envelope = y[:, start:end], envelope[:, start:end]
+    if envelope.abs().min().lt(1e-11).item():
+        raise RuntimeError(head + "window overlap add min: 1")
+    y = y / envelope
+    if dims == 3:
+        y = y.squeeze(0)
+    if end > expected:
+        warn_once("istft length", "The length of signal is shorter than the length parameter. "
+                  "Result is being padded with zeros in the tail. Please check your center and "
+                  "hop_length settings.")
+        y = constant_pad_nd(y, (0, end - expected), 0)
+    return y
+
+
+def _overlap_add(frames, length, n_fft, hop):
+    """The frames (batch, frame, n_fft) added at every hop into (batch, length)."""
+    return _unfold_backward(frames, input_sizes=(frames.shape[0], length), dimension=1,
+                            size=n_fft, step=hop)
+
+
+def _istft_checks(input, head, n_fft, hop, win, window, onesided):
+    """ATen's istft checks, in its order: (the input as real pairs, whether one-sided)."""
     if not input.dtype.is_complex:
         raise RuntimeError("istft requires a complex-valued input tensor matching the output "
                            "from stft with return_complex=True.")
-    head = _istft_repr(input, n_fft, hop, win, window, center, normalized, onesided, length,
-                       return_complex)
     real = view_as_real(resolve_conj(input))
-    dims, frames, fft_size = real.dim(), real.size(-2), real.size(-3)
-    expected = n_fft + hop * (frames - 1)
+    dims, fft_size = real.dim(), real.size(-3)
     if real.numel() == 0:
         raise RuntimeError(head + ": input tensor cannot be empty.")
     if dims not in (3, 4):
@@ -569,43 +615,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if window is not None and (window.dim() != 1 or window.shape[0] != win):
         raise RuntimeError(head + ": Invalid window shape. window has to be 1D and length of "
                            "`win_length`")
-    window_ = window if window is not None else ones(win, dtype=real.dtype)
-    if win != n_fft:
-        left = (n_fft - win) // 2
-        window_ = constant_pad_nd(window_, (left, n_fft - win - left), 0)
-    if dims == 3:
-        real = real.unsqueeze(0)
-    spectra = _as_complex(real.transpose(1, 2))
-    norm = _BY_ROOT_N if normalized else _BY_N
-    if return_complex:
-        if sided:
-            raise RuntimeError("Cannot have onesided output if window or input is complex")
-        frames_ = _c2c(spectra, dim=(2,), normalization=norm, forward=False)
-    else:
-        if window is not None and window.dtype.is_complex:
-            raise RuntimeError("Complex windows are incompatible with return_complex=False")
-        if not sided:
-            spectra = spectra[..., :n_fft // 2 + 1]
-        frames_ = _c2r(spectra, dim=(2,), normalization=norm, last_dim_size=n_fft)
-    y = _unfold_backward(frames_ * window_.view(1, 1, n_fft),
-                         input_sizes=(frames_.shape[0], expected), dimension=1, size=n_fft,
-                         step=hop)
-    envelope = _unfold_backward(window_.pow(2).expand(1, frames, n_fft),
-                                input_sizes=(1, expected), dimension=1, size=n_fft, step=hop)
-    start = n_fft // 2 if center else 0
-    end = start + length if length is not None else -(n_fft // 2) if center else expected
-    y, envelope = y[:, start:end], envelope[:, start:end]
-    if envelope.abs().min().lt(1e-11).item():
-        raise RuntimeError(head + "window overlap add min: 1")
-    y = y / envelope
-    if dims == 3:
-        y = y.squeeze(0)
-    if end > expected:
-        warn_once("istft length", "The length of signal is shorter than the length parameter. "
-                  "Result is being padded with zeros in the tail. Please check your center and "
-                  "hop_length settings.")
-        y = constant_pad_nd(y, (0, end - expected), 0)
-    return y
+    return real, sided
 
 
 def _as_complex(real):
