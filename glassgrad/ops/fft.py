@@ -9,6 +9,7 @@ row's gradient is another row), so every order of gradient exists.
 import builtins
 
 from .. import dtypes
+from .._args import bind as _bind
 from .._creation import arange, ones, zeros
 from .._runtime import warn_once
 from .._tensor import _wrap_dim
@@ -428,11 +429,7 @@ _REAL_STFT = ("stft with return_complex=False is deprecated. In a future pytorch
               "aten/src/ATen/native/SpectralOps.cpp:874.)")
 
 
-@public("function", "method", signatures=(
-    "stft(Tensor input, int64_t n_fft, int64_t? hop_length=None, int64_t? win_length=None, "
-    "Tensor? window=None, bool center=True, c10::string_view pad_mode=\"reflect\", "
-    "bool normalized=False, bool? onesided=None, bool? return_complex=None, "
-    "bool? align_to_window=None)",))
+@public("function", "method")      # (Python functions in torch, over the native stft)
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
          pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
          align_to_window=None):
@@ -451,12 +448,12 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
         input = pad(input.view([1] * (3 - dims) + list(input.shape)), [pad_by, pad_by],
                     pad_mode)
         input = input.view(input.shape[-dims:])
-    return _stft(input, n_fft, hop_length, win_length, window, normalized, onesided,
-                 return_complex, align_to_window)
+    return _native_stft(input, n_fft, hop_length, win_length, window, normalized, onesided,
+                        return_complex, align_to_window)
 
 
-def _stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
-          align):
+def _stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False,
+          onesided=None, return_complex=None, align_to_window=None):
     if window is None:
         warn_once("stft window", _NO_WINDOW, stacklevel=4)
     hop = n_fft >> 2 if hop_length is None else hop_length
@@ -469,7 +466,8 @@ def _stft(self, n_fft, hop_length, win_length, window, normalized, onesided, ret
                                "inputs, and will further require that return_complex=True in "
                                "a future PyTorch release.")
         warn_once("stft real", _REAL_STFT, stacklevel=4)
-    head = _stft_repr(self, n_fft, hop, win, window, normalized, onesided, return_complex, align)
+    head = _stft_repr(self, n_fft, hop, win, window, normalized, onesided, return_complex,
+                      align_to_window)
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(head + ": expected a tensor of floating point or complex values")
     if not 1 <= self.dim() <= 2:
@@ -511,6 +509,12 @@ def _stft(self, n_fft, hop_length, win_length, window, normalized, onesided, ret
     return out if complex_out else view_as_real(out)
 
 
+_native_stft = _bind(_stft, [
+    "stft(Tensor input, int64_t n_fft, int64_t? hop_length=None, int64_t? win_length=None, "
+    "Tensor? window=None, bool normalized=False, bool? onesided=None, "
+    "bool? return_complex=None, bool? align_to_window=None)"], positional=True)
+
+
 def _istft_repr(self, n_fft, hop, win, window, center, normalized, onesided, length,
                 return_complex):
     shown = "None" if window is None else f"{window.type()}{{{list(window.shape)}}}"
@@ -529,7 +533,7 @@ _NO_INVERSE_WINDOW = (
     "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1007.)")
 
 
-@public("function", "method", signatures=(
+@public("function", signatures=(
     "istft(Tensor input, int64_t n_fft, int64_t? hop_length=None, int64_t? win_length=None, "
     "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
     "int64_t? length=None, bool return_complex=False)",))
@@ -580,6 +584,14 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
                   "hop_length settings.")
         y = constant_pad_nd(y, (0, end - expected), 0)
     return y
+
+
+@public("method", name="istft")
+def _istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
+                  normalized=False, onesided=None, length=None, return_complex=False):
+    """Tensor.istft: torch's Python method, over torch.istft."""
+    return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided,
+                 length, return_complex)
 
 
 def _overlap_add(frames, length, n_fft, hop):
