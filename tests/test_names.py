@@ -2,6 +2,7 @@
 (the runtime flags, autocast state, factories, view copies, in-place forms, ...) against torch
 2.13: values, dtypes, strides, gradients and grad_fn names, warnings and errors."""
 import array
+import copy
 import threading
 import warnings
 
@@ -1296,4 +1297,65 @@ def test_thread_safe_generator_and_functional_handle_torch_function():
         list(data)
         return [lib.thread_safe_generator(), seen,
                 lib.nn.functional.handle_torch_function is lib.overrides.handle_torch_function]
+    same(program)
+
+
+# -- optim.swap_in_optimizer_params_and_state -------------------------------------------------------
+def _trained(lib, make):
+    lib.manual_seed(0)
+    m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Linear(3, 1))
+    opt = make(lib, m)
+    m(lib.ones(4, 2)).sum().backward()
+    opt.step()
+    return m, opt
+
+
+@pytest.mark.parametrize("make", [
+    lambda t, m: t.optim.Adam(m.parameters(), lr=0.1),
+    lambda t, m: t.optim.SGD([{"params": m[0].parameters()}, {"params": m[1].parameters(),
+                                                               "lr": 0.5}], lr=0.1, momentum=0.9),
+])
+def test_swap_in_optimizer_params_and_state(make):
+    def program(lib):
+        m, opt = _trained(lib, make)
+        params = {n: p.detach().clone().requires_grad_() for n, p in m.named_parameters()}
+        for p in params.values():
+            p.grad = lib.ones_like(p)
+        osd = copy.deepcopy(opt.state_dict())
+        osd["param_groups"][0]["lr"] = 0.01
+        with lib.optim.swap_in_optimizer_params_and_state(opt, params, osd):
+            opt.step()
+            inside = [opt.param_groups[0]["params"][0] is params["0.weight"], len(opt.state),
+                      opt.param_groups[0]["lr"]]
+        return [inside, params, dict(m.named_parameters()), osd["state"], opt.state_dict(),
+                opt.param_groups[0]["lr"]]
+    same(program)
+
+
+@pytest.mark.parametrize("spoil", [
+    lambda t, osd, params: ([], params), lambda t, osd, params: ({"state": [], **osd}, params),
+    lambda t, osd, params: ({**osd, "state": {t.ones(1): {}}}, params),
+    lambda t, osd, params: ({**osd, "state": {0: 1}}, params),
+    lambda t, osd, params: ({**osd, "param_groups": {}}, params),
+    lambda t, osd, params: ({**osd, "param_groups": osd["param_groups"] * 2}, params),
+    lambda t, osd, params: ({**osd, "param_groups": [1]}, params),
+    lambda t, osd, params: ({**osd, "param_groups": [{**osd["param_groups"][0],
+                                                      "params": ["a"]}]}, params),
+    lambda t, osd, params: ({**osd, "param_groups": [{**osd["param_groups"][0],
+                                                      "params": [0]}]}, params),
+    lambda t, osd, params: ({**osd, "param_groups": [{**osd["param_groups"][0], "x": 1}]}, params),
+    lambda t, osd, params: (osd, dict(list(params.items())[:2])),
+    lambda t, osd, params: ({**osd, "state": {**osd["state"], 9: {}}}, params),
+])
+def test_swap_in_refusals(spoil):
+    def program(lib):
+        m, opt = _trained(lib, lambda t, m: t.optim.Adam(m.parameters(), lr=0.1))
+        params = dict(m.named_parameters())
+        osd, params = spoil(lib, copy.deepcopy(opt.state_dict()), params)
+
+        def enter():
+            with lib.optim.swap_in_optimizer_params_and_state(opt, params, osd):
+                pass
+        return [catch(enter), catch(lambda: lib.optim.swap_in_optimizer_params_and_state(
+            lib.optim.SGD(m.parameters(), lr=1), params, osd).__enter__())]
     same(program)
