@@ -1,6 +1,7 @@
 """Factory functions: tensor, from_numpy, zeros, ones, arange, rand, randn, randint, ..."""
 import builtins
 import math
+import os
 
 from . import _device, dtypes
 from ._formats import preserve_format
@@ -9,8 +10,10 @@ from ._tensor import Tensor
 from ._autograd.grad_mode import state
 from ._autograd.provenance import leaf_created
 from ._generator import engine
-from .backend import kind as _kind, ndarray, xp
+from .backend import backend_for, kind as _kind, ndarray, xp
+from .backend import from_dlpack as backend_from_dlpack, to_dlpack as backend_to_dlpack
 from .backend.kernels import random as sample
+from ._runtime import fills_uninitialized, warn_once
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -68,6 +71,16 @@ def _from_data(data, dtype=None):
                             f"'{type(odd).__name__}' object cannot be interpreted as an integer")
         raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
     return arr
+
+
+def uninitialized(array):
+    """New memory as torch leaves it: as it was, or, while deterministic algorithms are on,
+    filled with NaN (floats and complex) or the largest value (integers, True)."""
+    if fills_uninitialized():
+        kind = _kind(array.dtype)
+        array[...] = (xp.nan if kind in "fc" else True if kind == "b"
+                      else xp.iinfo(array.dtype).max)
+    return array
 
 
 def _is_sequence(d):
@@ -155,6 +168,119 @@ def as_tensor(data, *, dtype=None, device=None):
     return tensor(data, dtype=dtype)
 
 
+@_factory("asarray(PyObject* obj, *, ScalarType? dtype=None, Device? device=None, "
+          "bool? copy=None, bool? requires_grad=None)")
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """torch.asarray: obj itself where it is a tensor of the asked dtype (a NumPy array or a
+    buffer: a tensor on its memory), a copy where copy=True or the dtype differs (copy=False
+    refuses to copy); a sequence becomes a new tensor."""
+    _device.check(device, "asarray", op=None)
+    source = obj if isinstance(obj, Tensor) else None
+    wants_grad = (source is not None and source.requires_grad) if requires_grad is None \
+        else requires_grad
+    if wants_grad and requires_grad is None:
+        warn_once("asarray", "torch.asarray: unspecified requires_grad now defaults to "
+                  "obj.requires_grad instead of False. Pass requires_grad=False explicitly to "
+                  "get the old behavior and silence this warning. (Triggered internally at "
+                  "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1737.)")
+    if source is None and isinstance(obj, (ndarray, xp.generic)):
+        if isinstance(obj, xp.generic) and copy is False:
+            raise RuntimeError("can't alias NumPy scalars. Either remove copy=False or "
+                               "transform it in a ndarray. ")
+        dtypes.from_numpy_dtype(obj.dtype)
+        source = Tensor._make(xp.array(obj) if isinstance(obj, xp.generic) else obj)
+        copy = None if isinstance(obj, xp.generic) and copy else copy
+    elif source is None and _has_buffer(obj):
+        source = frombuffer(obj, dtype=dtype or dtypes.get_default_dtype(),
+                            requires_grad=builtins.bool(wants_grad))
+    if source is None:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        return tensor(obj, dtype=dtype, requires_grad=builtins.bool(wants_grad))
+    wrong_dtype = dtype is not None and dtype is not source.dtype
+    if copy or (copy is None and wrong_dtype):
+        source = source.to(dtype or source.dtype, copy=builtins.bool(copy))
+    elif wrong_dtype:
+        names = dtypes.SCALAR_NAMES
+        raise ValueError(f"can't alias tensor with dtype '{names[source.dtype.name]}' into "
+                         f"dtype '{names[dtype.name]}'.")
+    if not source.is_leaf and not wants_grad:
+        return source.detach()
+    if source.requires_grad != builtins.bool(wants_grad):
+        source.requires_grad = builtins.bool(wants_grad)
+    return source
+
+
+def _has_buffer(obj):
+    try:
+        memoryview(obj).release()
+    except TypeError:
+        return False
+    return True
+
+
+@_factory("frombuffer(PyObject* buffer, *, ScalarType dtype, int64_t count=-1, "
+          "int64_t offset=0, bool requires_grad=False)")
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor on the bytes of an object with the buffer protocol (a read-only buffer is
+    copied, with torch's warning: glassgrad's arrays cannot write into it)."""
+    try:
+        view = memoryview(buffer).cast("B")
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size, length = xp.dtype(dtype.np).itemsize, len(view)
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than "
+                         f"buffer length ({length} bytes) minus 1")
+    if count < 0 and (length - offset) % size:
+        raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} "
+                         f"bytes) must be a multiple of element size ({size})")
+    count = (length - offset) // size if count < 0 else count
+    if offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length "
+                         f"({length} bytes)")
+    raw = xp.frombuffer(view, xp.uint8)
+    if view.readonly:
+        warn_once("frombuffer", "The given buffer is not writable, and PyTorch does not "
+                  "support non-writable tensors. This means you can write to the underlying "
+                  "(supposedly non-writable) buffer using the tensor. You may want to copy the "
+                  "buffer to protect its data or make it writable before converting it to a "
+                  "tensor. This type of warning will be suppressed for the rest of this "
+                  "program. (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/"
+                  "tensor_new.cpp:1556.)")
+        raw = raw.copy()
+    return _new(raw[offset:offset + count * size].view(dtype.np), None, requires_grad)
+
+
+_BAD_CAPSULE = ("from_dlpack received an invalid capsule. Note that DLTensor capsules can be "
+                "consumed only once, so you might have already constructed a tensor from it "
+                "once.")
+
+
+def from_dlpack(ext_tensor, *, device=None, copy=None):
+    """A tensor on the memory of a DLPack producer (a tensor of another library, a NumPy
+    array) or of a capsule from to_dlpack."""
+    _device.check(device, "from_dlpack", op=None)
+    if type(ext_tensor).__name__ != "PyCapsule" and not hasattr(ext_tensor, "__dlpack__"):
+        raise RuntimeError(_BAD_CAPSULE)
+    array = backend_from_dlpack(ext_tensor)
+    if array is None:
+        raise RuntimeError(_BAD_CAPSULE)
+    dtypes.from_numpy_dtype(array.dtype)
+    return Tensor._make(array.copy() if copy else array)
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule ("dltensor") over the tensor's memory."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"_to_dlpack(): argument 'data' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    return backend_to_dlpack(tensor._data)
+
+
 def from_numpy(ndarray_):
     if not isinstance(ndarray_, ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray_).__name__})")
@@ -209,7 +335,76 @@ def empty(size, *, memory_format=None, dtype=None, layout=None, device=None, pin
           requires_grad=False):
     _device.check(device, "empty")
     _device.check_pin(pin_memory)
-    return _new(xp.empty(_size((size,)), _dtype(dtype).np), None, requires_grad)
+    return _new(uninitialized(xp.empty(_size((size,)), _dtype(dtype).np)), None, requires_grad)
+
+
+@_factory(f"empty_strided(SymIntArrayRef size, SymIntArrayRef stride, *, {_OPTIONS})")
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    _device.check(device, "empty_strided")
+    _device.check_pin(pin_memory)
+    return _new(strided_array(size, stride, _dtype(dtype).np), None, requires_grad)
+
+
+def strided_array(size, stride, np_dtype):
+    """A new array of ``size`` with element strides ``stride`` in memory of its own (as
+    torch's empty_strided lays it out: just the bytes the strides reach)."""
+    size, stride = _size((size,)), tuple(builtins.int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    count = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    flat = uninitialized(xp.empty(count, np_dtype))
+    return backend_for(None).as_strided(flat, size, tuple(s * flat.itemsize for s in stride))
+
+
+@_factory("empty_permuted(SymIntArrayRef size, IntArrayRef physical_layout, *, "
+          f"{_OPTIONS})")
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   pin_memory=False, requires_grad=False):
+    """An empty tensor whose dims lie in memory in the order ``physical_layout`` gives
+    (outermost first)."""
+    _device.check(device, "empty_permuted")
+    _device.check_pin(pin_memory)
+    size, order = _size((size,)), [builtins.int(d) for d in physical_layout]
+    if len(size) != len(order):
+        raise RuntimeError("Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    for i, d in enumerate(order):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(size) - 1}, but got {d} at index {i}).  NB: negative "
+                               "dims not currently supported; file an issue if you want it.")
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = uninitialized(xp.empty([size[d] for d in order], _dtype(dtype).np))
+    return _new(physical.transpose(xp.argsort(order)), None, requires_grad)
+
+
+@_factory("from_file(c10::string_view filename, bool? shared=None, int64_t? size=0, *, "
+          f"{_OPTIONS})")
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-d tensor of size elements on the file's bytes (mapped: shared=True writes reach the
+    file, otherwise they stay in memory)."""
+    _device.check(device, "from_file")
+    dtype = _dtype(dtype)
+    nbytes = (size or 0) * xp.dtype(dtype.np).itemsize
+    try:
+        have = os.path.getsize(filename)
+    except OSError as e:
+        mode = "read-write" if shared else "read-only"
+        raise RuntimeError(f"unable to open file <{filename}> in {mode} mode: {e.strerror} "
+                           f"({e.errno})") from None
+    if have < nbytes:
+        raise RuntimeError(f"file <{filename}> size <{have}> is smaller than the required mapping "
+                           f"size <{nbytes}>")
+    span = backend_for(None).map_bytes(filename, 0, nbytes, shared=builtins.bool(shared))
+    return _new(span.view(dtype.np), None, requires_grad)
 
 
 @_factory(f"full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, {_OPTIONS})")
@@ -278,7 +473,8 @@ def ones_like(input, *, memory_format=None, dtype=None, layout=None, device=None
 def empty_like(input, *, memory_format=None, dtype=None, layout=None, device=None,
                pin_memory=False, requires_grad=False):
     dtype = _like_options(input, memory_format, dtype, device, pin_memory, "empty_like")
-    return _made_like(input, xp.empty_like(_template(input, memory_format), dtype.np), requires_grad)
+    return _made_like(input, uninitialized(xp.empty_like(_template(input, memory_format),
+                                                         dtype.np)), requires_grad)
 
 
 @_factory(f"full_like(Tensor input, Scalar fill_value, *, {_LIKE})")

@@ -225,3 +225,14 @@ def check(dev, fn="zeros", op="empty.memory_format", like=False):
         dev = as_device(dev)
     if dev.type != "cpu":
         unavailable(dev, "empty_strided" if like else op)
+
+
+class OutOfMemoryError(RuntimeError):
+    """torch.OutOfMemoryError (torch.cuda.OutOfMemoryError): an accelerator ran out of memory."""
+
+
+class AcceleratorError(RuntimeError):
+    """torch.AcceleratorError: an accelerator runtime reported an error."""
+
+
+OutOfMemoryError.__module__ = AcceleratorError.__module__ = "glassgrad"

@@ -87,6 +87,11 @@ def has_torch_function(relevant_args):
     return bool(overloaded(relevant_args, nested=False))
 
 
+def is_tensor_like(inp):
+    """A Tensor, or an object whose type has __torch_function__."""
+    return type(inp) is _Tensor[0] or hasattr(inp, "__torch_function__")
+
+
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     """torch.overrides.handle_torch_function: hand the call to the overrides among
     ``relevant_args``."""

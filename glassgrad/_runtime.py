@@ -56,3 +56,118 @@ def set_float32_matmul_precision(precision):
 
 def get_float32_matmul_precision():
     return _matmul_precision[0]
+
+
+# -- deterministic algorithms, warn-always, denormals -------------------------------------------
+# torch.use_deterministic_algorithms: glassgrad's kernels are deterministic; the flag makes the
+# ops torch's CPU build alerts on (put_ without accumulate) raise or warn as torch's, and the
+# uninitialized memory of empty tensors be filled (NaN, or the integer maximum) as torch's
+_deterministic = {"mode": False, "warn_only": False}
+_warn_always = [False]
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    for name, value in (("'mode' (position 1)", mode), ("'warn_only'", warn_only)):
+        if not isinstance(value, builtins.bool):
+            raise TypeError(f"_set_deterministic_algorithms(): argument {name} must be bool, "
+                            f"not {type(value).__name__}")
+    _deterministic["mode"], _deterministic["warn_only"] = mode, warn_only and mode
+
+
+def are_deterministic_algorithms_enabled():
+    return _deterministic["mode"]
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _deterministic["warn_only"]
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode):
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, `warn`, "
+                               f"`error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    elif not isinstance(debug_mode, builtins.int):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode != 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    if not _deterministic["mode"]:
+        return 0
+    return 1 if _deterministic["warn_only"] else 2
+
+
+def alert_not_deterministic(op):
+    """What torch does when ``op``, which has no deterministic implementation, runs while
+    deterministic algorithms are on: a RuntimeError, or a UserWarning with warn_only."""
+    if not _deterministic["mode"]:
+        return
+    head = f"{op} does not have a deterministic implementation, but you set "
+    tail = ("You can also file an issue at https://github.com/pytorch/pytorch/issues to help "
+            "us prioritize adding deterministic support for this operation.")
+    if _deterministic["warn_only"]:
+        warnings.warn(head + "'torch.use_deterministic_algorithms(True, warn_only=True)'. "
+                      + tail.replace("You can also file", "You can file") + " (Triggered "
+                      "internally at /__w/pytorch/pytorch/aten/src/ATen/Context.cpp:186.)",
+                      UserWarning, stacklevel=3)
+    else:
+        raise RuntimeError(head + "'torch.use_deterministic_algorithms(True)'. You can turn "
+                           "off determinism just for this operation, or you can use the "
+                           "'warn_only=True' option, if that's acceptable for your "
+                           "application. " + tail)
+
+
+def fills_uninitialized():
+    """Whether new memory is filled (torch.utils.deterministic.fill_uninitialized_memory, which
+    torch applies while deterministic algorithms are on)."""
+    return _deterministic["mode"] and fill_uninitialized_memory[0]
+
+
+fill_uninitialized_memory = [True]
+
+
+_WARNED = set()
+
+
+def warn_once(key, text, stacklevel=3):
+    """TORCH_WARN_ONCE: once per process (each time while torch.set_warn_always(True))."""
+    if key not in _WARNED or _warn_always[0]:
+        _WARNED.add(key)
+        warnings.warn(text, UserWarning, stacklevel=stacklevel)
+
+
+def set_warn_always(b, /):
+    if not isinstance(b, builtins.bool):
+        raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")
+    _warn_always[0] = b
+
+
+def is_warn_always_enabled():
+    return _warn_always[0]
+
+
+def set_flush_denormal(mode):
+    """torch.set_flush_denormal: glassgrad cannot make NumPy flush denormals to zero; turning
+    it on is refused rather than ignored (torch returns True on x86 CPUs)."""
+    if not isinstance(mode, builtins.bool):
+        raise RuntimeError(f"flush_denormal expects a bool, but got {type(mode).__name__}")
+    if mode:
+        raise NotImplementedError("torch.set_flush_denormal(True): glassgrad computes with "
+                                  "NumPy, which keeps denormal numbers; it cannot flush them")
+    return True
+
+
+def init_num_threads(*args):
+    """torch.init_num_threads: the BLAS pool is set up by NumPy; nothing to do."""
+    if args:
+        raise TypeError("init_num_threads(): incompatible function arguments. The following "
+                        "argument types are supported:\n    1. () -> None\n\nInvoked with: "
+                        + ", ".join(map(repr, args)))

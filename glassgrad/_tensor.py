@@ -6,7 +6,7 @@ import weakref
 from . import _overrides, dtypes
 from ._device import CPU
 from ._formats import strided
-from ._storage import rebuild, storage_of
+from ._storage import rebuild, storage_of, typed_storage_of
 from ._autograd import explain_hook
 from ._autograd.grad_mode import state
 from ._autograd.hooks import add_hook
@@ -94,6 +94,21 @@ def conj_bit(t):
 def set_conj_bit(t):
     key = id(t)
     _CONJ[key] = weakref.ref(t, lambda _, key=key: _CONJ.pop(key, None))
+
+
+_NEG = {}       # id -> weak reference of each tensor that carries torch's negative bit
+
+
+def neg_bit(t):
+    """Whether ``t`` carries torch's negative bit (the imaginary part of a conjugate: the
+    values are computed, the bit is what torch's tensor would report)."""
+    ref = _NEG.get(id(t))
+    return ref is not None and ref() is t
+
+
+def set_neg_bit(t):
+    key = id(t)
+    _NEG[key] = weakref.ref(t, lambda _, key=key: _NEG.pop(key, None))
 
 
 def _readonly(name, getter):
@@ -195,6 +210,12 @@ class Tensor:
         else:
             s = tuple(st // self._data.itemsize for st in self._data.strides)
         return s if dim is None else s[_wrap_dim(dim, self._data.ndim)]
+
+    def storage(self, *args, **kwargs):
+        """The tensor's storage as a TypedStorage of its dtype (deprecated in torch)."""
+        if args or kwargs:
+            raise no_arguments("storage", args, kwargs)
+        return typed_storage_of(self)
 
     def untyped_storage(self, *args, **kwargs):
         if args or kwargs:
@@ -400,6 +421,8 @@ class Tensor:
         t._inference = self._inference
         if conj_bit(self):
             set_conj_bit(t)
+        if neg_bit(self):
+            set_neg_bit(t)
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t
@@ -458,7 +481,20 @@ class Tensor:
         if not force and conj_bit(self):
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
                                "tensor.resolve_conj().numpy() instead.")
+        if not force and neg_bit(self):
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                               "tensor.resolve_neg().numpy() instead.")
         return self._data
+
+    def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
+        """The DLPack producer protocol (torch.from_dlpack, numpy.from_dlpack take it)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use "
+                              "tensor.detach()")
+        return self._data.__dlpack__(max_version=max_version, copy=copy)
+
+    def __dlpack_device__(self):
+        return (1, 0)       # DLPack's kDLCPU, device 0
 
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy()

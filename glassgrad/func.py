@@ -1,8 +1,10 @@
 """glassgrad.func: composable function transforms in the style of torch.func.
 
-grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian and vmap act on plain functions of
-tensors. Each differentiating transform runs the function on fresh leaves (or, where an input
-already requires grad and grad mode is on, on aliases that keep its history), differentiates
+grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, linearize, functionalize and vmap act
+on plain functions of tensors (stack_module_state, replace_all_batch_norm_modules_ and
+debug_unwrap help with them). Each differentiating transform runs the function on fresh
+leaves (or, where an input already requires grad and grad mode is on, on aliases that keep
+its history), differentiates
 with reverse mode, and hands back results that carry history only when they depend on a tensor
 from outside the transform, as torch's levels give. That makes the transforms nest:
 ``jacfwd(jacrev(f))`` differentiates the graph the inner one built.
@@ -35,7 +37,8 @@ from .ops.shape import cat, stack
 from . import _batching
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
-           "functional_call"]
+           "functional_call", "linearize", "functionalize", "stack_module_state",
+           "replace_all_batch_norm_modules_", "debug_unwrap"]
 
 _JVP = "jvp(f, primals, tangents)"
 
@@ -925,3 +928,105 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
                          f"of dicts, but got {type(dicts)}")
     return _functional_call(module, tensors, args, kwargs, tie_weights=tie_weights,
                             strict=strict)
+
+
+# -- linearize, functionalize, ensembling helpers, debug_unwrap ---------------------------------
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) is the Jacobian-vector product at primals,
+    read from one linearization (the first vjp with a symbolic cotangent, see _Linearized)."""
+    output = func(*primals)
+    flat_p, p_spec = tree_flatten(primals)
+    facts = [(p.shape, p.device, p.dtype) for p in flat_p]
+    level = _Level()
+    with enable_grad():
+        flat_in, args, _ = _wrap_tree(level, primals)
+        flat_out, out_spec = tree_flatten(func(*args))
+        lin = _Linearized(level, flat_in, flat_out)
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(f"Expected the tangents {t_spec} to have the same argspec as the "
+                               f"primals {p_spec}")
+        for idx, (t, fact) in enumerate(zip(flat_t, facts)):
+            for what, mine, want in zip(("shape", "device", "dtype"),
+                                        (t.shape, t.device, t.dtype), fact):
+                if mine != want:
+                    raise RuntimeError(f"tangent:{idx} with {what} {mine} in flattened pytree "
+                                       f"doesn't match the {what} {want} of the corresponding "
+                                       "primal.")
+        with enable_grad():
+            jvps = lin.jvp(flat_t, create_graph=level.outer)
+        return tree_unflatten([level.unwrap(t) for t in jvps], out_spec)
+    return output, jvp_fn
+
+
+_REMOVE_HELP = (
+    "functionalize(f, remove='mutations'): received invalid argument for remove={}. Valid "
+    "options are:\n     remove='mutations': all inplace and out= operators will be removed "
+    "from the program, and replaced with their out-of-place equivalents.\n     "
+    "remove='mutations_and_views': In addition to the above, all aliasing operators {{view}} "
+    "will be replaced with their non-aliasing counterparts, {{view}}_copy.\n")
+
+
+def functionalize(func, *, remove="mutations"):
+    """func with torch's eager semantics of functionalization: the same values, mutations of
+    the inputs applied to them, and outputs that do not alias the inputs (an output sharing an
+    input's memory is handed back as a copy). glassgrad runs the ops as written: there is no
+    graph of out-of-place ops to trace (make_fx)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(_REMOVE_HELP.format(remove))
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        inputs = [x for x in tree_flatten((args, kwargs))[0] if _is_tensor(x)]
+        flat, spec = tree_flatten(func(*args, **kwargs))
+        return tree_unflatten([x.clone() if _is_tensor(x) and any(
+            backend_of(x._data).may_share_memory(x._data, i._data) for i in inputs) else x
+            for x in flat], spec)
+    return wrapped
+
+
+def _stacked_leaf(tensors, name):
+    grads = {t.requires_grad for t in tensors}
+    if len(grads) > 1:
+        raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+    result = stack(list(tensors))
+    return result.detach().requires_grad_() if grads == {True} else result
+
+
+def stack_module_state(models):
+    """(params, buffers): each name's tensors of the models stacked, as new leaves (for
+    ensembling with vmap and functional_call)."""
+    if len(models) == 0:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or all(not m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same "
+                           "training/eval mode.")
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    out = []
+    for named in ("named_parameters", "named_buffers"):
+        per_model = [dict(getattr(m, named)()) for m in models]
+        out.append({k: _stacked_leaf(tuple(d[k] for d in per_model), k) for k in per_model[0]})
+    return tuple(out)
+
+
+def replace_all_batch_norm_modules_(root):
+    """root, its batch norms (root's own included) made to use batch statistics only: no
+    running_mean/running_var, track_running_stats False."""
+    from .nn.modules.batchnorm import _BatchNorm
+    for m in (root, *root.modules()):
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = m.running_var = m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root
+
+
+def debug_unwrap(tensor, *, recurse=True):
+    """A vmap BatchedTensor's physical tensor (all levels down with recurse); any other tensor
+    as it is (glassgrad's grad transforms run on plain tensors)."""
+    if not _is_tensor(tensor) or not tensor._batched:
+        return tensor
+    inner = tensor._value
+    return debug_unwrap(inner) if recurse else inner

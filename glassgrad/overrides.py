@@ -1,7 +1,6 @@
 """torch.overrides: the __torch_function__ protocol's public helpers (the machinery is
 glassgrad/_overrides.py)."""
-from ._overrides import handle_torch_function, has_torch_function
-from ._tensor import Tensor
+from ._overrides import handle_torch_function, has_torch_function, is_tensor_like
 
 __all__ = ["has_torch_function", "has_torch_function_unary", "has_torch_function_variadic",
            "handle_torch_function", "is_tensor_like"]
@@ -13,8 +12,3 @@ def has_torch_function_unary(arg):
 
 def has_torch_function_variadic(*args):
     return has_torch_function(args)
-
-
-def is_tensor_like(inp):
-    """A Tensor, or an object whose type has __torch_function__."""
-    return type(inp) is Tensor or hasattr(inp, "__torch_function__")

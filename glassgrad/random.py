@@ -5,7 +5,17 @@ from ._generator import (default_generator, get_rng_state, initial_seed, manual_
                          set_rng_state)
 
 __all__ = ["manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "fork_rng",
-           "default_generator"]
+           "default_generator", "thread_safe_generator"]
+
+
+def thread_safe_generator():
+    """The generator of the running DataLoader thread worker, None elsewhere (glassgrad's
+    DataLoader runs its workers as processes, as torch's default: always None there)."""
+    from .utils.data import get_worker_info
+    info = get_worker_info()
+    if info is not None and info.worker_method == "thread" and getattr(info, "rng", None):
+        return info.rng.torch_generator
+    return None
 
 
 @contextlib.contextmanager

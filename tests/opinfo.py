@@ -1336,6 +1336,28 @@ OTHER = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
     ("nonzero-0d", lambda t, x: x.sum().nonzero(), ((3, 4),), {}),
     ("argwhere", lambda t, x: t.argwhere(x), ((3, 4),), {"ints": True}),
     ("argwhere-method", lambda t, x: x.argwhere(), ((4,),), {"ints": True}),
+    # put / index_reduce / as_strided_scatter (issue 16's names)
+    ("put", lambda t, x, s: t.put(x, I(t, [[1], [-2]]), s), ((2, 3), (2,)), {}),
+    ("put-accumulate", lambda t, x, s: x.put(I(t, [4, 4, 0]), s, accumulate=True),
+     ((2, 3), (3,)), {}),
+    ("put_", lambda t, x, s: (x * 1).put_(I(t, [5, 0]), s), ((2, 3), (2,)), {}),
+    *[(f"index_reduce-{r}-{'incl' if i else 'excl'}",
+       lambda t, x, s, r=r, i=i: t.index_reduce(x, 0, I(t, [0, 2, 0]), s, r, include_self=i),
+       ((4, 3), (3, 3)), {"nz": True, "warns": True})
+      for r in ("prod", "mean", "amax", "amin") for i in (True, False)],
+    ("index_reduce_", lambda t, x, s: (x * 1).index_reduce_(1, I(t, [1, 1]), s, "amax"),
+     ((3, 4), (3, 2)), {"warns": True}),
+    # (fd=False: torch's gradient of self keeps the written slice, which finite differences
+    # of the function do not: glassgrad gives torch's)
+    ("as_strided_scatter", lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (1, 3), 1),
+     ((3, 4), (2, 2)), {"fd": False}),
+]]
+
+# torch.fill and conj_physical_ (FillBackward0/1, ConjPhysicalBackward1)
+FILLS = [row(name, fn, *shapes, **kw) for name, fn, shapes, kw in [
+    ("torch.fill-scalar", lambda t, x: t.fill(x, 2.5), ((3, 4),), {}),
+    ("torch.fill-tensor", lambda t, x, v: t.fill(x, v), ((3, 4), ()), {}),
+    ("conj_physical_-real", lambda t, x: (x * 1).conj_physical_(), ((3, 4),), {}),
 ]]
 
 # a transposed input: which ops keep its layout and which return a contiguous result
@@ -1386,7 +1408,7 @@ INDEX_INPLACE = {
     "masked_scatter": lambda t, m, x, s: (x * 1).masked_scatter_(m, s),
 }
 INDEXING = with_inplace(TRANSPOSED + GETITEM + SETITEM + GATHER + INDEX_OPS + MASKED + OTHER,
-                        INDEX_INPLACE)
+                        INDEX_INPLACE) + FILLS
 
 
 # == linear algebra: products, einsum, diagonals, torch.linalg (was test_ops_linalg) =========

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 import torch
 
-import glassgrad as gg
 import glassgrad.distributed as gdist
 from differential import catch, same
 
@@ -236,11 +235,6 @@ def test_queue_callback_belongs_to_the_thread_running_backward():
         worker.join(10)
         return [seen, x.grad]
     same(program)
-
-def test_data_parallel_is_refused():
-    with pytest.raises(NotImplementedError, match="DataParallel"):
-        gg.nn.parallel.DataParallel(gg.nn.Linear(2, 2))
-
 
 def test_launcher_command_line(monkeypatch):
     from glassgrad.distributed import run

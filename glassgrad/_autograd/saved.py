@@ -174,7 +174,9 @@ class RawSavedTensor:
     __slots__ = ("get",)
     FREED = object()
 
-    def __init__(self, get):
+    def __init__(self, get=None):
+        if get is None:     # (torch.autograd.SavedTensor: made by nodes only)
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self.get = get
 
     def _saved(self):

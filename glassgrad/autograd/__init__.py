@@ -12,12 +12,20 @@ from .._autograd.provenance import backward_ran
 from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
 from ..ops.shape import stack
-from . import anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
+from . import _functions, anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .function import Function  # noqa: F401
 from .variable import Variable  # noqa: F401
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, no_grad,  # noqa: F401
-                        set_grad_enabled)
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                        is_multithreading_enabled, is_view_replay_enabled, no_grad,
+                        set_grad_enabled, set_multithreading_enabled)
+from .._autograd.saved import RawSavedTensor as SavedTensor  # noqa: F401
+from .._overrides import handle_torch_function, is_tensor_like  # noqa: F401
+
+
+def kineto_available():
+    """Whether torch's Kineto profiler is built in: glassgrad has no profiler, so False."""
+    return False
 
 
 def _as_tuple(x):
@@ -234,6 +242,7 @@ def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False,
 
 
 Tensor.backward = _tensor_backward
+Tensor.resize, Tensor.resize_as = _functions.resize, _functions.resize_as
 
 
 # after backward/grad: these modules call them (torch binds gradcheck the function over the module)

@@ -5,10 +5,10 @@ its memory facts.
 A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), ``ndarray``,
 ``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
 ``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
-``to_host(a)``, and for storages ``memory(a)``, ``typed_view(span, dtype, offset, shape,
-strides)``, ``empty_bytes(n)``, ``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend
-is the reference). Kernels that replay torch's exact numerics on one backend live in
-``backend/kernels/``.
+``to_host(a)``, ``from_dlpack(obj)``, ``to_dlpack(a)``, and for storages ``memory(a)``,
+``typed_view(span, dtype, offset, shape, strides)``, ``empty_bytes(n)``,
+``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend is the reference). Kernels that
+replay torch's exact numerics on one backend live in ``backend/kernels/``.
 """
 from .numpy_backend import NUMPY
 
@@ -98,6 +98,16 @@ def may_share_memory(a, b):
     return backend_of(a).may_share_memory(a, b)
 
 
+def from_dlpack(obj):
+    """An array on a DLPack producer's or capsule's memory (None for a used capsule); CPU."""
+    return NUMPY.from_dlpack(obj)
+
+
+def to_dlpack(array):
+    """A DLPack capsule over array's memory."""
+    return backend_of(array).to_dlpack(array)
+
+
 def memory(array):
     """(owner, span): the array holding array's memory and its bytes as a flat uint8 array
     (storages, serialization)."""
@@ -106,4 +116,4 @@ def memory(array):
 
 __all__ = ["xp", "ndarray", "host_xp", "bfloat16", "reduced_floats", "kind", "finfo",
            "backend_of", "backend_for", "xp_of", "to_host", "data_ptr", "may_share_memory",
-           "memory", "namespace_of"]
+           "memory", "namespace_of", "from_dlpack", "to_dlpack"]

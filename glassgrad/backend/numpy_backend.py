@@ -4,6 +4,7 @@ Everything here answers a question that depends on how NumPy lays out memory: wh
 data starts, whether two arrays may overlap, an array's bits as unsigned words. A CuPy backend
 answers the same questions through ``__cuda_array_interface__``.
 """
+import ctypes
 import os
 
 import ml_dtypes
@@ -92,17 +93,37 @@ class NumpyBackend:
             flat, tuple(shape), tuple(s * size for s in strides), writeable=span.flags.writeable)
 
     @staticmethod
+    def from_dlpack(obj):
+        """An array on the memory of a DLPack producer (an object with ``__dlpack__``) or of a
+        capsule (consumed once, as DLPack's rules say; None for a used one)."""
+        if type(obj).__name__ == "PyCapsule":
+            if _capsule_name(obj) not in (b"dltensor", b"dltensor_versioned"):
+                return None
+            obj = _CapsuleProducer(obj)
+        array = numpy.from_dlpack(obj)
+        # a legacy capsule says nothing of read-only memory: NumPy imports it read-only, torch
+        # writable; the same memory, writable, as torch has it
+        return array if array.flags.writeable else numpy.asarray(_Writable(array))
+
+    @staticmethod
+    def to_dlpack(a):
+        """A DLPack capsule ("dltensor") over a's memory."""
+        return a.__dlpack__()
+
+    @staticmethod
     def empty_bytes(nbytes):
         """A new flat uint8 array of nbytes (uninitialised)."""
         return numpy.empty(nbytes, numpy.uint8)
 
     @staticmethod
-    def map_bytes(path, offset, nbytes):
+    def map_bytes(path, offset, nbytes, shared=False):
         """nbytes of the file at path from offset, mapped copy-on-write (writes stay in
-        memory, as mmap's MAP_PRIVATE): a flat uint8 array."""
+        memory, as mmap's MAP_PRIVATE), or shared (writes reach the file): a flat uint8
+        array."""
         if nbytes == 0:
             return numpy.empty(0, numpy.uint8)
-        return numpy.memmap(path, numpy.uint8, mode="c", offset=offset, shape=(nbytes,))
+        return numpy.memmap(path, numpy.uint8, mode="r+" if shared else "c", offset=offset,
+                            shape=(nbytes,))
 
     @staticmethod
     def word(dtype):
@@ -136,3 +157,32 @@ class _Span:
 
 
 NUMPY = NumpyBackend()
+
+
+def _capsule_name(capsule):
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    return get_name(capsule)
+
+
+class _CapsuleProducer:
+    """A DLPack capsule as the producer NumPy's from_dlpack asks for (a CPU one)."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, **_):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class _Writable:
+    """An array's memory described as writable (numpy.asarray of it: a writable view)."""
+
+    def __init__(self, array):
+        self.array = array
+        face = dict(array.__array_interface__)
+        face["data"] = (face["data"][0], False)
+        self.__array_interface__ = face

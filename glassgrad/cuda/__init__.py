@@ -6,15 +6,12 @@ import collections
 import warnings
 
 from .. import _device
+from .._device import OutOfMemoryError  # noqa: F401  (torch.cuda's name for torch's)
 from ..ops.legacy import CUDA_TYPES
 
 globals().update(CUDA_TYPES)       # torch.cuda.FloatTensor, ...: constructing one raises
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
-
-
-class OutOfMemoryError(RuntimeError):
-    pass
 
 
 def _refusing(name):

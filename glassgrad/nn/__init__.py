@@ -5,3 +5,4 @@ from .modules import *  # noqa: F401,F403
 from . import init, utils  # noqa: F401
 from .parameter import (Buffer, Parameter, UninitializedBuffer,  # noqa: F401
                         UninitializedParameter)
+from .parallel import DataParallel  # noqa: F401

@@ -15,7 +15,8 @@ import weakref
 
 from .. import dtypes
 from .._autograd.grad_mode import state
-from .._tensor import VersionCounter, conj_bit as _has_bit, set_conj_bit as _set_bit
+from .._tensor import VersionCounter, conj_bit as _has_bit, neg_bit as _has_neg_bit
+from .._tensor import set_conj_bit as _set_bit, set_neg_bit as _set_neg_bit
 from ..backend import backend_of, xp
 from . import public, publish
 from .registry import apply_inplace, defop
@@ -79,7 +80,10 @@ def _real(self):
 def _imag(self):
     if not self.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return select(view_as_real(resolve_conj(self)), -1, 1)
+    out = select(view_as_real(resolve_conj(self)), -1, 1)
+    if _has_bit(self):      # torch's imaginary part of a conjugate: negative bit set
+        _set_neg_bit(out)
+    return out
 
 
 public("function", name="real", signatures=("real(Tensor input)",))(_real)
@@ -146,22 +150,20 @@ def conj_physical(input):
     return _conj_physical(input) if input.dtype.is_complex else input
 
 
-@public("function", "method", name="conj_physical_", signatures=(
-    "conj_physical_(Tensor input)",))
+@public("function", "method", signatures=("conj_physical_(Tensor input)",))
 def conj_physical_(input):
-    return apply_inplace(_conj_physical_, input, (input,), {}) if input.dtype.is_complex \
-        else input
+    return apply_inplace(_conj_physical_, input, (input,), {})
 
 
 @public("function", "method", signatures=("is_neg(Tensor input)",))
 def is_neg(input):
-    """torch's negative bit: glassgrad makes no negative views, so never set."""
-    return False
+    return _has_neg_bit(input)
 
 
 @public("function", "method", signatures=("resolve_neg(Tensor input)",))
 def resolve_neg(input):
-    return input
+    """A tensor without the negative bit: a clone (CloneBackward0) of one that has it."""
+    return clone(input) if _has_neg_bit(input) else input
 
 
 @public("function", "method", signatures=("is_conj(Tensor input)",))

@@ -5,16 +5,19 @@ reductions, statistics (cov, corrcoef), constructions (block_diag, cartesian_pro
 combinations, vander, tril_indices, logspace, range) and the window functions; composites are
 written with the public ops, so their gradients are those ops'."""
 import builtins
+import functools
 import itertools
 import math
 import warnings
 
 from .. import dtypes
+from .._formats import contiguous_format
 from .._args import bind as _bind
-from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros, zeros_like
+from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
 from .._tensor import Size, Tensor, _wrap_dim
 from ..backend import kind as _kind, xp
 from . import complex as _complex, linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
+from .complex import view_as_complex, view_as_real
 from . import public, publish
 from .registry import _C10_NAMES, apply_inplace, broadcast_shapes as _broadcast_shapes, defop
 
@@ -491,6 +494,115 @@ def _unordered_bins_histogram(a, edges, weight, density):
     return hist
 
 
+_HISTOGRAMDD_REST = ("ArrayRef<double>? range=None, Tensor? weight=None, "
+                     "bool density=False)")
+
+
+@public("function")
+def histogramdd(input, bins, *args, **kwargs):
+    """torch.histogramdd through torch's overloads: a list of tensors takes the TensorList one
+    (the argument layer, given torch's order, would read its tensors as ints and raise)."""
+    tensors = isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor)
+    return (_histogramdd_tensors if tensors else _histogramdd_counts)(input, bins, *args,
+                                                                       **kwargs)
+
+
+def _histogramdd(input, bins, range=None, weight=None, density=False):
+    """The histogram of the points in input's innermost dim (torch.return_types.histogramdd:
+    hist, bin_edges)."""
+    if input.dim() < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"histogramdd" not implemented for '
+                                  f"'{dtypes.SCALAR_NAMES[input.dtype.name]}'")
+    d = input.shape[-1]
+    points = input._data.reshape(-1, d)
+    edges = _histogramdd_edges(input, points, bins, range)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError(f"torch.histogramdd: if weight tensor is provided it should have the "
+                           f"same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(input.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
+    counted = xp.ones(len(points), bool)
+    position = xp.zeros(len(points), xp.int64)
+    for k, e in enumerate(edges):
+        x, n = points[:, k], len(e) - 1
+        counted &= (x >= e[0]) & (x <= e[-1])
+        if n > 0 and (xp.diff(e) < 0).any():
+            idx = _upper_bound(x, e) - 1
+        else:
+            idx = xp.searchsorted(e, x, side="right") - 1
+        position = position * builtins.max(n, 1) + xp.clip(idx, 0, builtins.max(n - 1, 0))
+    shape = tuple(builtins.max(len(e) - 1, 0) for e in edges)
+    w = None if weight is None else weight._data.reshape(-1)[counted]
+    hist = xp.bincount(position[counted], weights=w, minlength=math.prod(shape))
+    hist = hist[:math.prod(shape)].reshape(shape).astype(input._data.dtype)
+    if density:
+        widths = [xp.diff(e) for e in edges]
+        volume = functools.reduce(xp.multiply.outer, widths) if widths else 1
+        hist = (hist / (hist.sum() * volume)).astype(input._data.dtype)
+    cls = _red._return_type("histogramdd", ("hist", "bin_edges"))
+    return cls(_wrap(hist), tuple(_wrap(e) for e in edges))
+
+
+_histogramdd_counts = _bind(_histogramdd, [
+    "histogramdd(Tensor input, int64_t bins, " + _HISTOGRAMDD_REST,
+    "histogramdd(Tensor input, IntArrayRef bins, " + _HISTOGRAMDD_REST])
+_histogramdd_tensors = _bind(_histogramdd, [
+    "histogramdd(Tensor input, TensorList bins, " + _HISTOGRAMDD_REST])
+
+
+def _upper_bound(x, edges):
+    """std::upper_bound(edges, x) for every element (edges in any order: the probes of a
+    binary search, replayed at once)."""
+    n = edges.size
+    first, length = xp.zeros(x.shape, xp.int64), xp.full(x.shape, n, xp.int64)
+    while length.any():
+        half = length // 2
+        mid = xp.minimum(first + half, n - 1)
+        right = (length > 0) & ~(x < edges[mid])
+        first = xp.where(right, first + half + 1, first)
+        length = xp.where(right, length - half - 1, xp.where(length > 0, half, 0))
+    return first
+
+
+def _histogramdd_edges(input, points, bins, range):
+    """Each dim's bin edges: the tensors given, or bins + 1 evenly spaced over the range (the
+    data's, widened by 0.5 each side where it is one point)."""
+    d, dtype = points.shape[1], input._data.dtype
+    counts = bins if isinstance(bins, (list, tuple)) else [bins] * d
+    if len(counts) != d:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    if isinstance(counts[0], Tensor):
+        return [b._data.astype(dtype) for b in counts]
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should "
+                           f"have {2 * d} elements, but got {len(range)}")
+    edges = []
+    for k, n in enumerate(counts):
+        if n <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {n} for dimension "
+                               f"{k}")
+        if range is not None:
+            lo, hi = range[2 * k], range[2 * k + 1]
+        elif len(points):
+            lo, hi = points[:, k].min().item(), points[:, k].max().item()
+        else:
+            lo, hi = 0.0, 1.0
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min "
+                               f"{_number(lo)} max {_number(hi)} for dimension {k}")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(linspace(lo, hi, n + 1, dtype=input.dtype)._data)
+    return edges
+
+
+def _number(v):
+    return f"{v:g}"
+
+
 # -- NaN-ignoring reductions ---------------------------------------------------------------------
 def _no_nan(input):
     return _pw.where(input.isnan(), 0, input) if input.dtype.is_floating_point else input
@@ -688,6 +800,11 @@ _renorm = defop("RenormBackward0", _renorm_forward, dtype="same", grads={"self":
 @public("function", "method", signatures=(
     "renorm(Tensor input, Scalar p, int64_t dim, Scalar maxnorm, *, Tensor out=None)",))
 def renorm(input, p, dim, maxnorm):
+    _renorm_checks(input, p, maxnorm)
+    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
+
+
+def _renorm_checks(input, p, maxnorm):
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -695,7 +812,14 @@ def renorm(input, p, dim, maxnorm):
     if input.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} "
                            "dimensions")
-    return _renorm(input, p=p, dim=_wrap_dim(dim, input.dim()), maxnorm=maxnorm)
+
+
+@public("method", method_signatures=(
+    "renorm_(Tensor self, Scalar p, int64_t dim, Scalar maxnorm)",))
+def renorm_(input, p, dim, maxnorm):
+    _renorm_checks(input, p, maxnorm)
+    return apply_inplace(_renorm, input, (input,), {"p": p, "dim": _wrap_dim(dim, input.dim()),
+                                                    "maxnorm": maxnorm})
 
 
 # -- statistics --------------------------------------------------------------------------------
@@ -901,6 +1025,117 @@ def _trapezoid(y, x, dx, dim):
     left, right = _ends(y, dim)
     return _pw.div_scalar(((left + right) * _spacing(y, x, dim, "trapezoid")).sum(dim),
                           other=2.0)
+
+
+# -- gradient -------------------------------------------------------------------------------------
+def _gradient_checks(input, spacing_size, dims, edge_order):
+    """ATen's pre_check_gradient (dims: the dim argument as a list, None where not given)."""
+    if input.dtype is dtypes.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    if spacing_size is not None and dims is None and spacing_size != input.dim():
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a "
+                           f"list of length equal to 'self.dim() = {input.dim()}', since dim "
+                           f"argument was not given, but got a list of length {spacing_size}")
+    if spacing_size is not None and dims is not None and spacing_size != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           f"spacing and dim arguments to have the same length, but got a "
+                           f"spacing argument of length {spacing_size} and a dim argument of "
+                           f"length {len(dims)}.")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if any(n < edge_order + 1 for n in input.shape):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                           "edge_order+1")
+    seen = set()
+    for d in dims or ():
+        d = _wrap_dim(d, input.dim())
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+
+
+def _sl(t, dim, start, end=None):
+    """at::slice(t, dim, start, end)."""
+    return t[(builtins.slice(None),) * dim + (builtins.slice(start, end),)]
+
+
+def _uniform_gradient(input, h, dim, edge_order):
+    """ATen's gradient_helper_float along one dim: central differences inside, one-sided
+    (first or second order) at the ends, joined by cat."""
+    center = (_sl(input, dim, 2) - _sl(input, dim, 0, -2)) / h
+    if edge_order == 1:
+        first = (_sl(input, dim, 1, 2) - _sl(input, dim, 0, 1)) / h
+        last = (_sl(input, dim, -1) - _sl(input, dim, -2, -1)) / h
+    else:
+        first = (-1.5 * _sl(input, dim, 0, 1) + 2 * _sl(input, dim, 1, 2)
+                 - 0.5 * _sl(input, dim, 2, 3)) / h
+        last = (0.5 * _sl(input, dim, -3, -2) - 2 * _sl(input, dim, -2, -1)
+                + 1.5 * _sl(input, dim, -1)) / h
+    return _sh.cat([first, center / 2, last], dim)
+
+
+def _coordinate_gradient(input, coords, dim, edge_order):
+    """ATen's gradient_helper along one dim: the second-order formula for uneven spacing."""
+    if coords.dim() != 1:
+        raise RuntimeError(f"torch.gradient expected each element of spacing to have one "
+                           f"dimension, but got an element with {coords.dim()} dimensions!")
+    shape = [1] * input.dim()
+    shape[dim] = -1
+    dx = coords.diff(1, 0)
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * _sl(input, dim, 0, -2) + b * _sl(input, dim, 1, -1) + c * _sl(input, dim, 2)
+    if edge_order == 1:
+        first = (_sl(input, dim, 1, 2) - _sl(input, dim, 0, 1)) / dx[0]
+        last = (_sl(input, dim, -1) - _sl(input, dim, -2, -1)) / dx[-1]
+    else:
+        h0, h1, hl, hm = dx[0], dx[1], dx[-1], dx[-2]
+        first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * _sl(input, dim, 0, 1)
+                 + (h0 + h1) / (h0 * h1) * _sl(input, dim, 1, 2)
+                 + (-h0) / (h1 * (h0 + h1)) * _sl(input, dim, 2, 3))
+        last = (hl / (hm * (hl + hm)) * _sl(input, dim, -3, -2)
+                - (hl + hm) / (hl * hm) * _sl(input, dim, -2, -1)
+                + (2 * hl + hm) / (hl * (hl + hm)) * _sl(input, dim, -1))
+    return _sh.cat([first, center, last], dim)
+
+
+@public("function", signatures=(
+    "gradient(Tensor input, *, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, Scalar spacing, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, Scalar? spacing=None, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, ScalarList spacing, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, ScalarList spacing, IntArrayRef dim, int64_t edge_order=1)",
+    "gradient(Tensor input, *, TensorList spacing, int64_t? dim=None, int64_t edge_order=1)",
+    "gradient(Tensor input, *, TensorList spacing, IntArrayRef dim, int64_t edge_order=1)"))
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """Estimates of the derivative along each dim (numpy.gradient's scheme, ATen's order of
+    operations): one tensor per dim."""
+    listed = isinstance(spacing, (list, tuple))
+    dims = None if dim is None else [dim] if isinstance(dim, builtins.int) else list(dim)
+    todo = dims if dims is not None else list(builtins.range(input.dim()))
+    if listed:
+        size = len(spacing)
+    elif spacing is not None and not isinstance(dim, builtins.int):
+        size = len(todo)
+        spacing = [spacing] * size
+    else:       # one unit size for the dim given, or for every dim
+        size = None if spacing is None else len(todo)
+        spacing = [1.0 if spacing is None else spacing] * len(todo)
+    _gradient_checks(input, size, dims, edge_order)
+    return tuple(
+        _coordinate_gradient(input, h, _wrap_dim(d, input.dim()), edge_order)
+        if isinstance(h, Tensor) else
+        _uniform_gradient(input, h, _wrap_dim(d, input.dim()), edge_order)
+        for d, h in zip(todo, spacing))
+
+
+def _trapezoid_dx(y, dx, dim):
+    n = y.shape[dim]
+    if n == 0:
+        return y.sum(dim) * 0
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, n - 1)) * 0.5) * dx
 
 
 @public("function", signatures=("trapezoid(Tensor y, Tensor x, *, int64_t dim=-1)",
@@ -1217,6 +1452,21 @@ def detach(input):
     return input.detach()
 
 
+@public("function", signatures=("detach_(Tensor input)",))
+def detach_(input):
+    return input.detach_()
+
+
+@public("function", signatures=("is_inference(Tensor input)",))
+def is_inference(input):
+    return input.is_inference()
+
+
+@public("function", signatures=("is_distributed(Tensor input)",))
+def is_distributed(input):
+    return False
+
+
 @public("function", signatures=("is_floating_point(Tensor input)",))
 def is_floating_point(input):
     return input.is_floating_point()
@@ -1377,6 +1627,67 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
                              dim2=_wrap_dim(dim2, input.dim()))
 
 
+def _as_strided_scatter_forward(xp, self, src, geom):
+    buf, at = _sh._geom_buffer(geom, self.dtype, self)
+    _sh._strided(buf, at + geom[4], geom[2], geom[3])[...] = src
+    return _sh._strided(buf, at, geom[0], geom[1]).copy(order="K")
+
+
+def _as_strided_scatter_self_grad(grad, geom):
+    # torch's as_strided_scatter_backward: the gradient's slice laid into zeros (the slice, not
+    # its complement, is what torch 2.13 hands back for self)
+    return as_strided_scatter(zeros(geom[0], dtype=grad.dtype), _grad_slice(grad, geom),
+                              geom[2], geom[3], geom[4])
+
+
+def _grad_slice(grad, geom):
+    return grad.clone(memory_format=contiguous_format).as_strided(geom[2], geom[3], geom[4])
+
+
+_as_strided_scatter = defop(
+    "AsStridedScatterBackward0", _as_strided_scatter_forward, ("self", "src"), dtype="same",
+    grads={"self": _as_strided_scatter_self_grad, "src": lambda grad, geom:
+           _grad_slice(grad, geom)})
+
+
+@public("function", "method", signatures=(
+    "as_strided_scatter(Tensor input, Tensor src, SymIntArrayRef size, SymIntArrayRef stride, "
+    "SymInt? storage_offset=None)",))
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input (its layout kept, as clone's) whose elements at
+    ``copy.as_strided(size, stride, storage_offset)`` hold src."""
+    size, stride, offset = tuple(size), tuple(stride), storage_offset or 0
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    itemsize, nbytes = input.element_size(), input.numel() * input.element_size()
+    need = 0 if 0 in size else itemsize * (offset + 1 + builtins.sum(
+        st * (n - 1) for n, st in zip(size, stride)))
+    if need > nbytes:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {need} are out of bounds for "
+            f"storage of size {nbytes}")
+    if _sh._may_overlap(size, stride):
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           "tensor before performing the operation.")
+    if tuple(src.shape) != size:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError(
+            "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "
+            "\"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp\":4754, please report a "
+            "bug to PyTorch. as_strided_scatter is currently only supported for contiguous inputs")
+    layout = xp.empty_like(input._data)     # clone's layout (preserve_format)
+    geom = (tuple(input.shape), tuple(st // itemsize for st in layout.strides), size, stride,
+            offset)
+    return _as_strided_scatter(input, src.to(input.dtype), geom=geom)
+
+
 @public("function", "method", signatures=(
     "unsafe_split(Tensor input, SymInt split_size, int64_t dim=0)",))
 def unsafe_split(input, split_size, dim=0):
@@ -1408,12 +1719,35 @@ _VIEW_COPIES = {
     "narrow": ("int64_t dim, SymInt start, SymInt length",)}
 
 
+# the views that are no Tensor method: alias, slice, view_as_real, view_as_complex
+_VIEW_COPIES.update({
+    "alias": ("",), "as_strided": ("SymIntArrayRef size, SymIntArrayRef stride, "
+                                   "SymInt? storage_offset=None",),
+    "slice": ("int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1",),
+    "unfold": ("int64_t dimension, int64_t size, int64_t step",), "view_as_real": ("",),
+    "view_as_complex": ("",)})
+
+
+def _slice(input, dim=0, start=None, end=None, step=1):
+    dim = _wrap_dim(dim, input.dim())
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return input[(builtins.slice(None),) * dim + (builtins.slice(start, end, step),)]
+
+
+_VIEWS = {"alias": lambda input: input, "slice": _slice,
+          "view_as_real": view_as_real, "view_as_complex": view_as_complex}
+
+
 def _view_copy(name, params):
-    """torch.<name>_copy: the view ``name`` as a new tensor (its own memory), parsed as torch's
-    (the values go on to the view method, positionally while they can)."""
+    """torch.<name>_copy: the view ``name`` as a new contiguous tensor (its own memory),
+    parsed as torch's (the values go on to the view, positionally while they can)."""
+    view = _VIEWS.get(name, lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs))
+
     def copy(input, *args, **kwargs):
-        out = getattr(input, name)(*args, **kwargs)
-        return tuple(o.clone() for o in out) if isinstance(out, tuple) else out.clone()
+        out = view(input, *args, **kwargs)
+        return (tuple(o.clone(memory_format=contiguous_format) for o in out)
+                if isinstance(out, tuple) else out.clone(memory_format=contiguous_format))
     many = name in ("unbind", "split", "split_with_sizes")
     out = "TensorList out=None" if many else "Tensor out=None"
     signatures = []

@@ -155,6 +155,9 @@ def _formula(row, transposed_row):
         params = _params(stride, padding, dilation, groups)
         if transposed:
             return transposed_row(grad, input, weight, output_padding=output_padding, **params)
+        if any(output_padding):     # (torch.convolution's forward takes it; its backward not)
+            raise RuntimeError(f"output_padding is not supported for non-transposed "
+                               f"convolutions; got: {' '.join(map(str, output_padding))}")
         return row(grad, input, weight, **params)
     return formula
 
@@ -345,6 +348,28 @@ def _conv_transpose_nd(k, input, weight, bias, stride, padding, output_padding, 
     out = _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding,
                     transposed=True)
     return out if batched else out.squeeze(0)
+
+
+@public("function", signatures=(
+    "convolution(Tensor input, Tensor weight, Tensor? bias, SymIntArrayRef stride, "
+    "SymIntArrayRef padding, SymIntArrayRef dilation, bool transposed, "
+    "SymIntArrayRef output_padding, SymInt groups)",))
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """ATen's convolution: batched input only, every parameter a list (one value for all dims,
+    or one per spatial dim); output_padding counts only where transposed."""
+    if input.dim() != weight.dim():
+        raise RuntimeError(f"Expected {weight.dim()}-dimensional input for {weight.dim()}-"
+                           f"dimensional weight {list(weight.shape)}, but got {input.dim()}-"
+                           f"dimensional input of size {list(input.shape)} instead")
+    k = weight.dim() - 2
+    stride, padding, dilation, output_padding = (
+        _expand(n, v, k) for n, v in (("stride", stride), ("padding", padding),
+                                      ("dilation", dilation), ("output_padding", output_padding)))
+    _check_conv(input, weight, bias, stride, padding, dilation, groups,
+                output_padding if transposed else None)
+    return _convolve(input, weight, bias, stride, padding, dilation, groups, output_padding,
+                     transposed=transposed)
 
 
 @public("function", "functional", signatures=(

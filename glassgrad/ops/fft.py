@@ -9,13 +9,15 @@ row's gradient is another row), so every order of gradient exists.
 import builtins
 
 from .. import dtypes
-from .._creation import arange, zeros
+from .._args import bind as _bind
+from .._creation import arange, ones, zeros
+from .._runtime import warn_once
 from .._tensor import _wrap_dim
 from . import public, publish
-from .complex import conj, conj_physical
-from .nn import pad
+from .complex import conj, conj_physical, resolve_conj, view_as_complex, view_as_real
+from .nn import constant_pad_nd, pad
 from .registry import defop
-from .shape import cat, narrow, roll
+from .shape import _unfold_backward, cat, narrow, roll
 
 _NONE, _BY_ROOT_N, _BY_N = range(3)
 # NumPy's norm= giving the normalization code, for the forward (e**-) and backward transforms
@@ -399,6 +401,241 @@ def fftshift(input, dim=None):
 @public("fft", signatures=("ifftshift(Tensor input, IntArrayRef[1]? dim=None)",))
 def ifftshift(input, dim=None):
     return _shift(input, dim, True)
+
+
+# -- stft / istft ------------------------------------------------------------------------------
+def _fmt(v):
+    return "None" if v is None else str(builtins.int(v)) if isinstance(v, builtins.bool) else v
+
+
+def _stft_repr(self, n_fft, hop, win, window, normalized, onesided, return_complex, align):
+    shown = "None" if window is None else f"{window.type()}{{{list(window.shape)}}}"
+    return (f"stft({self.type()}{list(self.shape)}, n_fft={n_fft}, hop_length={hop}, "
+            f"win_length={win}, window={shown}, normalized={_fmt(normalized)}, "
+            f"onesided={_fmt(onesided)}, return_complex={_fmt(return_complex)}, "
+            f"align_to_window={_fmt(align)}) ")
+
+
+_NO_WINDOW = ("A window was not provided. A rectangular window will be applied,which is known to "
+              "cause spectral leakage. Other windows such as torch.hann_window or "
+              "torch.hamming_window are recommended to reduce spectral leakage.To suppress this "
+              "warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, "
+              "device=<device>)`. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/"
+              "native/SpectralOps.cpp:835.)")
+_REAL_STFT = ("stft with return_complex=False is deprecated. In a future pytorch release, stft "
+              "will return complex tensors for all inputs, and return_complex=False will raise "
+              "an error.\nNote: you can still call torch.view_as_real on the complex output to "
+              "recover the old return format. (Triggered internally at /__w/pytorch/pytorch/"
+              "aten/src/ATen/native/SpectralOps.cpp:874.)")
+
+
+@public("function", "method")      # (Python functions in torch, over the native stft)
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode="reflect", normalized=False, onesided=None, return_complex=None,
+         align_to_window=None):
+    """The short-time Fourier transform, as torch.functional.stft and ATen's stft compute it:
+    center pads the signal (F.pad's pad_mode), frames of n_fft every hop_length, the window
+    (centred, zero-padded to n_fft), a real-to-complex (one-sided) or complex transform; the
+    result (batch, frequency, frame)."""
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false")
+    if align_to_window:
+        raise NotImplementedError("stft(align_to_window=True): glassgrad frames from the start "
+                                  "of the signal only")
+    if center:
+        dims = input.dim()
+        pad_by = builtins.int(n_fft // 2)
+        input = pad(input.view([1] * (3 - dims) + list(input.shape)), [pad_by, pad_by],
+                    pad_mode)
+        input = input.view(input.shape[-dims:])
+    return _native_stft(input, n_fft, hop_length, win_length, window, normalized, onesided,
+                        return_complex, align_to_window)
+
+
+def _stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False,
+          onesided=None, return_complex=None, align_to_window=None):
+    if window is None:
+        warn_once("stft window", _NO_WINDOW, stacklevel=4)
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    complex_out = return_complex if return_complex is not None else (
+        self.dtype.is_complex or (window is not None and window.dtype.is_complex))
+    if not complex_out:
+        if return_complex is None:
+            raise RuntimeError("stft requires the return_complex parameter be given for real "
+                               "inputs, and will further require that return_complex=True in "
+                               "a future PyTorch release.")
+        warn_once("stft real", _REAL_STFT, stacklevel=4)
+    head = _stft_repr(self, n_fft, hop, win, window, normalized, onesided, return_complex,
+                      align_to_window)
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(head + ": expected a tensor of floating point or complex values")
+    if not 1 <= self.dim() <= 2:
+        raise RuntimeError(head + ": expected a 1D or 2D tensor")
+    input = self.unsqueeze(0) if self.dim() == 1 else self
+    length = input.shape[1]
+    if n_fft <= 0 or n_fft > length:
+        raise RuntimeError(head + f": expected 0 < n_fft < {length}, but got n_fft={win}")
+    if hop <= 0:
+        raise RuntimeError(head + f": expected hop_length > 0, but got hop_length={hop}")
+    if win <= 0 or win > n_fft:
+        raise RuntimeError(head + f": expected 0 < win_length <= n_fft, but got win_length={win}")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(head + f": expected a 1D window tensor of size equal to win_length="
+                           f"{win}, but got window with size {list(window.shape)}")
+    if win < n_fft:
+        left = (n_fft - win) // 2
+        padded = zeros(n_fft, dtype=(window if window is not None else self).dtype)
+        padded.narrow(0, left, win).copy_(window) if window is not None else \
+            padded.narrow(0, left, win).fill_(1)
+        window = padded
+    frames = 1 + (length - n_fft) // hop
+    stride = input.stride()
+    input = input.as_strided((input.shape[0], frames, n_fft),
+                             (stride[0], hop * stride[1], stride[1]))
+    if window is not None:
+        input = input.mul(window)
+    norm = _BY_ROOT_N if normalized else _NONE
+    if input.dtype.is_complex:
+        if onesided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = _c2c(input, dim=(2,), normalization=norm, forward=True)
+    else:
+        out = _r2c(input, dim=(2,), normalization=norm,
+                   onesided=True if onesided is None else onesided)
+    out.transpose_(1, 2)
+    if self.dim() == 1:
+        out.squeeze_(0)
+    return out if complex_out else view_as_real(out)
+
+
+_native_stft = _bind(_stft, [
+    "stft(Tensor input, int64_t n_fft, int64_t? hop_length=None, int64_t? win_length=None, "
+    "Tensor? window=None, bool normalized=False, bool? onesided=None, "
+    "bool? return_complex=None, bool? align_to_window=None)"], positional=True)
+
+
+def _istft_repr(self, n_fft, hop, win, window, center, normalized, onesided, length,
+                return_complex):
+    shown = "None" if window is None else f"{window.type()}{{{list(window.shape)}}}"
+    kind = {"complex64": "CPUComplexFloatType", "complex128": "CPUComplexDoubleType"}.get(
+        self.dtype.name) or self.type()
+    return (f"istft({kind}{list(self.shape)}, n_fft={n_fft}, hop_length={hop}, "
+            f"win_length={win}, window={shown}, center={_fmt(center)}, normalized="
+            f"{_fmt(normalized)}, onesided={_fmt(onesided)}, length={_fmt(length)}, "
+            f"return_complex={_fmt(return_complex)}) ")
+
+
+_NO_INVERSE_WINDOW = (
+    "A window was not provided. A rectangular window will be applied.Please provide the same "
+    "window used by stft to make the inversion lossless.To suppress this warning and use a "
+    "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`. "
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1007.)")
+
+
+@public("function", signatures=(
+    "istft(Tensor input, int64_t n_fft, int64_t? hop_length=None, int64_t? win_length=None, "
+    "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
+    "int64_t? length=None, bool return_complex=False)",))
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """The inverse of stft (ATen's istft): the frames' inverse transforms, windowed,
+    overlap-added (unfold's backward) and divided by the window's overlap-added square."""
+    if window is None:
+        warn_once("istft window", _NO_INVERSE_WINDOW)
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    head = _istft_repr(input, n_fft, hop, win, window, center, normalized, onesided, length,
+                       return_complex)
+    real, sided = _istft_checks(input, head, n_fft, hop, win, window, onesided)
+    dims, frames = real.dim(), real.size(-2)
+    expected = n_fft + hop * (frames - 1)
+    window_ = window if window is not None else ones(win, dtype=real.dtype)
+    if win != n_fft:
+        left = (n_fft - win) // 2
+        window_ = constant_pad_nd(window_, (left, n_fft - win - left), 0)
+    if dims == 3:
+        real = real.unsqueeze(0)
+    spectra = _as_complex(real.transpose(1, 2))
+    norm = _BY_ROOT_N if normalized else _BY_N
+    if return_complex:
+        if sided:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        frames_ = _c2c(spectra, dim=(2,), normalization=norm, forward=False)
+    else:
+        if window is not None and window.dtype.is_complex:
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not sided:
+            spectra = spectra[..., :n_fft // 2 + 1]
+        frames_ = _c2r(spectra, dim=(2,), normalization=norm, last_dim_size=n_fft)
+    y = _overlap_add(frames_ * window_.view(1, 1, n_fft), expected, n_fft, hop)
+    envelope = _overlap_add(window_.pow(2).expand(1, frames, n_fft), expected, n_fft, hop)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else -(n_fft // 2) if center else expected
+    y, envelope = y[:, start:end], envelope[:, start:end]
+    if envelope.abs().min().lt(1e-11).item():
+        raise RuntimeError(head + "window overlap add min: 1")
+    y = y / envelope
+    if dims == 3:
+        y = y.squeeze(0)
+    if end > expected:
+        warn_once("istft length", "The length of signal is shorter than the length parameter. "
+                  "Result is being padded with zeros in the tail. Please check your center and "
+                  "hop_length settings.")
+        y = constant_pad_nd(y, (0, end - expected), 0)
+    return y
+
+
+@public("method", name="istft")
+def _istft_method(self, n_fft, hop_length=None, win_length=None, window=None, center=True,
+                  normalized=False, onesided=None, length=None, return_complex=False):
+    """Tensor.istft: torch's Python method, over torch.istft."""
+    return istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided,
+                 length, return_complex)
+
+
+def _overlap_add(frames, length, n_fft, hop):
+    """The frames (batch, frame, n_fft) added at every hop into (batch, length)."""
+    return _unfold_backward(frames, input_sizes=(frames.shape[0], length), dimension=1,
+                            size=n_fft, step=hop)
+
+
+def _istft_checks(input, head, n_fft, hop, win, window, onesided):
+    """ATen's istft checks, in its order: (the input as real pairs, whether one-sided)."""
+    if not input.dtype.is_complex:
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
+                           "from stft with return_complex=True.")
+    real = view_as_real(resolve_conj(input))
+    dims, fft_size = real.dim(), real.size(-3)
+    if real.numel() == 0:
+        raise RuntimeError(head + ": input tensor cannot be empty.")
+    if dims not in (3, 4):
+        raise RuntimeError(head + f": expected a tensor with 3 or 4 dimensions, but got {dims}")
+    sided = onesided if onesided is not None else fft_size != n_fft
+    if sided and n_fft // 2 + 1 != fft_size:
+        raise RuntimeError(head + ": expected the frequency dimension (3rd to the last) of the "
+                           "input tensor to match n_fft / 2 + 1 when onesided=True, but got "
+                           f"{fft_size}")
+    if not sided and n_fft != fft_size:
+        raise RuntimeError(head + ": expected the frequency dimension (3rd to the last) of the "
+                           "input tensor to match n_fft when onesided=False, but got "
+                           f"{fft_size}")
+    if not 0 < hop <= win:
+        raise RuntimeError(head + ": expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise RuntimeError(head + ": expected 0 < win_length <= n_fft")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(head + ": Invalid window shape. window has to be 1D and length of "
+                           "`win_length`")
+    return real, sided
+
+
+def _as_complex(real):
+    """ATen's as_complex: a view where the strides allow it, else of a contiguous copy."""
+    strides = real.stride()
+    viewable = all(st % 2 == 0 for st in strides[:-1]) and strides[-1] == 1 and \
+        real.storage_offset() % 2 == 0
+    return view_as_complex(real if viewable else real.contiguous())
 
 
 publish(globals())

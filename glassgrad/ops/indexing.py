@@ -11,6 +11,7 @@ from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
+from .._runtime import alert_not_deterministic, warn_once
 from ..backend import backend_of, finfo as _finfo, kind as _kind, xp
 from . import shape as _shape
 from . import _formula
@@ -931,6 +932,185 @@ def take(input, index):
         raise IndexError(f"out of range: tried to access index {index._data[bad].flat[0]} on a "
                          f"tensor of {n} elements.")
     return _take(input, index)
+
+
+# -- put, index_reduce -----------------------------------------------------------------------
+def _put_forward(xp, self, index, source, accumulate):
+    out = _dense(self)
+    flat, idx = out.reshape(-1), index.reshape(-1).astype(xp.int64)
+    if accumulate:
+        xp.add.at(flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return out
+
+
+_put = defop(
+    "PutBackward0", _put_forward, ("self", "index", "source"), dtype="same",
+    grads={"self": lambda grad, index, source, accumulate: grad if accumulate else
+           grad.put(index, zeros(source.shape, dtype=grad.dtype), accumulate),
+           "source": lambda grad, index, source: take(grad, index).reshape(source.shape)})
+
+
+def _put_checks(input, index, source, accumulate):
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{_SCALAR_NAMES[index.dtype.name]}")
+    if input.dtype is not source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_SCALAR_NAMES[input.dtype.name]} and source.dtype = "
+                           f"{_SCALAR_NAMES[source.dtype.name]}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{index.numel()}")
+    n = input.numel()
+    if n == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    if not accumulate:
+        alert_not_deterministic("put_")
+    bad = (index._data >= n) | (index._data < -n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {index._data[bad].flat[0]} on a "
+                         f"tensor of {n} elements.")
+    return {"accumulate": accumulate}
+
+
+@public("function", "method", signatures=(
+    "put(Tensor input, Tensor index, Tensor source, bool accumulate=False)",))
+def put(input, index, source, accumulate=False):
+    return _put(input, index, source, **_put_checks(input, index, source, accumulate))
+
+
+@public("method", method_signatures=(
+    "put_(Tensor self, Tensor index, Tensor source, bool accumulate=False)",))
+def put_(input, index, source, accumulate=False):
+    return apply_inplace(_put, input, (input, index, source),
+                         _put_checks(input, index, source, accumulate))
+
+
+_REDUCE_UFUNCS = {"prod": "multiply", "mean": "add", "amax": "maximum", "amin": "minimum"}
+
+
+def _index_reduce_forward(xp, self, index, source, dim, reduce, include_self):
+    out = _dense(self)
+    view = xp.moveaxis(out.reshape(1) if out.ndim == 0 else out, dim, 0)
+    src = xp.moveaxis(source.reshape(1) if source.ndim == 0 else source, dim, 0)
+    idx = index.reshape(-1).astype(xp.int64)
+    if not include_self:
+        view[idx] = _reduce_identity(xp, reduce, out.dtype)
+    getattr(xp, _REDUCE_UFUNCS[reduce]).at(view, idx, src)
+    if reduce == "mean":
+        counts = xp.full(view.shape[0], 1 if include_self else 0, xp.int64)
+        xp.add.at(counts, idx, 1)
+        counts = xp.maximum(counts, 1).reshape((-1,) + (1,) * (view.ndim - 1))
+        view[...] = (view / counts if _kind(out.dtype) in "fc" else view // counts)
+    return out
+
+
+def _reduce_identity(xp, reduce, dtype):
+    if reduce in ("prod", "mean"):
+        return 1 if reduce == "prod" else 0
+    kind = _kind(dtype)
+    if kind == "f":
+        return -xp.inf if reduce == "amax" else xp.inf
+    info = xp.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def _index_reduce_grads(grad, self, index, source, result, dim, reduce, include_self):
+    """Both gradients of index_reduce (PyTorch's index_reduce_backward, restated)."""
+    if reduce == "prod":
+        masked_self = masked_fill(self, self == 0, 1)
+        grad_self = grad * index_reduce(masked_self, dim, index, source, reduce,
+                                        include_self=include_self) / masked_self
+        src_zero = source == 0
+        src_num_zeros = index_select(index_add(zeros(self.shape, dtype=self.dtype), dim, index,
+                                               src_zero.to(self.dtype)), dim, index)
+        src_single_zero = src_zero & (src_num_zeros == 1)
+        masked_src_result = index_reduce(self, dim, index, masked_fill(source, src_single_zero, 1),
+                                         reduce, include_self=include_self)
+        grad_src = _formula.where(
+            src_single_zero, index_select(grad * masked_src_result, dim, index),
+            index_select(grad * result, dim, index) / masked_fill(source, src_zero, 1))
+    elif reduce == "mean":
+        n = ones(grad.shape, dtype=grad.dtype) if include_self else zeros(grad.shape,
+                                                                           dtype=grad.dtype)
+        n = index_add(n, dim, index, ones(source.shape, dtype=grad.dtype))
+        n = masked_fill(n, n == 0, 1)
+        grad_self, grad_src = grad / n, index_select(grad, dim, index) / index_select(n, dim,
+                                                                                      index)
+    else:
+        value = index_select(result, dim, index)
+        self_is_result = (self == result).to(self.dtype)
+        source_is_result = (source == value).to(self.dtype)
+        distributed = grad / index_add(self_is_result, dim, index, source_is_result)
+        grad_self = self_is_result * distributed
+        grad_src = source_is_result * index_select(distributed, dim, index)
+    if not include_self:
+        grad_self = index_fill(grad_self, dim, index, 0)
+    return grad_self, grad_src
+
+
+_index_reduce = defop(
+    "IndexReduceBackward0", _index_reduce_forward, ("self", "index", "source"), dtype="same",
+    grads={"self": lambda grad, self, index, source, result, dim, reduce, include_self:
+           _index_reduce_grads(grad, self, index, source, result, dim, reduce,
+                               include_self)[0],
+           "source": lambda grad, self, index, source, result, dim, reduce, include_self:
+           _index_reduce_grads(grad, self, index, source, result, dim, reduce,
+                               include_self)[1]})
+
+
+def _index_reduce_args(input, dim, index, source, reduce, include_self):
+    warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time. "
+              "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+              "TensorAdvancedIndexing.cpp:1523.)", stacklevel=4)
+    if reduce not in _REDUCE_UFUNCS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    dim = _wrap_dim(dim, input.dim())
+    if index.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
+                           f"{_SCALAR_NAMES[index.dtype.name]}")
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {_SCALAR_NAMES[index.dtype.name]} and size: "
+                         f"{list(index.shape)}")
+    n = source.shape[dim] if source.dim() else 1
+    if index.numel() != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be "
+                           f"equal to source.size(dim): ({n}), for dim: {dim}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_SCALAR_NAMES[input.dtype.name]}) and "
+                           f"source ({_SCALAR_NAMES[source.dtype.name]}) must have the same "
+                           "scalar type")
+    rest = [s for d, s in enumerate(input.shape) if d != dim]
+    if input.dim() != source.dim() or rest != [s for d, s in enumerate(source.shape) if d != dim]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(input.shape)} "
+                           f"source.shape = {list(source.shape)}")
+    idx = index._data.reshape(-1)
+    size = input.shape[dim] if input.dim() else 1
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
+    return {"dim": dim, "reduce": reduce, "include_self": include_self}
+
+
+@public("function", "method", signatures=(
+    "index_reduce(Tensor input, int64_t dim, Tensor index, Tensor source, "
+    "c10::string_view reduce, *, bool include_self=True, Tensor out=None)",))
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce(input, index, source,
+                         **_index_reduce_args(input, dim, index, source, reduce, include_self))
+
+
+@public("method", method_signatures=(
+    "index_reduce_(Tensor self, int64_t dim, Tensor index, Tensor source, "
+    "c10::string_view reduce, *, bool include_self=True)",))
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    return apply_inplace(_index_reduce, input, (input, index, source),
+                         _index_reduce_args(input, dim, index, source, reduce, include_self))
 
 
 @public("function", "method", signatures=(

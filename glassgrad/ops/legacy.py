@@ -10,7 +10,7 @@ import warnings
 
 from .. import _device, dtypes
 from .._args import class_name, type_name
-from .._creation import _flat, _size, empty, full, ones, tensor, zeros
+from .._creation import _flat, _size, empty, empty_strided, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
 from ..backend import ndarray
 from . import public, publish
@@ -260,6 +260,17 @@ def new_empty(self, size, *, dtype=None, device=None, requires_grad=False, layou
     _device.check_pin(pin_memory)
     return empty(_new_size(size), dtype=dtype or self.dtype, device=_device.CPU if device is None else device,
                  requires_grad=requires_grad)
+
+
+@public("method", method_signatures=(
+    "new_empty_strided(Tensor self, SymIntArrayRef size, SymIntArrayRef stride, *, "
+    "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, "
+    "bool? requires_grad=False)",))
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
+    return empty_strided(size, stride, dtype=dtype or self.dtype, pin_memory=pin_memory,
+                         device=_device.CPU if device is None else device,
+                         requires_grad=requires_grad)
 
 
 @public("method", method_signatures=(

@@ -9,6 +9,7 @@ import math
 import warnings
 
 from .. import dtypes
+from .._formats import contiguous_format
 from .._creation import empty, empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad
@@ -172,6 +173,41 @@ def _feature_dropout(input, p, train, inplace):
                                  dtype=input.dtype), 1 - p)
         noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _feature_dropout_checks(input, p):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+
+
+@public("function", signatures=("feature_dropout(Tensor input, double p, bool train)",))
+def feature_dropout(input, p, train):
+    _feature_dropout_checks(input, p)
+    return _feature_dropout(input, p, train, False)
+
+
+@public("function", signatures=("feature_dropout_(Tensor input, double p, bool train)",))
+def feature_dropout_(input, p, train):
+    _feature_dropout_checks(input, p)
+    return _feature_dropout(input, p, train, True)
+
+
+@public("functional")
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Samples of the Gumbel-softmax distribution (torch's composite: the Gumbel noise drawn as
+    -log of exponential draws, so the stream is torch's); hard=True: one-hot samples whose
+    gradient is the soft sample's (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -empty_like(logits, memory_format=contiguous_format).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits, memory_format=contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _check_p(p):
@@ -487,6 +523,28 @@ def _circular_pad(input, pad):
     return out
 
 
+def _check_crop(shape, pad):
+    """Negative padding crops: torch's narrow() refuses a crop past the dim's size."""
+    for d, lo, hi in _pairs(pad, len(shape)):
+        if shape[d] + min(lo, 0) < 0 or shape[d] + min(lo, 0) + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+
+
+@public("function", signatures=(
+    "constant_pad_nd(Tensor input, SymIntArrayRef pad, Scalar value=0)",))
+def constant_pad_nd(input, pad, value=0):
+    """ATen's constant_pad_nd: pad (negative entries crop), from the last dim back."""
+    pad, n = tuple(builtins.int(p) for p in pad), input.dim()
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * n:
+        raise RuntimeError(f"Length of pad should be no more than twice the number of dimensions "
+                           f"of the input. Pad length is {len(pad)}while the input has {n}"
+                           "dimensions.")
+    _check_crop(input.shape, pad)
+    return _constant_pad(input, pad=pad, value=value)
+
+
 @public("functional")
 def pad(input, pad, mode="constant", value=None):
     if mode not in ("constant", "reflect", "replicate", "circular"):
@@ -499,10 +557,7 @@ def pad(input, pad, mode="constant", value=None):
                            f"dimension but got padding length {len(pad)} and input of dimension "
                            f"{n}")
     if mode == "constant":
-        shape = input.shape
-        for d, lo, hi in _pairs(pad, n):
-            if shape[d] + min(lo, 0) < 0 or shape[d] + min(lo, 0) + hi < 0:
-                raise RuntimeError("narrow(): length must be non-negative.")
+        _check_crop(input.shape, pad)
         return _constant_pad(input, pad=pad, value=0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')

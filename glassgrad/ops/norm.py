@@ -831,6 +831,31 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
                          {"max_norm": max_norm, "norm_type": norm_type})
 
 
+@public("function", name="embedding", signatures=(
+    "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, "
+    "bool scale_grad_by_freq=False, bool sparse=False)",))
+def _aten_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """ATen's embedding: weight first, padding_idx -1 for none (no max_norm)."""
+    _embedding_checks(indices, weight, sparse)
+    return _embedding(weight, indices, weight_sym_argsize_0=weight.shape[0],
+                      padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq,
+                      sparse=sparse)
+
+
+def _embedding_checks(input, weight, sparse):
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): glassgrad has no sparse tensors")
+    if input.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {input.type()} instead "
+                           f"(while checking arguments for embedding)")
+    if weight.dim() != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    a = input._data
+    if a.size and (a.min() < 0 or a.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+
+
 @public("functional")
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
@@ -843,17 +868,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
-    if sparse:
-        raise NotImplementedError("embedding(sparse=True): glassgrad has no sparse tensors")
-    if input.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
-                           f"following scalar types: Long, Int; but got {input.type()} instead "
-                           f"(while checking arguments for embedding)")
-    if weight.dim() != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    a = input._data
-    if a.size and (a.min() < 0 or a.max() >= weight.shape[0]):
-        raise IndexError("index out of range in self")
+    _embedding_checks(input, weight, sparse)
     if max_norm is not None:
         _renorm_rows(weight, input.contiguous(), max_norm, norm_type)
     return _embedding(weight, input, weight_sym_argsize_0=weight.shape[0],

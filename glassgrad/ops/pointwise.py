@@ -1760,6 +1760,25 @@ def fill_(self, value):
     return apply_inplace(_fill, self, (self,), {"value": value}, overlap=None)
 
 
+_fill_copy = defop("FillBackward0", lambda xp, self, value: xp.full_like(self, value),
+                   dtype="same", grads={"self": lambda grad: zeros_like(grad)})
+_fill_copy_tensor = defop("FillBackward1", lambda xp, self, value: xp.full_like(self, value),
+                          ("self", "value"), dtype="same",
+                          grads={"self": _ZERO, "value": lambda grad: grad.sum()})
+
+
+@public("function", signatures=("fill(Tensor input, Tensor value)",
+                                "fill(Tensor input, Scalar value)"))
+def fill(input, value):
+    """torch.fill: a new tensor like input holding value everywhere."""
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.dim()} dimensions.")
+        return _fill_copy_tensor(input, value)
+    return _fill_copy(input, value=value)
+
+
 @public("method", method_signatures=(
     "copy_(Tensor self, Tensor other, bool non_blocking=False)",
     "copy_(Tensor self, Tensor other, bool async=False)|deprecated"))

@@ -203,9 +203,9 @@ def _grid_rows(k):
 _GRID_SAMPLER = {2: _grid_rows(2), 3: _grid_rows(3)}
 
 
-def _check_grid(input, grid, mode):
-    """ATen's grid_sampler checks (check_grid_sampler_common, then the 2-d or 3-d one), in
-    their order."""
+def _check_grid(input, grid, mode, k=None):
+    """ATen's grid_sampler checks (check_grid_sampler_common, then the 2-d or 3-d one: ``k``,
+    the input's dims, where the caller names the kernel), in their order."""
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes "
@@ -218,7 +218,7 @@ def _check_grid(input, grid, mode):
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
                                f"dimensions, but input has sizes {list(input.shape)} with "
                                f"dimension {d} being empty")
-    k = 4 if input.dim() == 4 else 5
+    k = k or (4 if input.dim() == 4 else 5)
     if input.dim() != k or grid.dim() != k:
         raise RuntimeError(f"grid_sampler(): expected {k}D input and grid with same number of "
                            f"dimensions, but got input with sizes {list(input.shape)} and grid "
@@ -255,6 +255,26 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     return _GRID_SAMPLER[input.dim() - 2](
         input, grid, interpolation_mode=_MODES[mode], padding_mode=_PADDINGS[padding_mode],
         align_corners=builtins.bool(align_corners))
+
+
+def _grid_sampler(k):
+    def grid_sampler_nd(input, grid, interpolation_mode, padding_mode, align_corners):
+        if interpolation_mode not in (0, 1, 2) or padding_mode not in (0, 1, 2):
+            raise NotImplementedError(f"grid_sampler: interpolation mode "
+                                      f"{interpolation_mode} / padding mode {padding_mode}: "
+                                      "torch's codes are 0, 1 and 2")
+        _check_grid(input, grid, interpolation_mode, k)
+        return _GRID_SAMPLER[input.dim() - 2](
+            input, grid, interpolation_mode=interpolation_mode, padding_mode=padding_mode,
+            align_corners=align_corners)
+    return grid_sampler_nd
+
+
+for _name, _k in (("grid_sampler", None), ("grid_sampler_2d", 4), ("grid_sampler_3d", 5)):
+    public("function", name=_name, signatures=(
+        f"{_name}(Tensor input, Tensor grid, int64_t interpolation_mode, "
+        "int64_t padding_mode, bool align_corners)",))(_grid_sampler(_k))
+del _name, _k
 
 
 # -- affine_grid -----------------------------------------------------------------------------

@@ -1,13 +1,14 @@
 """Shape ops (views share data and the version counter), clone, casts and basic indexing."""
 import builtins
 import itertools
+import math
 import warnings
 
 from .. import _device, dtypes
-from .._formats import preserve_format
-from .._args import Parser as _Parser, bind as _bind
-from .._creation import zeros
-from .._storage import storage_of
+from .._formats import contiguous_format, preserve_format
+from .._args import Parser as _Parser, bind as _bind, type_name as _type_name
+from .._creation import uninitialized, zeros
+from .._storage import TypedStorage, UntypedStorage, storage_of
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
 from .._autograd.provenance import bumped
@@ -321,6 +322,130 @@ def as_strided_(input, size, stride, storage_offset=None):
     input._data = _storage_view(input._data, size, stride, offset)
     input._version_counter.version += 1
     return input
+
+
+# -- resize_, set_: a tensor given another layout or another storage in place ----------------
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for n in reversed(size):
+        strides.insert(0, step)
+        step *= builtins.max(n, 1)
+    return tuple(strides)
+
+
+def _relayout(input, storage, offset, size, stride):
+    """input made to view storage with the given layout (its version bumped, as torch's)."""
+    input._data = backend_of(storage.span).typed_view(storage.span, input._data.dtype, offset,
+                                                      size, stride)
+    input._version_counter.version += 1
+    bumped(input, "set_")
+    return input
+
+
+def _check_resizable(input, name):
+    if input.requires_grad:
+        if input.grad_fn is None or name == "resize_":
+            raise RuntimeError("cannot resize variables that require grad" if name == "resize_"
+                               else "a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+        raise NotImplementedError(f"{name} on a tensor that requires grad: glassgrad has no "
+                                  "node for it (torch's is NotImplemented)")
+
+
+@public("method", method_signatures=(
+    "resize_(Tensor self, SymIntArrayRef size, *, MemoryFormat? memory_format=None)",))
+def resize_(input, size, *, memory_format=None):
+    """The tensor given ``size`` in place: contiguous over its storage from its offset; a
+    storage too small grows (the new tensor alone sees the larger copy: a NumPy buffer cannot
+    grow in place under the other tensors on it; the new elements uninitialized)."""
+    _check_resizable(input, "resize_")
+    if memory_format not in (None, contiguous_format):
+        raise NotImplementedError(f"resize_ with memory_format={memory_format}: glassgrad lays "
+                                  "tensors out contiguously only")
+    size = tuple(builtins.int(n) for n in size)
+    if builtins.any(n < 0 for n in size):
+        raise RuntimeError("numel: integer multiplication overflow")
+    if size == tuple(input.shape):
+        return input
+    storage, offset = input.untyped_storage(), input.storage_offset()
+    item = input._data.itemsize
+    need = (offset + math.prod(size)) * item if math.prod(size) else 0
+    if need > storage.nbytes():
+        span = backend_of(storage.span).empty_bytes(need)
+        span[:storage.nbytes()] = storage.span
+        uninitialized(span[storage.nbytes() - storage.nbytes() % item:].view(input._data.dtype))
+        storage = UntypedStorage.from_bytes_array(span)
+    return _relayout(input, storage, offset, size, _contiguous_strides(size))
+
+
+@public("function", "method", signatures=(
+    "resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)",))
+def resize_as_(input, the_template, *, memory_format=None):
+    return resize_(input, the_template.shape, memory_format=memory_format)
+
+
+@public("method")
+def set_(input, *args, **kwargs):
+    """Tensor.set_ (its Storage overloads parsed here: the argument layer has no Storage)."""
+    names = ("source", "storage_offset", "size", "stride")
+    values = dict(zip(names, args), **kwargs)
+    source = values.get("source")
+    ok = (len(args) <= 4 and set(kwargs) <= set(names) and
+          (source is None or isinstance(source, (Tensor, UntypedStorage, TypedStorage))) and
+          ("storage_offset" in values) == ("size" in values))
+    if not ok:
+        got = ", ".join("torch.storage.UntypedStorage" if isinstance(a, UntypedStorage)
+                        else _type_name(a) for a in args)
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({got}), "
+                        "but expected one of:\n * ()\n * (torch.Storage source)\n * "
+                        "(torch.Storage source, int storage_offset, tuple of ints size, tuple of "
+                        "ints stride = None)\n * (Tensor source)\n * (Tensor source, int "
+                        "storage_offset, tuple of ints size, tuple of ints stride = None)\n")
+    return _set(input, **values)
+
+
+def _set(input, source=None, storage_offset=None, size=None, stride=None):
+    """Tensor.set_: the tensor made to view source (a tensor's storage and layout, or a
+    storage with the given offset, size and stride), or nothing."""
+    _check_resizable(input, "set_")
+    if isinstance(source, Tensor):
+        if source.dtype is not input.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_CPP_TYPES[source.dtype.name]} "
+                               f"to a tensor of type {_CPP_TYPES[input.dtype.name]}")
+        if source.requires_grad:
+            raise NotImplementedError("set_ from a tensor that requires grad: glassgrad has no "
+                                      "node for it (torch's is NotImplemented)")
+        if storage_offset is None:
+            return _relayout(input, source.untyped_storage(), source.storage_offset(),
+                             tuple(source.shape), source.stride())
+        source = source.untyped_storage()
+    if isinstance(source, TypedStorage):
+        if source.dtype is not input.dtype:
+            raise RuntimeError(f"Expected a Storage of type {_CPP_TYPES[input.dtype.name]} or an "
+                               f"UntypedStorage, but got type "
+                               f"{_SCALAR_NAMES[source.dtype.name]} for argument 1 'storage'")
+        source = source.untyped()
+    if source is None:
+        storage = UntypedStorage(0)
+        return _relayout(input, storage, 0, (0,), (1,))
+    item = input._data.itemsize
+    if storage_offset is None:
+        return _relayout(input, source, 0, (source.nbytes() // item,), (1,))
+    size = tuple(size)
+    stride = _contiguous_strides(size) if stride is None else tuple(stride)
+    need = 0 if 0 in size else (storage_offset + 1 + builtins.sum(
+        (n - 1) * st for n, st in zip(size, stride))) * item
+    if need > source.nbytes():
+        raise NotImplementedError("set_ past the end of the storage: torch grows the storage "
+                                  "in place, which glassgrad cannot")
+    return _relayout(input, source, storage_offset, size, stride)
+
+
+_CPP_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 
 
 def _unfold_forward(xp, self, dimension, size, step):
@@ -694,11 +819,20 @@ for _name, _d in (("float", dtypes.float32), ("double", dtypes.float64),
                   ("half", dtypes.float16), ("bfloat16", dtypes.bfloat16), ("long", dtypes.int64),
                   ("int", dtypes.int32),
                   ("short", dtypes.int16), ("char", dtypes.int8), ("byte", dtypes.uint8),
-                  ("bool", dtypes.bool)):
+                  ("bool", dtypes.bool), ("cfloat", dtypes.complex64),
+                  ("cdouble", dtypes.complex128)):
     public("method", name=_name, method_signatures=(
         f"{_name}(Tensor self, *, MemoryFormat? memory_format=None)",))(
         lambda self, memory_format=None, _d=_d: to_dtype(self, _d))
 del _name, _d
+
+
+@public("method", method_signatures=("chalf(Tensor self, *, MemoryFormat? memory_format=None)",))
+def chalf(self, memory_format=None):
+    """Tensor.chalf: torch.complex32, which glassgrad lacks (NumPy has no half-precision
+    complex): the NotImplementedError torch raises for an op ComplexHalf does not support."""
+    raise NotImplementedError("\"chalf\" not implemented for 'ComplexHalf': glassgrad has no "
+                              "complex32 (NumPy has no half-precision complex)")
 
 # Tensor's own methods, behind torch's signatures (so bad arguments get torch's errors)
 for _name, _signature in (("size", "size(Tensor self, int64_t? dim=None)"),

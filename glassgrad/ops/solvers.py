@@ -10,12 +10,12 @@ column-major layout; the backward formulas are torch's (FunctionsManual.cpp) wri
 glassgrad ops, so they differentiate again: holomorphic ones as real derivatives (conjugated by
 the registry for complex nodes), the others as torch's complex formulas (wirtinger=False).
 """
-import warnings
 
 from .. import dtypes
 from .._autograd.grad_mode import state
 from .._creation import eye, ones, zeros
 from .._tensor import Tensor, _wrap_dim
+from .._runtime import warn_once as _warn_once
 from ..backend import xp
 from ..backend.kernels.lapack import (_colmajor, _expm, _geqrf, _ldl, _ldl_solve, _lu_factor,
                                       _lu_info, _lu_solve, _pivots_to_perm, _trsm)
@@ -25,7 +25,7 @@ from .linalg import (_LinAlgError, _add_scaled, _batch_error, _check, _cholesky,
                      _solve_checks, eigvalsh, expand,
                      cholesky as _linalg_cholesky, diag_embed, inv, linalg_svd, matmul, mm,
                      outer, solve as linalg_solve, svdvals, tril, triu)
-from .registry import broadcast_shapes, defop
+from .registry import _check_fits, apply_inplace, broadcast_shapes, defop
 from .shape import cat, clone, reshape
 
 _LU_FACTOR = _return_type("linalg_lu_factor", ("LU", "pivots"))
@@ -143,16 +143,6 @@ _triangular_solve = defop(
            "A": lambda grads, self, A, solution, upper, transpose, unitriangular:
            _triangular_solve_backward(grads, self, A, solution, upper, transpose,
                                       unitriangular)[1]})
-
-_WARNED = set()
-
-
-def _warn_once(key, text):
-    """TORCH_WARN_ONCE: once per process."""
-    if key not in _WARNED:
-        _WARNED.add(key)
-        warnings.warn(text, UserWarning, stacklevel=3)
-
 
 @public("function", "method", signatures=(
     "triangular_solve(Tensor input, Tensor A, bool upper=True, bool transpose=False, "
@@ -1231,13 +1221,31 @@ _addr = defop(
     "addr(Tensor self, Scalar beta, Tensor vec1, Tensor vec2)|deprecated",
     "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)"))
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
-    for name, v in (("vec1", vec1), ("vec2", vec2)):
-        if v.dim() != 1:
-            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    _addr_checks(input, vec1, vec2)
     expand(input, (vec1.shape[0], vec2.shape[0]))
     dtype = dtypes.result_type(input, vec1, vec2)      # (torch's TensorIterator promotes)
     input, vec1, vec2 = (t if t.dtype is dtype else t.to(dtype) for t in (input, vec1, vec2))
     return _addr(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def _addr_checks(input, vec1, vec2):
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+
+
+@public("method", method_signatures=(
+    "addr_(Tensor self, Scalar beta, Scalar alpha, Tensor vec1, Tensor vec2)|deprecated",
+    "addr_(Tensor self, Scalar beta, Tensor vec1, Tensor vec2)|deprecated",
+    "addr_(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1)"))
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    _addr_checks(input, vec1, vec2)
+    if tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(input.shape)}, v1: {list(vec1.shape)}, "
+                           f"v2: {list(vec2.shape)}")
+    _check_fits(input, dtypes.result_type(input, vec1, vec2))
+    vec1, vec2 = (v if v.dtype is input.dtype else v.to(input.dtype) for v in (vec1, vec2))
+    return apply_inplace(_addr, input, (input, vec1, vec2), {"beta": beta, "alpha": alpha})
 
 
 def _addbmm_grad(grad, other, alpha, shape, first):
@@ -1270,6 +1278,25 @@ _addbmm = defop(
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.dim() >= 2 and batch2.dim() >= 3:      # torch sizes the result first
         expand(input, (batch1.shape[1], batch2.shape[2]))
+    return _addbmm(input, batch1, batch2, **_addbmm_attrs(input, batch1, batch2, beta, alpha))
+
+
+@public("method", method_signatures=(
+    "addbmm_(Tensor self, Scalar beta, Scalar alpha, Tensor batch1, Tensor batch2)|deprecated",
+    "addbmm_(Tensor self, Scalar beta, Tensor batch1, Tensor batch2)|deprecated",
+    "addbmm_(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)"))
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    if batch1.dim() >= 2 and batch2.dim() >= 3:
+        expand(input, (batch1.shape[1], batch2.shape[2]))
+    attrs = _addbmm_attrs(input, batch1, batch2, beta, alpha)
+    shape = (batch1.shape[1], batch2.shape[2])
+    if tuple(input.shape) != shape:     # (torch resizes self to the result: not done here)
+        raise NotImplementedError(f"addbmm_: glassgrad does not resize self "
+                                  f"{list(input.shape)} to the result's size {list(shape)}")
+    return apply_inplace(_addbmm, input, (input, batch1, batch2), attrs)
+
+
+def _addbmm_attrs(input, batch1, batch2, beta, alpha):
     for name, b in (("batch1", batch1), ("batch2", batch2)):
         if b.dim() != 3:
             raise RuntimeError(f"{name} must be a 3D tensor")
@@ -1285,9 +1312,8 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if batch1.dtype is not batch2.dtype:
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_name(batch1)} and "
                            f"{_name(batch2)}")
-    return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha,
-                   batch1_sym_argsize_0=batch1.shape[0], batch1_sym_argsize_1=batch1.shape[1],
-                   batch2_sym_argsize_2=batch2.shape[2])
+    return {"beta": beta, "alpha": alpha, "batch1_sym_argsize_0": batch1.shape[0],
+            "batch1_sym_argsize_1": batch1.shape[1], "batch2_sym_argsize_2": batch2.shape[2]}
 
 
 @public("function", name="ger", signatures=("ger(Tensor input, Tensor vec2, *, Tensor out=None)",))

@@ -1,5 +1,5 @@
 """torch.optim: optimizers, learning-rate schedules (lr_scheduler) and weight averaging
-(swa_utils), on the public glassgrad API."""
+(swa_utils), on the public glassgrad API; swap_in_optimizer_params_and_state (_stateless.py)."""
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
@@ -10,4 +10,5 @@ from .rprop import Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .sparse_adam import Muon, SparseAdam  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
+from ._stateless import swap_in_optimizer_params_and_state  # noqa: F401
 from . import lr_scheduler, swa_utils  # noqa: F401

@@ -1,2 +1,3 @@
-"""glassgrad.utils: checkpoint (activation recomputation), data (datasets and the DataLoader)."""
-from . import checkpoint, data  # noqa: F401
+"""glassgrad.utils: checkpoint (activation recomputation), data (datasets and the DataLoader),
+deterministic (fill_uninitialized_memory)."""
+from . import checkpoint, data, deterministic  # noqa: F401

@@ -1,13 +1,14 @@
 """BatchNorm1d, BatchNorm2d, BatchNorm3d: running statistics (momentum, or a cumulative average
-with momentum=None), track_running_stats, num_batches_tracked, eval mode."""
+with momentum=None), track_running_stats, num_batches_tracked, eval mode; SyncBatchNorm (no
+process group ever runs: the local batch's statistics, as torch's then)."""
 from ... import _creation, dtypes
 from .. import functional as F, init
 from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -103,6 +104,45 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     _dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """torch's SyncBatchNorm: batch norm whose statistics are synchronised across a process
+    group while one is running; glassgrad never has one (torch.distributed is not
+    initialized), so it normalises by the local batch as torch's does then."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats,
+                         device=device, dtype=dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with each BatchNorm*d (itself or inside) replaced by a SyncBatchNorm holding
+        its parameters and buffers."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 class _LazyNormBase(LazyModuleMixin, _NormBase):

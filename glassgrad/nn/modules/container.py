@@ -1,5 +1,6 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 import operator
+import warnings
 from collections import OrderedDict
 from collections import abc
 from itertools import chain, islice
@@ -8,7 +9,7 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_index(idx, size):
@@ -24,6 +25,20 @@ def _renumber(module):
 
 def _no_digits(keys):
     return [k for k in keys if not k.isdigit()]
+
+
+class Container(Module):
+    """torch's legacy container: the keyword arguments' modules, registered by name."""
+
+    def __new__(cls, *args, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented "
+                      "in `nn.Module`. Subclass that instead.", FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

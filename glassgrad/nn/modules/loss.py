@@ -2,14 +2,16 @@
 KLDivLoss, SmoothL1Loss, HuberLoss, the margin, embedding, likelihood and CTC losses; each calls
 its nn.functional function; LinearCrossEntropyLoss holds its Linear."""
 import math
+import warnings
 
 from ...ops.loss import _legacy
 from .. import functional as F
 from .linear import Linear
 from .module import Module
 
-__all__ = ["L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss",
-           "KLDivLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
+__all__ = ["L1Loss", "MSELoss", "NLLLoss", "NLLLoss2d", "CrossEntropyLoss", "BCELoss",
+           "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss",
+           "MultiLabelSoftMarginLoss",
            "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "PoissonNLLLoss", "GaussianNLLLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "TripletMarginWithDistanceLoss", "CTCLoss", "LinearCrossEntropyLoss"]
@@ -53,6 +55,20 @@ class NLLLoss(_WeightedLoss):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
+
+
+class NLLLoss2d(NLLLoss):
+    """The deprecated name of NLLLoss (torch keeps it as a subclass)."""
+
+    def __new__(cls, *args, **kwargs):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        return super().__new__(cls)
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 class CrossEntropyLoss(_WeightedLoss):
     __constants__ = ["ignore_index", "reduction", "label_smoothing"]

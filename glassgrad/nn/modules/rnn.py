@@ -4,12 +4,15 @@ The layers run as ATen's CPU path does: each layer and direction projects its wh
 once (linear_ih), then steps through time in Python (one step is a few batched ops on the
 hidden state: linear_hh, the gates), stacks the steps' outputs, concatenates the directions
 and applies dropout between layers. PackedSequence input steps over the packed rows, slicing
-the hidden state as sequences end. Autograd comes from the ops."""
+the hidden state as sequences end. Autograd comes from the ops. FUNCTIONS: torch's functional
+forms of the same (torch.lstm, gru, rnn_tanh, rnn_relu with a flat params list, padded or
+packed, and the *_cell functions)."""
 import math
 import numbers
 import warnings
 
 from ... import _creation, dtypes
+from ..._args import bind
 from ...autograd.function import Function
 from ...ops.nn import dropout as _dropout
 from ...ops.shape import cat, stack
@@ -99,6 +102,38 @@ def _packed_layer(step, data, batch_sizes, hidden, weights, reverse):
         outputs.append(hidden[0])
     done.append(hidden)
     return cat(outputs, 0), tuple(cat(parts, 0) for parts in zip(*done[::-1]))
+
+
+def _rnn_impl(mode, input, hx, weights, num_layers, dropout, train, bidirectional,
+              batch_first, batch_sizes, oned):
+    """ATen's _rnn_impl: the layers in turn, dropout between them (training only); weights:
+    each layer-direction's (w_ih, w_hh, b_ih, b_hh, w_hr); oned: LSTM layers named as
+    torch's oneDNN kernel's."""
+    step, directions = _STEPS[mode], 2 if bidirectional else 1
+    if batch_sizes is None and batch_first:
+        input = input.transpose(0, 1)
+    sizes = None if batch_sizes is None else batch_sizes.tolist()
+    initial = list(zip(*(h.unbind(0) for h in hx)))
+    finals = []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            index = layer * directions + direction
+            if sizes is None:
+                out, last = _full_layer(step, input, initial[index], weights[index], direction)
+            else:
+                out, last = _packed_layer(step, input, sizes, initial[index], weights[index],
+                                          direction)
+            if oned:
+                out, *last = _MkldnnRnnLayer.apply(out, *last)
+            outputs.append(out)
+            finals.append(tuple(last))
+        input = cat(outputs, -1) if directions == 2 else outputs[0]
+        if dropout != 0 and train and layer < num_layers - 1:
+            input = _dropout(input, dropout, True)
+    if batch_sizes is None and batch_first:     # ATen transposes GRU/RNN results in place
+        input = input.transpose(0, 1) if mode == "LSTM" else input.transpose_(0, 1)
+    return input, tuple(stack(parts, 0) for parts in zip(*finals))
 
 
 class _MkldnnRnnLayer(Function):
@@ -304,34 +339,10 @@ class RNNBase(Module):
                                           "weight_hr"))
 
     def _run(self, input, hx, batch_sizes):
-        """ATen's _rnn_impl: the layers in turn, dropout between them (training only)."""
-        step, directions = _STEPS[self.mode], 2 if self.bidirectional else 1
-        oned = self._uses_onednn(input, batch_sizes)
-        if batch_sizes is None and self.batch_first:
-            input = input.transpose(0, 1)
-        sizes = None if batch_sizes is None else batch_sizes.tolist()
-        initial = list(zip(*(h.unbind(0) for h in hx)))
-        finals = []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(directions):
-                index = layer * directions + direction
-                weights = self._layer_weights(index)
-                if sizes is None:
-                    out, last = _full_layer(step, input, initial[index], weights, direction)
-                else:
-                    out, last = _packed_layer(step, input, sizes, initial[index], weights,
-                                              direction)
-                if oned:
-                    out, *last = _MkldnnRnnLayer.apply(out, *last)
-                outputs.append(out)
-                finals.append(tuple(last))
-            input = cat(outputs, -1) if directions == 2 else outputs[0]
-            if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                input = _dropout(input, self.dropout, True)
-        if batch_sizes is None and self.batch_first:     # oneDNN's result is a view, ATen's
-            input = input.transpose(0, 1) if oned else input.transpose_(0, 1)    # not
-        return input, tuple(stack(parts, 0) for parts in zip(*finals))
+        weights = [self._layer_weights(i) for i in range(len(self._all_weights))]
+        return _rnn_impl(self.mode, input, hx, weights, self.num_layers, self.dropout,
+                         self.training, self.bidirectional, self.batch_first, batch_sizes,
+                         self._uses_onednn(input, batch_sizes))
 
     def _uses_onednn(self, input, batch_sizes):
         return False
@@ -538,3 +549,61 @@ class GRUCell(RNNCellBase):
 
     def forward(self, input, hx=None):
         return self._batched(input, hx, 1)[0]
+
+
+# -- torch's functional forms: torch.lstm, gru, rnn_tanh, rnn_relu and the *_cell functions ----
+def _cell(mode, states):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        hidden = tuple(hx) if states == 2 else (hx,)
+        if len(hidden) != states:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        _check_cell(input, hidden, w_hh.size(1), w_ih.size(1))
+        out = _STEPS[mode](F.linear(input, w_ih, b_ih), hidden, w_hh, b_hh)
+        return out if states == 2 else out[0]
+    return cell
+
+
+def _layers(mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+            batch_first, batch_sizes):
+    hidden = tuple(hx) if mode == "LSTM" else (hx,)
+    proj = mode == "LSTM" and hidden[0].size(2) != hidden[1].size(2)
+    oned = (mode == "LSTM" and not proj and batch_sizes is None and
+            input.dtype == dtypes.float32 and input.numel() > 0)
+    stride = 2 + 2 * has_biases + proj
+    if len(params) % stride:
+        raise RuntimeError(f"MatrixRef: ArrayRef size {len(params)} not divisible by stride "
+                           f"{stride}" if oned else "got an incorrect number of RNN parameters")
+    weights = []
+    for k in range(0, len(params), stride):
+        w = params[k:k + stride]
+        biases = (w[2], w[3]) if has_biases else (None, None)
+        weights.append((w[0], w[1], *biases, w[-1] if proj else None))
+    output, last = _rnn_impl(mode, input, hidden, weights, num_layers, dropout, train,
+                             bidirectional, batch_first, batch_sizes, oned)
+    return (output, *last)
+
+
+def _layer_function(mode, name, hx_type):
+    """torch.<name>: its two overloads, a padded batch (input, ..., batch_first) and a
+    PackedSequence's parts (data, batch_sizes, ...)."""
+    def run(input=None, hx=None, params=None, has_biases=None, num_layers=None, dropout=None,
+            train=None, bidirectional=None, batch_first=False, data=None, batch_sizes=None):
+        return _layers(mode, input if data is None else data, hx, params, has_biases,
+                       num_layers, dropout, train, bidirectional, batch_first, batch_sizes)
+    run.__name__ = run.__qualname__ = name
+    rest = ("TensorList params, bool has_biases, int64_t num_layers, double dropout, "
+            "bool train, bool bidirectional")
+    return bind(run, [f"{name}(Tensor data, Tensor batch_sizes, {hx_type} hx, {rest})",
+                      f"{name}(Tensor input, {hx_type} hx, {rest}, bool batch_first)"])
+
+
+_CELL_SIGNATURE = ("(Tensor input, {} hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+                   "Tensor? b_hh=None)")
+FUNCTIONS = {}      # torch.<name>: the functional forms (glassgrad/__init__.py names them)
+for _mode, _name, _hx in (("LSTM", "lstm", "TensorList"), ("GRU", "gru", "Tensor"),
+                          ("RNN_TANH", "rnn_tanh", "Tensor"), ("RNN_RELU", "rnn_relu", "Tensor")):
+    FUNCTIONS[_name] = _layer_function(_mode, _name, _hx)
+    _run_cell = _cell(_mode, 2 if _mode == "LSTM" else 1)
+    _run_cell.__name__ = _run_cell.__qualname__ = _name + "_cell"
+    FUNCTIONS[_name + "_cell"] = bind(_run_cell, [_name + "_cell" + _CELL_SIGNATURE.format(_hx)])
+del _mode, _name, _hx, _run_cell

@@ -1,13 +1,21 @@
 """torch.nn.parallel: DistributedDataParallel on glassgrad.distributed (MPI processes);
-DataParallel needs several devices in one process, which glassgrad does not have, so
-constructing one raises NotImplementedError."""
+DataParallel as torch's build without accelerators has it (no devices to replicate onto:
+the wrapped module runs as it is)."""
+from ..modules.module import Module
 from .distributed import DistributedDataParallel
 
 
-class DataParallel:
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch.nn.parallel.DataParallel: glassgrad has no "
-                                  "multi-device execution (use DistributedDataParallel)")
+class DataParallel(Module):
+    """torch.nn.DataParallel where no accelerator is available: device_ids is [] and the
+    wrapped module runs on its own (torch ignores device_ids and output_device then)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        self.module = module
+        self.device_ids = []
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
 
 
 def data_parallel(*args, **kwargs):
