@@ -244,21 +244,29 @@ def _inplace(op, **fixed):
     return lambda self: apply_inplace(op, self, (self,), dict(fixed))
 
 
-def _no_bool(forward, error, message):
+def _no_bool(name, error, message):
+    """The namespace's unary function ``name``, refusing bool inputs with ``message``."""
     def checked(xp, a):
         if a.dtype == xp.bool_:
             raise error(message)
-        return forward(xp, a)
+        return getattr(xp, name)(a)
     return checked
 
 
+def _relu_forward(xp, a):
+    """max(a, 0) keeping a on a tie (relu(-0.0) is -0.0, as torch's clamp_min)."""
+    if a.dtype == xp.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return vector.keep_self(xp.maximum, a, 0)
+
+
 _math("neg", _no_bool(
-    lambda xp, a: xp.negative(a), RuntimeError,
+    "negative", RuntimeError,
     "Negation, the `-` operator, on a bool tensor is not supported. "
     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
     lambda grad: -grad, dtype="promote", arrays=True, variants=_FMII + ("__neg__",),
     aliases=("negative",))
-_math("abs", _no_bool(lambda xp, a: xp.abs(a), NotImplementedError,
+_math("abs", _no_bool("abs", NotImplementedError,
                       '"abs_cpu" not implemented for \'Bool\''),
       lambda grad, self: grad * self.sgn(), dtype="same", variants=_FMII + ("__abs__",),
       aliases=("absolute",))
@@ -335,12 +343,12 @@ _threshold_backward = defop(
         "grad_output": lambda grad, self, threshold: _threshold_backward.call(
             grad, self, threshold=threshold),
         "self": lambda grad: zeros_like(grad)})
-_relu, relu_ = _unary(_math(
-    "ReluBackward0", _no_bool(lambda xp, a: _keep(xp.maximum, 0, a), RuntimeError,
-                              "Boolean inputs not supported for relu"),
+_relu_row = _math(
+    "ReluBackward0", _relu_forward,
     lambda grad, result: _threshold_backward.call(grad, result, threshold=0),
     dtype="promote", arrays=True, variants=(),
-    explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0"))
+    explain="d(relu(x))/dx = 1 where the output {result} > 0, else 0")
+_relu, relu_ = _unary(_relu_row)
 
 public("method", name="relu", method_signatures=("relu(Tensor self)",))(_relu)
 public("function", "method", "functional", name="relu_", signatures=("relu_(Tensor input)",))(
@@ -351,7 +359,7 @@ public("function", "method", "functional", name="relu_", signatures=("relu_(Tens
     "relu(Tensor input)",))
 def relu(input, inplace=False):
     """torch.relu, and F.relu's signature (inplace: relu_)."""
-    return relu_(input) if inplace else _relu(input)
+    return relu_(input) if inplace else _relu_row(input)
 
 
 # -- dtype rules and argument checks ----------------------------------------------------------

@@ -631,9 +631,13 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
 
 def _row_major_forward(forward):
     """A forward (a function or a namespace function's name) whose outputs are row-major."""
+    name = forward if isinstance(forward, str) else None
+
     def run(xp, *arrays, **attrs):
-        out = (getattr(xp, forward)(*arrays, **attrs) if isinstance(forward, str) else
+        out = (getattr(xp, name)(*arrays, **attrs) if name is not None else
                forward(xp, *arrays, **attrs))
+        if type(out) is ndarray and out.flags.c_contiguous and 1 not in out.shape:
+            return out      # (_row_major's common case, without the call)
         if isinstance(out, (tuple, list)):
             return type(out)(_row_major(o) for o in out)
         return _row_major(out)

@@ -83,7 +83,9 @@ def keep_self(fn, self, other):
     """fn(self, other) for fn NumPy's maximum or minimum, keeping self on a tie as torch's
     scalar op does (max(-0.0, 0.0) is -0.0): NumPy keeps its second operand on a tie, its
     first for float16 (tests/test_numerics.py checks both)."""
-    return fn(self, other) if np.result_type(self, other) == np.float16 else fn(other, self)
+    loop = (self.dtype if type(self) is np.ndarray and type(other) in (int, float) else
+            np.result_type(self, other))    # (a Python number beside an array: the array's)
+    return fn(self, other) if loop == np.float16 else fn(other, self)
 
 
 def extremum(fn, self, other, vector=False):
