@@ -34,8 +34,8 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, grad_accumulator, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import namespace_of as _namespace_of, bfloat16 as _bfloat16, data_ptr, \
-    kind as _kind, may_share_memory, ndarray, xp, xp_of as _xp_of
+from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
+    xp_of as _xp_of
 from .dispatch import DtypeCache, computing, narrowing
 from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
                     view_rebase_error)
