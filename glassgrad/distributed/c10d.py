@@ -610,27 +610,34 @@ all_gather_into_tensor = _deprecated(all_gather_single, "all_gather_into_tensor"
                                      "all_gather_single")
 
 
+def _rooted(pg, rank, group_rank, what, tensor, tensors, list_name, role, io):
+    """gather's and scatter's root (rank, or group_rank within the group; 0 by default) and
+    whether this rank is it, after torch's checks of the list, which only the root passes."""
+    root = _root(pg, 0 if rank is None and group_rank is None else
+                 rank if group_rank is None else pg.ranks[group_rank], what)
+    mine = pg.rank() == root
+    if mine:
+        if not tensors:
+            raise ValueError(f"Argument ``{list_name}`` must be specified on {role} rank.")
+        _check_list(tensors, list_name)
+        if len(tensors) != pg.size():
+            raise RuntimeError(f"{pg.name()}::{what}: Incorrect {io} list size {len(tensors)}. "
+                               f"{io.capitalize()} list size should be {pg.size()}, same as "
+                               "size of the process group.")
+        _same_dtype(tensors + [tensor])
+    elif tensors:
+        raise ValueError(f"Argument ``{list_name}`` must NOT be specified on non-{role} ranks.")
+    return root, mine
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """On rank dst, gather_list[r] <- rank r's tensor."""
     _check_tensor(tensor)
     pg = _group(group)
     if _outside(pg, "gather"):
         return None
-    root = _root(pg, 0 if dst is None and group_dst is None else
-                 dst if group_dst is None else pg.ranks[group_dst], "gather")
-    mine = pg.rank() == root
-    if mine:
-        if not gather_list:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        _check_list(gather_list, "gather_list")
-        if len(gather_list) != pg.size():
-            raise RuntimeError(f"{pg.name()}::gather: Incorrect output list size "
-                               f"{len(gather_list)}. Output list size should be {pg.size()}, "
-                               "same as size of the process group.")
-        _same_dtype(gather_list + [tensor])
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination "
-                         "ranks.")
+    root, mine = _rooted(pg, dst, group_dst, "gather", tensor, gather_list, "gather_list",
+                         "destination", "output")
     _debug_check(pg, "GATHER", [tensor])
     a = _array(tensor)
     out = xp.empty((pg.size(),) + a.shape, a.dtype) if mine else None
@@ -648,20 +655,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     pg = _group(group)
     if _outside(pg, "scatter"):
         return None
-    root = _root(pg, 0 if src is None and group_src is None else
-                 src if group_src is None else pg.ranks[group_src], "scatter")
-    mine = pg.rank() == root
-    if mine:
-        if not scatter_list:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        _check_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise RuntimeError(f"{pg.name()}::scatter: Incorrect input list size "
-                               f"{len(scatter_list)}. Input list size should be {pg.size()}, "
-                               "same as size of the process group.")
-        _same_dtype(scatter_list + [tensor])
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    root, mine = _rooted(pg, src, group_src, "scatter", tensor, scatter_list, "scatter_list",
+                         "source", "input")
     _debug_check(pg, "SCATTER", [tensor])
     a = _array(tensor)
     src_buf = xp.stack([_array(t).reshape(a.shape) for t in scatter_list]) if mine else None
