@@ -644,23 +644,28 @@ _index_copy = defop(
            "source": _source_grad})
 
 
-def _index_add_args(input, dim, index, source):
-    raw, dim = dim, _wrap_dim(dim, input.dim())
+def _check_index_source(name, input, dim, index, source):
+    """index_add_'s and index_reduce_'s checks of index and source along (wrapped) dim."""
     if index.dtype.name not in ("int64", "int32"):
-        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index but got: "
                            f"{_SCALAR_NAMES[index.dtype.name]}")
     if index.dim() > 1:
-        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+        raise IndexError(f"{name}(): Index is supposed to be a vector, but got dim: "
                          f"{index.dim()} with type: {_SCALAR_NAMES[index.dtype.name]} and size: "
                          f"{list(index.shape)}")
     n = source.shape[dim] if source.dim() else 1
     if index.numel() != n:
-        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal "
+        raise RuntimeError(f"{name}(): Number of indices ({index.numel()}) should be equal "
                            f"to source.size(dim): ({n}), for dim: {dim}")
     if source.dtype is not input.dtype:
-        raise RuntimeError(f"index_add_(): self ({_SCALAR_NAMES[input.dtype.name]}) and source "
+        raise RuntimeError(f"{name}(): self ({_SCALAR_NAMES[input.dtype.name]}) and source "
                            f"({_SCALAR_NAMES[source.dtype.name]}) must have the same scalar "
                            "type")
+
+
+def _index_add_args(input, dim, index, source):
+    raw, dim = dim, _wrap_dim(dim, input.dim())
+    _check_index_source("index_add_", input, dim, index, source)
     _check_bounds(index._data.reshape(-1), input.shape[dim] if input.dim() else 1, dim)
     return {"dim": raw, "source_dim": source.dim()}
 
@@ -1070,21 +1075,7 @@ def _index_reduce_args(input, dim, index, source, reduce, include_self):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     dim = _wrap_dim(dim, input.dim())
-    if index.dtype.name not in ("int64", "int32"):
-        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: "
-                           f"{_SCALAR_NAMES[index.dtype.name]}")
-    if index.dim() > 1:
-        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
-                         f"{index.dim()} with type: {_SCALAR_NAMES[index.dtype.name]} and size: "
-                         f"{list(index.shape)}")
-    n = source.shape[dim] if source.dim() else 1
-    if index.numel() != n:
-        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be "
-                           f"equal to source.size(dim): ({n}), for dim: {dim}")
-    if source.dtype is not input.dtype:
-        raise RuntimeError(f"index_reduce_(): self ({_SCALAR_NAMES[input.dtype.name]}) and "
-                           f"source ({_SCALAR_NAMES[source.dtype.name]}) must have the same "
-                           "scalar type")
+    _check_index_source("index_reduce_", input, dim, index, source)
     rest = [s for d, s in enumerate(input.shape) if d != dim]
     if input.dim() != source.dim() or rest != [s for d, s in enumerate(source.shape) if d != dim]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
