@@ -4,9 +4,9 @@ grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, linearize, functionaliz
 on plain functions of tensors (stack_module_state, replace_all_batch_norm_modules_ and
 debug_unwrap help with them). Each differentiating transform runs the function on fresh
 leaves (or, where an input already requires grad and grad mode is on, on aliases that keep
-its history), differentiates
-with reverse mode, and hands back results that carry history only when they depend on a tensor
-from outside the transform, as torch's levels give. That makes the transforms nest:
+its history), differentiates with reverse mode, and hands back results that carry history only
+when they depend on a tensor from outside the transform, as torch's levels give. That makes the
+transforms nest:
 ``jacfwd(jacrev(f))`` differentiates the graph the inner one built.
 
 Forward mode is the double-vjp trick: u -> u^T J is linear in u, so differentiating it with
