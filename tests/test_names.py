@@ -470,6 +470,35 @@ def test_view_copies(call):
     same(program)
 
 
+@pytest.mark.parametrize("call", [
+    lambda t, x: t.slice_copy(x, 0, 0, 2), lambda t, x: t.select_copy(x, 0, 1),
+    lambda t, x: t.t_copy(x), lambda t, x: t.view_copy(x, (12,)),
+    lambda t, x: t.transpose_copy(x, 0, 1), lambda t, x: t.diagonal_copy(x),
+    lambda t, x: t.expand_copy(x[:1], (3, 4)), lambda t, x: t.unbind_copy(x)[1],
+    lambda t, x: t.split_copy(x, 2)[1], lambda t, x: t.alias_copy(x),
+    lambda t, x: t.alias_copy(t.ones(2, requires_grad=True)),
+    lambda t, x: t.as_strided_copy(x, (2, 2), (1, 1)), lambda t, x: t.unfold_copy(x, 1, 2, 1),
+    lambda t, x: t.squeeze_copy(x), lambda t, x: t.permute_copy(x, (1, 0)),
+    lambda t, x: t.narrow_copy(x, 0, 1, 1), lambda t, x: t.unsqueeze_copy(x, 0),
+    lambda t, x: t.view_as_real_copy(t.view_as_complex(x[:, :2].contiguous())),
+])
+def test_view_copy_nodes(call):
+    """One node of torch's view-copy kind (SliceBackward0_copy, NarrowCopyBackward0), its
+    edges, gradients and double-backward graph."""
+    def program(lib):
+        x = lib.arange(12., requires_grad=True).reshape(3, 4)
+        y = call(lib, x)
+        fn = y.grad_fn
+        nodes = [fn.name(), type(fn).__name__, [n.name() if n else None
+                                                for n, _ in fn.next_functions]]
+        if y.grad_fn.next_functions[0][0] is x.grad_fn:
+            w = lib.arange(float(y.numel())).reshape(y.shape).to(y.dtype)
+            g, = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+            nodes += [g, g.grad_fn.name()]
+        return [y, y.is_contiguous(), y._version, nodes]
+    same(program)
+
+
 @pytest.mark.parametrize("case", [
     lambda t, x, s: t.as_strided_scatter(x, s, (2, 2), (1, 3), 1),
     lambda t, x, s: x.as_strided_scatter(s, (2, 2), (4, 1)),

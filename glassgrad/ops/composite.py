@@ -11,6 +11,9 @@ import math
 import warnings
 
 from .. import dtypes
+from .._autograd.grad_mode import no_grad, state
+from .._autograd.node import Node, gradient_edge
+from .._autograd.provenance import site
 from .._formats import contiguous_format
 from .._args import bind as _bind
 from .._creation import arange, empty, full_like, linspace, ones_like, tensor, zeros
@@ -1739,15 +1742,74 @@ _VIEWS = {"alias": lambda input: input, "slice": _slice,
           "view_as_real": view_as_real, "view_as_complex": view_as_complex}
 
 
+class _ViewCopyBackward(Node):
+    """torch's node of a view-copy function (SliceBackward0_copy): the view's own backward,
+    ``fn``, under the view node's name with ``_copy`` (one class per name, so reprs say it)."""
+    __slots__ = ("fn",)
+    _classes = {}
+
+    def __init__(self, fn, input_metadata):
+        super().__init__(fn.next_functions, input_metadata)
+        self.fn = fn
+
+    def apply(self, grads):
+        return self.fn.apply(grads)
+
+    def apply_arrays(self, grads):
+        return self.fn.apply_arrays(grads)
+
+    @classmethod
+    def of(cls, fn, input_metadata, name=None):
+        name = name or fn.name() + "_copy"
+        kind = cls._classes.get(name)
+        if kind is None:
+            kind = cls._classes[name] = type(name, (cls,), {"__slots__": ()})
+        node = kind(fn, input_metadata)
+        node._source = site(3)
+        return node
+
+
+class _AliasBackward0(Node):
+    """alias()'s node (glassgrad's alias is the tensor itself): the gradient as it comes."""
+    __slots__ = ()
+
+    def name(self):
+        return "AliasBackward0"
+
+    def apply(self, grads):
+        return list(grads)
+
+    apply_arrays = apply
+
+
+def _copies(input, out, name=None):
+    """The view outputs ``out`` (a tensor or a tuple) as new contiguous tensors; where the view
+    records a node, the copies hang on one node of torch's view-copy kind (``name``, else the
+    view node's name with _copy) instead of a clone each (while no vmap or forward-AD level
+    runs: then they are clones)."""
+    views = out if isinstance(out, tuple) else (out,)
+    fn = views[0].grad_fn
+    if views[0] is input and input.requires_grad and state.grad:     # alias
+        fn = _AliasBackward0((gradient_edge(input),), ((input._data.shape, input.dtype),))
+    if fn is None or state.handler is not None:
+        copies = [o.clone(memory_format=contiguous_format) for o in views]
+    else:
+        with no_grad():
+            copies = [o.clone(memory_format=contiguous_format) for o in views]
+        node = _ViewCopyBackward.of(fn, tuple((c._data.shape, c.dtype) for c in copies), name)
+        for c, o in zip(copies, views):
+            c._grad_fn, c._output_nr = node, o._output_nr
+    return tuple(copies) if isinstance(out, tuple) else copies[0]
+
+
 def _view_copy(name, params):
     """torch.<name>_copy: the view ``name`` as a new contiguous tensor (its own memory),
     parsed as torch's (the values go on to the view, positionally while they can)."""
     view = _VIEWS.get(name, lambda input, *args, **kwargs: getattr(input, name)(*args, **kwargs))
 
     def copy(input, *args, **kwargs):
-        out = view(input, *args, **kwargs)
-        return (tuple(o.clone(memory_format=contiguous_format) for o in out)
-                if isinstance(out, tuple) else out.clone(memory_format=contiguous_format))
+        return _copies(input, view(input, *args, **kwargs),
+                       "NarrowCopyBackward0" if name == "narrow" else None)
     many = name in ("unbind", "split", "split_with_sizes")
     out = "TensorList out=None" if many else "Tensor out=None"
     signatures = []
