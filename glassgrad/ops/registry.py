@@ -489,10 +489,8 @@ class OpDef:
                     v._view is not None and v._base.requires_grad)) else None
         if self._pair:
             a, b = values
-            a = type(a) in _TENSOR_TYPES and (a._requires_grad or a._grad_fn is not None or (
-                a._view is not None and a._base.requires_grad))
-            b = type(b) in _TENSOR_TYPES and (b._requires_grad or b._grad_fn is not None or (
-                b._view is not None and b._base.requires_grad))
+            a = type(a) in _TENSOR_TYPES and _requires_grad(a)
+            b = type(b) in _TENSOR_TYPES and _requires_grad(b)
             return (a, b) if a or b else None
         needs = [_requires_grad(v) for v in (
             values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
