@@ -478,18 +478,10 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
 def _unordered_bins_histogram(a, edges, weight, density):
     """torch's histogram kernel for bin edges that do not increase (NumPy refuses them): an
     element between the first and the last edge goes to std::upper_bound(edges, x) - 1 (the
-    last edge's bin for the last edge itself), the binary search's probes replayed for every
-    element at once; the others are not counted."""
+    last edge's bin for the last edge itself); the others are not counted."""
     x, n = a.ravel(), edges.size
     counted = (x >= edges[0]) & (x <= edges[-1])
-    first, length = xp.zeros(x.shape, xp.int64), xp.full(x.shape, n, xp.int64)
-    while length.any():
-        half = length // 2
-        mid = xp.minimum(first + half, n - 1)
-        right = (length > 0) & ~(x < edges[mid])
-        first = xp.where(right, first + half + 1, first)
-        length = xp.where(right, length - half - 1, xp.where(length > 0, half, 0))
-    pos = xp.minimum(first - 1, n - 2)
+    pos = xp.minimum(_upper_bound(x, edges) - 1, n - 2)
     w = None if weight is None else weight.ravel()[counted]
     hist = xp.bincount(pos[counted], weights=w, minlength=n - 1).astype(a.dtype)
     if density:
