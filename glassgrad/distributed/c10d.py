@@ -19,7 +19,7 @@ import time
 import traceback
 import warnings
 
-from .._creation import tensor as _tensor, zeros
+from .._creation import tensor as _tensor, zeros, zeros_like
 from .._tensor import Tensor
 from ..backend import xp
 from ..dtypes import SCALAR_NAMES, int64, uint8
@@ -412,6 +412,14 @@ def _run(pg, what, requests, async_op, finish=None, outputs=()):
     return None
 
 
+def _root_or_first(pg, rank, group_rank, what):
+    """The root of a collective given by global ``rank`` or ``group_rank`` (rank 0 when neither
+    is), as _root checks it."""
+    if rank is None and group_rank is None:
+        rank = 0
+    return _root(pg, rank if group_rank is None else pg.ranks[group_rank], what)
+
+
 def _root(pg, rank, what, role="root rank"):
     if pg is _state.world:
         if not 0 <= rank < pg.size():
@@ -613,8 +621,7 @@ all_gather_into_tensor = _deprecated(all_gather_single, "all_gather_into_tensor"
 def _rooted(pg, rank, group_rank, what, tensor, tensors, list_name, role, io):
     """gather's and scatter's root (rank, or group_rank within the group; 0 by default) and
     whether this rank is it, after torch's checks of the list, which only the root passes."""
-    root = _root(pg, 0 if rank is None and group_rank is None else
-                 rank if group_rank is None else pg.ranks[group_rank], what)
+    root = _root_or_first(pg, rank, group_rank, what)
     mine = pg.rank() == root
     if mine:
         if not tensors:
@@ -801,10 +808,16 @@ def _from_bytes(t, size):
     return pickle.loads(_array(t).reshape(-1)[:size].tobytes())
 
 
-def _sizes(pg, size, group):
+def _padded_bytes(pg, obj, group):
+    """``obj`` pickled into a uint8 tensor as long as the longest of the group's ranks', and
+    every rank's length."""
+    t, size = _to_bytes(obj)
     sizes = [zeros(1, dtype=int64) for _ in range(pg.size())]
     all_gather(sizes, size, group)
-    return [int(s.item()) for s in sizes]
+    sizes = [int(s.item()) for s in sizes]
+    padded = zeros(max(sizes), dtype=uint8)
+    padded[:t.numel()] = t
+    return padded, sizes
 
 
 def all_gather_object(object_list, obj, group=None):
@@ -812,12 +825,8 @@ def all_gather_object(object_list, obj, group=None):
     pg = _group(group)
     if _outside(pg, "all_gather_object"):
         return None
-    t, size = _to_bytes(obj)
-    sizes = _sizes(pg, size, group)
-    width = max(sizes)
-    padded = zeros(width, dtype=uint8)
-    padded[:t.numel()] = t
-    outs = [zeros(width, dtype=uint8) for _ in range(pg.size())]
+    padded, sizes = _padded_bytes(pg, obj, group)
+    outs = [zeros_like(padded) for _ in range(pg.size())]
     all_gather(outs, padded, group)
     for i, (o, n) in enumerate(zip(outs, sizes)):
         object_list[i] = _from_bytes(o, n)
@@ -828,16 +837,12 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = _group(group)
     if _outside(pg, "gather_object"):
         return None
-    dst = 0 if dst is None and group_dst is None else dst
-    root = _root(pg, dst if group_dst is None else pg.ranks[group_dst], "gather")
+    root = _root_or_first(pg, dst, group_dst, "gather")
     mine = pg.rank() == root
     if mine and object_gather_list is None:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    t, size = _to_bytes(obj)
-    sizes = _sizes(pg, size, group)
-    padded = zeros(max(sizes), dtype=uint8)
-    padded[:t.numel()] = t
-    outs = [zeros(max(sizes), dtype=uint8) for _ in range(pg.size())] if mine else None
+    padded, sizes = _padded_bytes(pg, obj, group)
+    outs = [zeros_like(padded) for _ in range(pg.size())] if mine else None
     gather(padded, outs, pg.ranks[root], group)
     if mine:
         for i, (o, n) in enumerate(zip(outs, sizes)):
@@ -849,8 +854,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     pg = _group(group)
     if _outside(pg, "broadcast_object_list"):
         return None
-    src = 0 if src is None and group_src is None else src
-    root = _root(pg, src if group_src is None else pg.ranks[group_src], "broadcast")
+    root = _root_or_first(pg, src, group_src, "broadcast")
     mine = pg.rank() == root
     pairs = [_to_bytes(o) for o in object_list] if mine else []
     sizes = zeros(len(object_list), dtype=int64)
@@ -873,10 +877,9 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     pg = _group(group)
     if _outside(pg, "scatter_object_list"):
         return None
-    src = 0 if src is None and group_src is None else src
-    root = _root(pg, src if group_src is None else pg.ranks[group_src], "scatter")
+    root = _root_or_first(pg, src, group_src, "scatter")
     objects = [scatter_object_input_list if pg.rank() == root else None]
-    broadcast_object_list(objects, src, group)
+    broadcast_object_list(objects, 0 if src is None and group_src is None else src, group)
     scatter_object_output_list[0] = objects[0][pg.rank()]
 
 
