@@ -6,13 +6,12 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import (broadcast_all, clamp_probs, lazy_property,
-                    logits_to_probs, one_of, probs_to_logits)
+from .utils import BinaryProbs, broadcast_all, clamp_probs, one_of
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbs, Distribution):
     """The logit of a RelaxedBernoulli sample (Concrete / Gumbel-softmax, binary)."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
@@ -28,26 +27,9 @@ class LogitRelaxedBernoulli(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        given = {k: () for k in ("probs", "logits") if k in self.__dict__}
-        new = self._expanded(LogitRelaxedBernoulli, batch_shape, _instance, **given)
+        new = self._expand_binary(LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        new._param = getattr(new, list(given)[-1])
         return new
-
-    def _new(self, *args, **kwargs):
-        return self._param.new(*args, **kwargs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
