@@ -135,7 +135,10 @@ def collectives():
         so = [None]
         dist.scatter_object_list(so, [f"for {i}" for i in range(n)] if rank == 0 else None,
                                  src=0)
-        return [objs, blist, gl, so]
+        sg = [None]
+        dist.scatter_object_list(sg, [f"from 1 for {i}" for i in range(n)] if rank == 1 else None,
+                                 group_src=1)
+        return [objs, blist, gl, so, sg]
     same(objects)
 
     def misuse(lib):

@@ -879,7 +879,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
         return None
     root = _root_or_first(pg, src, group_src, "scatter")
     objects = [scatter_object_input_list if pg.rank() == root else None]
-    broadcast_object_list(objects, 0 if src is None and group_src is None else src, group)
+    broadcast_object_list(objects, group=group, group_src=root)
     scatter_object_output_list[0] = objects[0][pg.rank()]
 
 
