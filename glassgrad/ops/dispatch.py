@@ -36,6 +36,12 @@ def narrowing(op, want, npd):
     return lambda v: _float32.type(narrow(v))
 
 
+def _trailing(a, b):
+    """Whether one shape is the other's last dimensions (a bias's shape): they broadcast, no
+    need to ask broadcast_shapes."""
+    return a[len(a) - len(b):] == b if len(a) >= len(b) else b[len(b) - len(a):] == a
+
+
 class DtypeCache:
     """One op's decisions, keyed by its operands' kinds (see the module docstring)."""
     __slots__ = ("op", "rule", "attr", "table", "broadcast")
@@ -95,8 +101,8 @@ class DtypeCache:
                 npd = hit[0]
                 if a.dtype is not npd:
                     a, b = a.astype(npd), b.astype(npd)
-                if a.shape != b.shape:     # pointwise operands broadcast
-                    self.broadcast(a.shape, b.shape)
+                if a.shape != b.shape and not _trailing(a.shape, b.shape):
+                    self.broadcast(a.shape, b.shape)    # (refuses what does not broadcast)
                 return [a, b], hit[1]
         key = _operand_key(values)
         if key is None:

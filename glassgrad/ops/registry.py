@@ -27,31 +27,26 @@ from collections import namedtuple
 from functools import partial
 
 from .. import dtypes
-from .._tensor import Tensor, VersionCounter
+from .._tensor import Tensor
 from .._autograd.grad_mode import state
-from .._autograd.provenance import bumped as _bumped, site_above as _site
+from .._autograd.provenance import bumped as _bumped
 from .._autograd import explain_hook
-from .._autograd.node import Node, grad_accumulator, move_retains_grad
+from .._autograd.node import Node, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
 from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
     xp_of as _xp_of
 from .dispatch import DtypeCache, computing, narrowing
-from .views import (DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_meta,
-                    view_rebase_error)
+from ._paths import (NO_EDGE as _NO_EDGE, NOT_SAVED as _NOT_SAVED, SAVE_ALL_INPUTS as
+                     _SAVE_ALL_INPUTS, SAVE_ARGS_SIZES as _SAVE_ARGS_SIZES, SAVE_ARGS_TYPES as
+                     _SAVE_ARGS_TYPES, SAVE_INPUT as _SAVE_INPUT, SAVE_NUMEL as _SAVE_NUMEL,
+                     SAVE_OUTPUT as _SAVE_OUTPUT, SAVE_SIZES as _SAVE_SIZES, path_functions,
+                     edge as _edge)
+from .views import DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_rebase_error
 
 _FREED = object()
 _FREED_ONE = (_FREED,)
-_META = {}      # (shape, NumPy dtype) -> a one-output node's input metadata, shared
-_NOT_SAVED = object()
-_PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
-_new = object.__new__
 _FROM_NP = dtypes._FROM_NP
-_TENSOR_TYPES = dtypes.TENSOR_TYPES
-_VersionCounter = VersionCounter
-# how a formula's parameter is saved (OpDef._save_kind)
-(_SAVE_OUTPUT, _SAVE_SIZES, _SAVE_NUMEL, _SAVE_INPUT, _SAVE_ALL_INPUTS, _SAVE_ARGS_SIZES,
- _SAVE_ARGS_TYPES) = range(7)
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
 
 
@@ -315,6 +310,12 @@ class OpDef:
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         self._pair = self.diff == (0, 1) and len(self.inputs) == 2 and not self.variadic
         self._plan_saves()
+        # generated from this entry (ops/_paths.py): record(values, attrs, outs) wraps the
+        # output arrays as tensors and records the node of a call (every op call comes
+        # there); needs(values) says which differentiable inputs require grad (None: none);
+        # attach(results, values, attrs, needs, saved_self=None, edges=None) makes the node
+        # and saves what its formulas use
+        self.record, self.needs, self.attach = path_functions(self)
         TABLE.append(self)
 
     def _plan_saves(self):
@@ -439,37 +440,6 @@ class OpDef:
         return self.kernel(values)(*values, **attrs)
 
     # -- graph -------------------------------------------------------------------------------
-    def record(self, values, attrs, outs):
-        """Wrap the output arrays as tensors (a view's share its source's storage and version
-        counter), recording a node when an input needs grad; returns them as a list. Every op
-        call comes here."""
-        src = values[0] if self.view else None
-        inference = state._inference
-        results = []
-        for out in outs:
-            r = _new(Tensor)
-            r._data = out
-            r._grad = r._base = r._hook_state = r._grad_fn = r._view = None
-            r._output_nr = 0
-            r._requires_grad = False
-            if src is None:
-                r._version_counter = vc = _new(_VersionCounter)
-                vc.version = 0
-                r._inference = inference
-            else:
-                r._version_counter = src._version_counter
-                r._base = src if src._base is None else src._base
-                r._inference = inference or src._inference
-                if out.dtype in _DIFFERENTIABLE:  # a differentiable view: kept for in-place rebase
-                    r._view = view_meta(src, src._version_counter.version, state.grad,
-                                        inference, self.multi)
-            results.append(r)
-        if state.grad and self.differentiable and outs and outs[0].dtype in _DIFFERENTIABLE:
-            needs = self.needs(values)
-            if needs is not None:
-                self.attach(results, values, attrs, needs)
-        return results
-
     def _edges_first(self, values):
         """The op failed: PyTorch collects its inputs' edges before its kernel runs, so a view
         whose grad_fn cannot be regenerated (made under no_grad, its base since modified)
@@ -478,23 +448,6 @@ class OpDef:
             needs = self.needs(values)
             if needs is not None:
                 self.edges(values, needs)
-
-    def needs(self, values):
-        """For each differentiable input: does it require grad? None when none does."""
-        i = self._single_diff
-        if i is not None:       # the common cases, without a list (_requires_grad, inline)
-            v = values[i]
-            return _ONE_NEEDED if isinstance(v, Tensor) and (
-                v._requires_grad or v._grad_fn is not None or (
-                    v._view is not None and v._base.requires_grad)) else None
-        if self._pair:
-            a, b = values
-            a = type(a) in _TENSOR_TYPES and _requires_grad(a)
-            b = type(b) in _TENSOR_TYPES and _requires_grad(b)
-            return (a, b) if a or b else None
-        needs = [_requires_grad(v) for v in (
-            values if self.variadic or self._diff_all else [values[i] for i in self.diff])]
-        return needs if True in needs else None
 
     def edges(self, values, needs):
         """The node's next_functions: each needed input's gradient edge."""
@@ -505,77 +458,6 @@ class OpDef:
                     _edge(values[1]) if needs[1] else _NO_EDGE)
         return tuple(_edge(values[i]) if need else (None, 0) for i, need in
                      zip(range(len(values)) if self.variadic else self.diff, needs))
-
-    def attach(self, results, values, attrs, needs, saved_self=None, edges=None):
-        """Make a node for ``results`` and save what the needed formulas use (an in-place op
-        passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
-        collected before it bumped the version)."""
-        ndiff = len(results) if self.outputs is None else self.diff_outputs
-        if edges is None:
-            edges = self.edges(values, needs)
-        if ndiff == 1:
-            d = results[0]._data
-            meta = _META.get((d.shape, d.dtype))
-            if meta is None:
-                meta = ((d.shape, _FROM_NP[d.dtype]),)
-                if len(_META) < 4096:
-                    _META[(d.shape, d.dtype)] = meta
-        else:
-            meta = tuple((r._data.shape, _FROM_NP[r._data.dtype]) for r in results[:ndiff])
-        cls = self.node_cls
-        # one tensor operand, the others Python numbers, plain attrs, and the output's shape
-        # and dtype those of the input's edge (the same shared metadata as the node that made
-        # it): the formulas' arithmetic on the gradient and same-typed saved arrays, with
-        # NumPy's weak Python scalars, gives a gradient that already fits, so _validate could
-        # never change or refuse it
-        if (self._exact_cls is not None and edges[0][0] is not None
-                and edges[0][0]._input_metadata is meta and saved_self is None
-                and (len(values) == 1 or len(values) == 2 and type(values[1]) in _PLAIN)):
-            cls = self._exact_cls
-            for n in self._formula_attrs:     # (the attrs no formula sees cannot matter)
-                if type(attrs.get(n)) not in _PLAIN:
-                    cls = self.node_cls
-        if self._wirtinger_cls is not None and (meta[0][1].is_complex or len(meta) > 1 and any(
-                d.is_complex for _, d in meta)):
-            cls = self._wirtinger_cls
-        node = cls(edges, meta)
-        node._source = _site()
-        if ndiff == 1:     # before saving: a pack hook sees grad_fn
-            r = results[0]
-            r._grad_fn = node
-            r._output_nr = 0
-        else:
-            for i, r in enumerate(results[:ndiff]):
-                r._grad_fn = node
-                r._output_nr = i
-        saved = []
-        for n, kind, i, users in self._save_plan:
-            # like PyTorch: metadata and outputs always, inputs only for formulas that run
-            if n in attrs:
-                saved.append(attrs[n])
-            elif kind is _SAVE_INPUT:
-                # _saves(users, edges), inline (every recorded call comes here)
-                if len(users) == 1 and len(edges) > 1 and edges[users[0]][0] is None:
-                    saved.append(_NOT_SAVED)
-                    continue
-                v = saved_self if saved_self is not None and n == "self" else values[i]
-                saved.append(SavedTensor(v, False) if isinstance(v, Tensor) else v)
-            elif kind is _SAVE_OUTPUT:
-                saved.append(SavedTensor(results[i], i < ndiff, i))
-            elif kind is _SAVE_SIZES:
-                saved.append(values[i]._data.shape)
-            elif kind is _SAVE_NUMEL:
-                saved.append(values[i]._data.size)
-            elif kind is _SAVE_ALL_INPUTS:
-                saved.append(tuple(SavedTensor(v, False) for v in values))
-            elif kind is _SAVE_ARGS_SIZES:
-                saved.append(tuple(v._data.shape for v in values))
-            elif kind is _SAVE_ARGS_TYPES:
-                saved.append(tuple(v.dtype for v in values))
-            else:       # an attr the call did not pass
-                saved.append(_NOT_SAVED)
-        node._saved = tuple(saved)
-        return node
 
 
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
@@ -867,32 +749,12 @@ def _rebase_view(self, node, old_fn, old_nr):
     self.grad_fn
 
 
-_ONE_NEEDED = (True,)
-# the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
-_DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
-_NO_EDGE = (None, 0)
-
-
 def _saves(users, edges):
     """Is an input that the formulas ``users`` use saved? PyTorch's guard
     (should_compute_output): an op with one differentiable input, or an input several formulas
     use, saves it always; otherwise only when its one formula's gradient edge is valid (not
     for an input that requires grad without an edge, a view made under no_grad)."""
     return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
-
-
-def _requires_grad(v):
-    """Tensor.requires_grad, read from the slots (a leaf that requires grad, history, or a
-    differentiable view of a tensor that requires grad); False for a non-tensor."""
-    return isinstance(v, Tensor) and (v._requires_grad or v._grad_fn is not None or (
-        v._view is not None and v._base.requires_grad))
-
-
-def _edge(v):
-    """The gradient edge of an input that requires grad: its grad_fn, or its leaf accumulator."""
-    fn = v._grad_fn if v._view is None else v.grad_fn
-    return ((fn, v._output_nr) if fn is not None else
-            (grad_accumulator(v), 0) if v._requires_grad else (None, 0))
 
 
 def _zeros(shape, dtype):

@@ -1,0 +1,221 @@
+"""Each row's record path, generated from its table entry.
+
+Recording a call (wrap the output arrays as tensors, find which inputs need grad, make the
+node, save what its formulas use) is the same steps for every row, but which steps apply is
+known when the row is defined: one output or several, a view or not, which inputs can have an
+edge, what each saved name is (an input kept only when its formula's edge is valid, an output,
+sizes, an attr), whether the row has an exact or a conjugating node class. Interpreting that
+entry on every call cost calls and a chain of tests per saved name; here each row's
+``record``, ``needs`` and ``attach`` are written out once as straight-line Python
+(``record_source``, ``needs_source``, ``attach_source`` show the text) and compiled. The
+templates below are the one record path; rows differ only in which of their lines they get.
+"""
+from .._autograd.grad_mode import state
+from .._autograd.node import grad_accumulator
+from .._autograd.provenance import site_above
+from .._autograd.saved import SavedTensor
+from .._tensor import Tensor, VersionCounter
+from .. import dtypes
+from .views import view_meta
+
+# how a formula's parameter is saved (OpDef._save_kind)
+(SAVE_OUTPUT, SAVE_SIZES, SAVE_NUMEL, SAVE_INPUT, SAVE_ALL_INPUTS, SAVE_ARGS_SIZES,
+ SAVE_ARGS_TYPES) = range(7)
+NOT_SAVED = object()
+NO_EDGE = (None, 0)
+PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
+META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, shared
+ONE_NEEDED = (True,)
+# the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
+DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
+_FROM_NP = dtypes._FROM_NP
+# Tensor.requires_grad of a tensor ``{v}``, read from its slots: a leaf that requires grad,
+# history, or a differentiable view of a tensor that requires grad
+_REQUIRES_GRAD = ("({v}._requires_grad or {v}._grad_fn is not None or "
+                  "({v}._view is not None and {v}._base.requires_grad))")
+
+
+def _define(name, source, scope, filename):
+    exec(compile(source, filename, "exec"), scope)
+    return scope[name]
+
+
+requires_grad = _define("requires_grad", (
+    'def requires_grad(v):\n'
+    '    """Tensor.requires_grad of ``v`` (False for a non-tensor)."""\n'
+    f'    return isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v="v")}\n'),
+    {"Tensor": Tensor}, "<requires_grad>")
+
+
+def _needs_lines(op):
+    """Lines that set ``needs``: for each differentiable input, whether it requires grad;
+    None when none does."""
+    if op._single_diff is not None:
+        v = f"(v := values[{op._single_diff}])"
+        return [f"    needs = ONE_NEEDED if isinstance({v}, Tensor) and "
+                f"{_REQUIRES_GRAD.format(v='v')} else None"]
+    if op._pair:
+        return [f"    a = type(a := values[0]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='a')}",
+                f"    b = type(b := values[1]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='b')}",
+                "    needs = (a, b) if a or b else None"]
+    chosen = ("values" if op.variadic or op._diff_all else
+              "[" + "".join(f"values[{i}], " for i in op.diff) + "]")
+    return [f"    needs = [requires_grad(v) for v in {chosen}]",
+            "    if True not in needs:", "        needs = None"]
+
+
+def needs_source(op):
+    """The text of ``op``'s needs(values): for each differentiable input, does it require
+    grad? None when none does."""
+    return "\n".join(["def needs(values):", *_needs_lines(op), "    return needs"]) + "\n"
+
+
+def _wrap_lines(op, out):
+    """Lines that wrap the output array ``out`` as a tensor ``r`` (a view's shares its
+    source's storage and version counter)."""
+    lines = ["    r = new(Tensor)",
+             f"    r._data = {out}",
+             "    r._grad = r._base = r._hook_state = r._grad_fn = r._view = None",
+             "    r._output_nr = 0",
+             "    r._requires_grad = False"]
+    if not op.view:
+        return lines + ["    r._version_counter = vc = new(VersionCounter)",
+                        "    vc.version = 0",
+                        "    r._inference = state._inference"]
+    return lines + [
+        "    r._version_counter = src._version_counter",
+        "    r._base = src if src._base is None else src._base",
+        "    r._inference = state._inference or src._inference",
+        f"    if {out}.dtype in DIFFERENTIABLE:     # a differentiable view: kept for in-place "
+        "rebase",
+        "        r._view = view_meta(src, src._version_counter.version, state.grad, "
+        f"state._inference, {op.multi})"]
+
+
+def record_source(op):
+    """The text of ``op``'s record(values, attrs, outs): wrap the output arrays as tensors,
+    recording a node when an input needs grad; returns them as a list. Every op call comes
+    here."""
+    lines = ["def record(values, attrs, outs):"]
+    if op.view:
+        lines.append("    src = values[0]")
+    if op.multi:
+        lines += ["    results = []", "    for out in outs:",
+                  *["    " + line for line in _wrap_lines(op, "out")],
+                  "        results.append(r)"]
+        first = "outs and outs[0]"
+    else:
+        lines += [*_wrap_lines(op, "outs[0]"), "    results = [r]"]
+        first = "r._data"
+    if op.differentiable:
+        lines += [f"    if state.grad and {first}.dtype in DIFFERENTIABLE:",
+                  *["    " + line for line in _needs_lines(op)],
+                  "        if needs is not None:",
+                  "            attach(results, values, attrs, needs)"]
+    lines.append("    return results")
+    return "\n".join(lines) + "\n"
+
+
+def edge(v):
+    """The gradient edge of an input that requires grad: its grad_fn, or its leaf accumulator."""
+    fn = v._grad_fn if v._view is None else v.grad_fn
+    return ((fn, v._output_nr) if fn is not None else
+            (grad_accumulator(v), 0) if v._requires_grad else NO_EDGE)
+
+
+def meta_of(d):
+    """The input metadata of a node with one output array ``d``, shared between nodes (the
+    engine's exact-node test compares it by identity)."""
+    meta = ((d.shape, _FROM_NP[d.dtype]),)
+    if len(META) < 4096:
+        META[(d.shape, d.dtype)] = meta
+    return meta
+
+
+def _saved_expr(op, n, kind, i, users):
+    """The expression that saves ``n`` (like PyTorch: metadata and outputs always, an input
+    only for formulas that run; an input one formula of several uses only when that formula's
+    edge is valid, PyTorch's should_compute_output)."""
+    if kind is None:        # an attr of the call (not passed: not saved)
+        return f"attrs.get({n!r}, NOT_SAVED)"
+    if kind == SAVE_INPUT:
+        v = f"values[{i}]"
+        if n == "self":     # an in-place op saves the copy of self's old value it passes
+            v = f"(values[{i}] if saved_self is None else saved_self)"
+        save = f"(SavedTensor(v, False) if isinstance(v := {v}, Tensor) else v)"
+        if len(users) == 1 and len(op.diff) > 1:
+            return f"NOT_SAVED if edges[{users[0]}][0] is None else {save}"
+        return save
+    if kind == SAVE_OUTPUT:
+        return f"SavedTensor(results[{i}], {i < op.diff_outputs}, {i})"
+    return {SAVE_SIZES: f"values[{i}]._data.shape", SAVE_NUMEL: f"values[{i}]._data.size",
+            SAVE_ALL_INPUTS: "tuple([SavedTensor(v, False) for v in values])",
+            SAVE_ARGS_SIZES: "tuple([v._data.shape for v in values])",
+            SAVE_ARGS_TYPES: "tuple([v.dtype for v in values])"}[kind]
+
+
+def attach_source(op):
+    """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
+    edges=None): make a node for ``results`` and save what the needed formulas use (an in-place
+    op passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
+    collected before it bumped the version)."""
+    one = op.outputs is not None and op.diff_outputs == 1
+    lines = ["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
+             "    if edges is None:"]
+    if op._single_diff is not None:
+        lines.append(f"        edges = (edge(values[{op._single_diff}]),)")
+    elif op._pair:
+        lines.append("        edges = (edge(values[0]) if needs[0] else NO_EDGE, "
+                     "edge(values[1]) if needs[1] else NO_EDGE)")
+    else:
+        lines.append("        edges = op.edges(values, needs)")
+    if one:
+        lines += ["    r = results[0]",
+                  "    d = r._data",
+                  "    meta = META.get((d.shape, d.dtype)) or meta_of(d)"]
+    else:
+        ndiff = "len(results)" if op.outputs is None else str(op.diff_outputs)
+        lines.append(f"    meta = tuple([(r._data.shape, FROM_NP[r._data.dtype]) "
+                     f"for r in results[:{ndiff}]])")
+    lines.append("    cls = node_cls")
+    if op._exact_cls is not None:
+        # one tensor operand, the others Python numbers, plain attrs, and the output's shape
+        # and dtype those of the input's edge (the same shared metadata as the node that made
+        # it): the formulas' arithmetic on the gradient and same-typed saved arrays, with
+        # NumPy's weak Python scalars, gives a gradient that already fits, so the engine's
+        # _validate could never change or refuse it (the attrs no formula sees cannot matter)
+        plain = "".join(f" and type(attrs.get({n!r})) in PLAIN" for n in op._formula_attrs)
+        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta and "
+                  "saved_self is None",
+                  "            and (len(values) == 1 or len(values) == 2 and "
+                  f"type(values[1]) in PLAIN){plain}):",
+                  "        cls = exact_cls"]
+    if op._wirtinger_cls is not None:
+        test = ("meta[0][1].is_complex" if one else
+                "any([dtype.is_complex for _, dtype in meta])")
+        lines += [f"    if {test}:", "        cls = wirtinger_cls"]
+    lines += ["    node = cls(edges, meta)", "    node._source = site_above()"]
+    if one:     # before saving: a pack hook sees grad_fn
+        lines += ["    r._grad_fn = node", "    r._output_nr = 0"]
+    else:
+        lines += [f"    for i, r in enumerate(results[:{ndiff}]):",
+                  "        r._grad_fn = node", "        r._output_nr = i"]
+    saves = [_saved_expr(op, *entry) for entry in op._save_plan]
+    lines += ["    node._saved = (", *[f"        {s}," for s in saves], "    )"]
+    lines.append("    return node")
+    return "\n".join(lines) + "\n"
+
+
+def path_functions(op):
+    """``op``'s (record, needs, attach), compiled from their sources."""
+    scope = {"op": op, "node_cls": op.node_cls, "exact_cls": op._exact_cls,
+             "wirtinger_cls": op._wirtinger_cls, "edge": edge, "NO_EDGE": NO_EDGE,
+             "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
+             "NOT_SAVED": NOT_SAVED, "SavedTensor": SavedTensor, "Tensor": Tensor,
+             "site_above": site_above, "state": state, "new": object.__new__,
+             "VersionCounter": VersionCounter, "view_meta": view_meta,
+             "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
+             "TENSOR_TYPES": dtypes.TENSOR_TYPES, "requires_grad": requires_grad}
+    scope["attach"] = _define("attach", attach_source(op), scope, f"<attach of {op.name}>")
+    return (_define("record", record_source(op), scope, f"<record of {op.name}>"),
+            _define("needs", needs_source(op), scope, f"<needs of {op.name}>"), scope["attach"])
