@@ -194,7 +194,9 @@ def attach_source(op):
         test = ("meta[0][1].is_complex" if one else
                 "any([dtype.is_complex for _, dtype in meta])")
         lines += [f"    if {test}:", "        cls = wirtinger_cls"]
-    lines += ["    node = cls(edges, meta)", "    node._source = site_above()"]
+    # where user code made the node: attach's caller (record, apply_inplace, an in-place view
+    # op) is called by glassgrad's own code, so the walk starts above that frame
+    lines += ["    node = cls(edges, meta)", "    node._source = site_above(3)"]
     if one:     # before saving: a pack hook sees grad_fn
         lines += ["    r._grad_fn = node", "    r._output_nr = 0"]
     else:

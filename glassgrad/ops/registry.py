@@ -791,6 +791,8 @@ def broadcast_shapes(*shapes):
     """The broadcast shape, with PyTorch's error when shapes do not match (infer_size: shapes
     folded pairwise, each pair checked from the last dimension back)."""
     out = tuple(shapes[0]) if shapes else ()
+    if shapes.count(out) == len(shapes):      # (shapes are tuples: one of them repeated)
+        return out
     for s in shapes[1:]:
         ndim = max(len(out), len(s))
         a_full = (1,) * (ndim - len(out)) + tuple(out)

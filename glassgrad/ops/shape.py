@@ -539,6 +539,10 @@ def _parse_size(size):
 
 
 def _infer_size(size, numel):
+    if not size or min(size) >= 0:      # no size to infer: only the count to check
+        if math.prod(size) != numel:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        return size
     for i, s in enumerate(size):
         if s < -1:
             raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(size)}")
@@ -734,6 +738,8 @@ def expanded_size(input, sizes):
     """The size ``input`` expands to (-1 keeps a dim), or torch's expand error: the check
     alone, for ops that broadcast an operand without a view (addmm's bias)."""
     shape = input.shape
+    if sizes == shape:      # (a shape has no -1 and no negative size)
+        return tuple(sizes)
     if len(sizes) < len(shape):
         raise RuntimeError(f"expand(torch.{input.dtype.tensor_type}{{{list(shape)}}}, "
                            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) "
