@@ -72,6 +72,13 @@ class _HookState:
         self.source = None      # where the leaf started to require grad (provenance.py)
         self.retains_grad = False
 
+    def leaf_hooked(self):
+        """A hook was added to the leaf: its AccumulateGrad (if made) takes the engine's hook
+        path (Node._plain)."""
+        node = self.accumulator and self.accumulator()
+        if node is not None:
+            node._plain = False
+
 
 _NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -389,6 +396,7 @@ class Tensor:
             hs = self._hooks()
             if hs.backward_hooks is None:
                 hs.backward_hooks = {}
+            hs.leaf_hooked()
             return add_hook(hs.backward_hooks, hook)
         return self.grad_fn._register_tensor_hook(self._output_nr, hook)
 
@@ -399,6 +407,7 @@ class Tensor:
         hs = self._hooks()
         if hs.post_accumulate_grad_hooks is None:
             hs.post_accumulate_grad_hooks = {}
+        hs.leaf_hooked()
         return add_hook(hs.post_accumulate_grad_hooks, hook)
 
     def retain_grad(self, *args, **kwargs):
@@ -412,6 +421,7 @@ class Tensor:
         node = self.grad_fn
         if node._retain_grad_hooks is None:
             node._retain_grad_hooks = {}
+            node._plain = False
         node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
 
     def detach(self, *args, **kwargs):
@@ -504,7 +514,7 @@ class Tensor:
         if state.vmap is not None:
             state.vmap.refuse("bool", self)
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data)
 
     def _scalar(self):

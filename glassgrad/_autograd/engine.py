@@ -276,7 +276,7 @@ class GraphTask:
         for node in buffers:
             if not deps.get(node):
                 self.push(node)
-        self.node = None    # the node running (the one that failed, when one fails)
+        self.node = None    # the node that failed, when one fails (run sets it)
         self.callbacks = []     # queue_callback's, run in order after the last node
 
     def run_callbacks(self):
@@ -293,49 +293,51 @@ class GraphTask:
 
     def run(self):
         """Pop a ready node, evaluate it, hand its gradients on. A chain link's next node, or
-        the only node made ready, runs without a queue round trip."""
+        the only node made ready, runs without a queue round trip. The node that fails is
+        kept in ``self.node``."""
         heap, buffers, deps, heappop = self.heap, self.buffers, self.deps, heapq.heappop
         plain = not self.slow and self.captures is None and self.needed is None
+        arrays, release = self.arrays, not self.keep_graph
         node = grads = None
-        while True:
-            if node is None:
-                if not heap:
-                    return
-                node = heappop(heap)[2]
-                grads = buffers.pop(node)
-            self.node = node
-            if plain and node._pre_hooks is None and node._hooks is None and \
-                    node._tensor_pre_hooks is None and node._retain_grad_hooks is None and \
-                    not (type(node) is AccumulateGrad and node.variable._hook_state is not None
-                         and node.hooked()):
-                out = node.apply_arrays(grads) if self.arrays else node.apply(grads)
-                if not node._exact:
-                    out = _validate(node, out)
-            else:
-                out = self.evaluate(node, grads)
-            grads = None    # only the node held them: an AccumulateGrad may have taken one
-            if not self.keep_graph:
-                node.release()
-            if out is None:     # a node no target needs
-                node = None
-                continue
-            edges = node.next_functions
-            # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the next
-            # node runs now, without a buffer
-            if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
-                nxt, nr = edges[0]
-                if (nxt is not None and out[0] is not None and deps[nxt] == 1
-                        and nxt not in buffers):
-                    deps[nxt] = 0
-                    grads = [None] * len(nxt._input_metadata)
-                    grads[nr] = out[0]
-                    node = nxt
-                    out = None      # only grads holds the gradient: an AccumulateGrad may take it
+        try:
+            while True:
+                if node is None:
+                    if not heap:
+                        return
+                    node = heappop(heap)[2]
+                    grads = buffers.pop(node)
+                if plain and node._plain:
+                    out = node.apply_arrays(grads) if arrays else node.apply(grads)
+                    if not node._exact:
+                        out = _validate(node, out)
+                else:
+                    out = self.evaluate(node, grads)
+                grads = None    # only the node held them: an AccumulateGrad may have taken one
+                if release:
+                    node.release()
+                if out is None:     # a node no target needs
+                    node = None
                     continue
-            node = self.route(edges, out)
-            out = None
-            if node is not None:
-                grads = buffers.pop(node)
+                edges = node.next_functions
+                # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the
+                # next node runs now, without a buffer
+                if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
+                    nxt, nr = edges[0]
+                    if (nxt is not None and out[0] is not None and deps[nxt] == 1
+                            and nxt not in buffers):
+                        deps[nxt] = 0
+                        grads = [None] * len(nxt._input_metadata)
+                        grads[nr] = out[0]
+                        node = nxt
+                        out = None  # only grads holds the gradient: an AccumulateGrad may take it
+                        continue
+                node = self.route(edges, out)
+                out = None
+                if node is not None:
+                    grads = buffers.pop(node)
+        except BaseException:
+            self.node = node
+            raise
 
     def evaluate(self, node, grads):
         """Run ``node`` on ``grads`` with its hooks and the captures of autograd.grad (run()

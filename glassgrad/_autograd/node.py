@@ -36,8 +36,12 @@ def short_name(node):
 class Node:
     """A backward function. Subclasses are named like PyTorch's (MulBackward0, AccumulateGrad)."""
     # _source: where user code made the node (provenance.py); set by whoever makes the node
+    # _plain: no hooks of its own (the four hook slots None) and, for a leaf's AccumulateGrad,
+    # none on the leaf: the engine applies it without its hook path. Whoever adds a hook clears
+    # it (it stays clear when hooks are removed: the hook path then finds none)
     __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
-                 "_retain_grad_hooks", "_input_metadata", "_metadata", "_source", "__weakref__")
+                 "_retain_grad_hooks", "_plain", "_input_metadata", "_metadata", "_source",
+                 "__weakref__")
     _exact = False      # True: the gradients it returns need no _validate (OpDef.attach)
 
     def __init__(self, next_functions=(), input_metadata=()):
@@ -46,6 +50,7 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retain_grad_hooks = self._metadata = None
+        self._plain = True
         if state.anomaly:       # the forward traceback (anomaly_mode)
             _record_anomaly(self)
 
@@ -66,17 +71,20 @@ class Node:
         """fn(grad_inputs, grad_outputs) runs after the node; it may return new grad_inputs."""
         if self._hooks is None:
             self._hooks = {}
+            self._plain = False
         return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) runs before the node; it may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._plain = False
         return add_hook(self._pre_hooks, fn)
 
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = {}
+            self._plain = False
         return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
 
     def _tensor_hooks(self):
@@ -122,6 +130,7 @@ class AccumulateGrad(Node):
         super().__init__((), ((variable.shape, variable.dtype),))
         self.variable = variable
         self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
+        self._plain = not self.hooked()
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -217,6 +226,7 @@ def move_retains_grad(t, old_fn, old_nr):
         new = t._grad_fn
         if new._retain_grad_hooks is None:
             new._retain_grad_hooks = {}
+            new._plain = False
         new._retain_grad_hooks[t._output_nr] = hooks.pop(old_nr)
 
 

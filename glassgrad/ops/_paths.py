@@ -35,8 +35,8 @@ _REQUIRES_GRAD = ("({v}._requires_grad or {v}._grad_fn is not None or "
                   "({v}._view is not None and {v}._base.requires_grad))")
 
 
-def _define(name, source, scope, filename):
-    exec(compile(source, filename, "exec"), scope)
+def _define(name, source, scope):
+    exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
     return scope[name]
 
 
@@ -44,7 +44,7 @@ requires_grad = _define("requires_grad", (
     'def requires_grad(v):\n'
     '    """Tensor.requires_grad of ``v`` (False for a non-tensor)."""\n'
     f'    return isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v="v")}\n'),
-    {"Tensor": Tensor}, "<requires_grad>")
+    {"Tensor": Tensor})
 
 
 def _needs_lines(op):
@@ -218,6 +218,6 @@ def path_functions(op):
              "VersionCounter": VersionCounter, "view_meta": view_meta,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "requires_grad": requires_grad}
-    scope["attach"] = _define("attach", attach_source(op), scope, f"<attach of {op.name}>")
-    return (_define("record", record_source(op), scope, f"<record of {op.name}>"),
-            _define("needs", needs_source(op), scope, f"<needs of {op.name}>"), scope["attach"])
+    scope["attach"] = _define("attach", attach_source(op), scope)
+    return (_define("record", record_source(op), scope), _define("needs", needs_source(op), scope),
+            scope["attach"])
