@@ -93,26 +93,29 @@ def _wrap_lines(op, out):
 
 
 def record_source(op):
-    """The text of ``op``'s record(values, attrs, outs): wrap the output arrays as tensors,
-    recording a node when an input needs grad; returns them as a list. Every op call comes
-    here."""
-    lines = ["def record(values, attrs, outs):"]
-    if op.view:
-        lines.append("    src = values[0]")
+    """The text of ``op``'s record: wrap the output array(s) as tensors, recording a node when
+    an input needs grad. One output: record(values, attrs, out) returns its tensor; several:
+    record(values, attrs, outs) returns a list. Every op call comes here."""
     if op.multi:
+        lines = ["def record(values, attrs, outs):"]
+        if op.view:
+            lines.append("    src = values[0]")
         lines += ["    results = []", "    for out in outs:",
                   *["    " + line for line in _wrap_lines(op, "out")],
                   "        results.append(r)"]
-        first = "outs and outs[0]"
+        first, results, value = "outs and outs[0]", "results", "results"
     else:
-        lines += [*_wrap_lines(op, "outs[0]"), "    results = [r]"]
-        first = "r._data"
+        lines = ["def record(values, attrs, out):"]
+        if op.view:
+            lines.append("    src = values[0]")
+        lines += _wrap_lines(op, "out")
+        first, results, value = "out", "[r]", "r"
     if op.differentiable:
         lines += [f"    if state.grad and {first}.dtype in DIFFERENTIABLE:",
                   *["    " + line for line in _needs_lines(op)],
                   "        if needs is not None:",
-                  "            attach(results, values, attrs, needs)"]
-    lines.append("    return results")
+                  f"            attach({results}, values, attrs, needs)"]
+    lines.append(f"    return {value}")
     return "\n".join(lines) + "\n"
 
 

@@ -310,8 +310,8 @@ class OpDef:
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         self._pair = self.diff == (0, 1) and len(self.inputs) == 2 and not self.variadic
         self._plan_saves()
-        # generated from this entry (ops/_paths.py): record(values, attrs, outs) wraps the
-        # output arrays as tensors and records the node of a call (every op call comes
+        # generated from this entry (ops/_paths.py): record(values, attrs, out or outs) wraps
+        # the output array(s) as tensors and records the node of a call (every op call comes
         # there); needs(values) says which differentiable inputs require grad (None: none);
         # attach(results, values, attrs, needs, saved_self=None, edges=None) makes the node
         # and saves what its formulas use
@@ -417,7 +417,7 @@ class OpDef:
         if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
                                         out.dtype != want.np):
             out = xp.asarray(out, dtype=None if want is None else want.np)
-        return self.record(values, attrs, (out,))[0]
+        return self.record(values, attrs, out)
 
     def kernel(self, arrays):
         """The forward bound to the namespace of ``arrays`` (see _xp_of), kept in
