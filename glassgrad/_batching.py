@@ -509,14 +509,11 @@ class Level:
                  for o, g in zip(outputs, grads) if g is not None]
         prev, state.handler = state.handler, self if extra else levels[0].inner
         # gradients batched at inner levels run the formulas on tensors (through the rules),
-        # which the engine does with the graph recorded: recorded, and detached unless asked
-        graph = create_graph or bool(extra)
+        # recording only with create_graph (OpNode.apply)
         try:
             result = grad([o for o, _ in pairs], [physical(x) for x in inputs],
-                          [g for _, g in pairs], create_graph=graph, allow_unused=True,
+                          [g for _, g in pairs], create_graph=create_graph, allow_unused=True,
                           retain_graph=create_graph if retain_graph is None else retain_graph)
-            if graph and not create_graph:
-                result = [None if g is None else g.detach() for g in result]
             return [None if g is None else self._join(g, levels, n) for g in result]
         finally:
             state.handler = prev

@@ -407,14 +407,13 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
         outer = level.outer and level.reaches_outside(flat_out)     # (see grad_and_value)
 
-        def vjp_rows(*cot, graph=True):
-            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=graph)
+        def vjp_rows(*cot):
+            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=outer)
         chunks = []
-        with enable_grad():     # (batched cotangents run the formulas on tensors, recording:
-            for basis in _standard_basis(flat_out, chunk_size):    # unwrap detaches them)
+        with enable_grad():
+            for basis in _standard_basis(flat_out, chunk_size):
                 chunks.append(list(vmap(vjp_rows)(*basis)) if chunk_size != 1 else
-                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis],
-                                                                  graph=outer)])
+                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis])])
         numels = [o.numel() for o in flat_out]
         per_output = [[] for _ in flat_out]
         for k, x in enumerate(flat_in):
@@ -449,9 +448,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                                   tree_flatten(primals)[1])
         lin, _, out_spec, aux = _jvp_setup(inner, primals, tangents, has_aux)
         level, flat_in, flat_out = lin.level, lin.flat_in, lin.flat_out
+        outer = level.outer and level.reaches_outside(flat_out)     # (see grad_and_value)
 
         def jvp_rows(*basis):
-            return tuple(lin.jvp(list(basis), create_graph=level.outer))
+            return tuple(lin.jvp(list(basis), create_graph=outer))
         numels = [x.numel() for x in flat_in]
         with enable_grad():
             basis = next(_standard_basis(flat_in, None), None)

@@ -687,3 +687,28 @@ def test_vmap_writes_through_views_like_torch():
         z = lib.stack([y, y * 2], 0)
         return [F.vmap(f, in_dims=1)(z), F.vmap(f)(z.transpose(1, 2))]
     same(program)
+
+
+def test_jacobians_record_only_what_reaches_outside_like_torch():
+    """jacrev, jacfwd, hessian and vmap of jacrev whose Jacobian reaches a closure tensor that
+    requires grad keep its history (autograd.grad reaches through it), under grad mode and
+    no_grad; ones that reach nothing outside have none (torch's values and requires_grad)."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(9)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        w = W.clone().requires_grad_()
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+
+        def transforms(M):
+            return [F.jacrev(lambda v: (M @ v).tanh())(X[0]),
+                    F.jacfwd(lambda v: (M @ v).sin())(X[0]),
+                    F.hessian(lambda v: (M @ v).tanh().sum())(X[0]),
+                    F.vmap(F.jacrev(lambda v: (M @ v).exp()))(X),
+                    F.jacrev(lambda v: (M @ v).tanh(), chunk_size=2)(X[0])]
+        free, reaching = transforms(W), transforms(w)
+        grads = [lib.autograd.grad(j.sum(), w)[0] for j in reaching]
+        with lib.no_grad():
+            quiet = transforms(w)
+        return free + reaching + grads + quiet
+    same(program)
