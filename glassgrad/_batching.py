@@ -25,6 +25,7 @@ expanded: each example gets its own leaf); vjp functions made outside run the ba
 on batched gradients (the engine in tensor mode), through the same rules.
 """
 from ._autograd.grad_mode import state
+from ._overrides import _disabled_torch_function_impl
 from .backend import may_share_memory
 from ._tensor import Size, Tensor, _new, _wrap_dim
 
@@ -54,6 +55,9 @@ class BatchedTensor(Tensor):
     """A tensor batched at vmap level ``_level``: ``_value`` holds the examples along dim 0."""
     __slots__ = ("_value", "_level", "_copy")   # _copy: a view a rule had to copy
     _batched = True
+    # not a __torch_function__ override (torch's BatchedTensor is no Python subclass): calls
+    # on it take the argument layer's fast path, and the ops hand them to the Level
+    __torch_function__ = _disabled_torch_function_impl
 
     _data = property(_fallback)     # values are never read through the logical tensor
     grad = property(_fallback)
