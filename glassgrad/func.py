@@ -54,12 +54,12 @@ def _is_tensor(x):
 # -- levels: fresh inputs in, results out ----------------------------------------------------
 
 _levels = itertools.count()
-_fresh_leaves = weakref.WeakValueDictionary()   # id -> a leaf some transform made
-_fresh_level = {}                              # id -> the serial of the level that made it
+_fresh = {}     # id -> (a weak reference to a leaf some transform made, that level's serial)
 
 
-def _forget(key):
-    _fresh_level.pop(key, None)
+def _made_fresh(t, serial):
+    key = id(t)     # (the callback runs as t dies, before its id can be reused)
+    _fresh[key] = (weakref.ref(t, lambda _, key=key: _fresh.pop(key, None)), serial)
 
 
 class _Level:
@@ -84,17 +84,16 @@ class _Level:
         else:
             leaf = x.detach().requires_grad_()
             for t in {leaf, _batching.physical(leaf)}:
-                _fresh_leaves[id(t)] = t
-                _fresh_level[id(t)] = self.serial
-                weakref.finalize(t, _forget, id(t))
+                _made_fresh(t, self.serial)
         if not batched and state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
             state.vmap.mark(leaf, state.vmap.of((leaf,)) | {_WRAPPED})
         return leaf
 
     def _outside(self, leaf):
-        if _fresh_leaves.get(id(leaf)) is not leaf:
+        entry = _fresh.get(id(leaf))
+        if entry is None or entry[0]() is not leaf:
             return True
-        return _fresh_level.get(id(leaf), self.serial) < self.serial
+        return entry[1] < self.serial
 
     def unwrap(self, x):
         """x without the history this level added; keeps the history that leads outside."""
