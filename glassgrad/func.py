@@ -29,7 +29,7 @@ from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
 from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
-from ._creation import zeros, zeros_like
+from ._creation import eye, zeros, zeros_like
 from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
@@ -212,10 +212,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                    "you wanted to use the vjp or jacrev APIs instead?")
             # a graph of the gradient only where something outside can differentiate it (the
             # output reaches a tensor of an enclosing level); else unwrap would detach it
-            grads = _autograd_grad((output,), flat, create_graph=level.outer and
-                                   level.reaches_outside((output,)))
+            keep = level.outer and level.reaches_outside((output,))
+            grads = _autograd_grad((output,), flat, create_graph=keep)
             grads = tree_unflatten([level.unwrap(g) for g in grads], spec)
-            output = level.unwrap(output)
+            output = output if keep else output.detach()    # (level.unwrap(output))
             if has_aux:
                 return grads, (output, level.unwrap_tree(aux))
             return grads, output
@@ -385,9 +385,11 @@ def _standard_basis(flat, chunk_size):
         rows = {}   # per dtype: rows start.. of the identity
         chunk, offset = [], 0
         for t, k in zip(flat, numels):
-            if t.dtype not in rows:
-                rows[t.dtype] = zeros((n, total), dtype=t.dtype)
-                rows[t.dtype].diagonal(start).fill_(1)
+            if t.dtype not in rows:     # (the first chunk's rows are eye's, in one kernel)
+                rows[t.dtype] = eye(n, total, dtype=t.dtype) if start == 0 else zeros(
+                    (n, total), dtype=t.dtype)
+                if start:
+                    rows[t.dtype].diagonal(start).fill_(1)
             block = rows[t.dtype][:, offset:offset + k]
             chunk.append(block.reshape((n,) + tuple(t.shape)))
             offset += k
@@ -752,20 +754,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 def _out_dims_for(first, out_dims, name):
     """out_dims flattened to match the outputs' structure (torch's ValueError if it cannot)."""
-    flat_first, out_spec = tree_flatten(first)
-    incompatible = ValueError(
-        f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
-        f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
-        f"but outputs has structure {out_spec!r}.")
+    out_spec = tree_flatten(first)[1]
     if _is_tensor(first):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims], out_spec
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
             return list(out_dims), out_spec
-        raise incompatible
-    flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
+        flat_out_dims = None
+    else:
+        flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
     if flat_out_dims is None:
-        raise incompatible
+        raise ValueError(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
+            f"with the structure of `outputs`. out_dims has structure "
+            f"{tree_flatten(out_dims)[1]!r} but outputs has structure {out_spec!r}.")
     return flat_out_dims, out_spec
 
 
