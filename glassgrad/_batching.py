@@ -430,12 +430,14 @@ class Level:
         self.outer_vmap = state.vmap
 
     def batched(self, values, attrs):
-        for v in values:
-            if _at(v, self.serial):
+        serial = self.serial
+        for v in values:   # (_at, inline: every op call in the body comes here)
+            if type(v) is BatchedTensor:
+                if v._level == serial:
+                    return True
+            elif isinstance(v, (tuple, list)) and any(_at(x, serial) for x in v):
                 return True
-            if isinstance(v, (tuple, list)) and any(_at(x, self.serial) for x in v):
-                return True
-        return any(_at(v, self.serial) for v in attrs.values())
+        return any(_at(v, serial) for v in attrs.values()) if attrs else False
 
     def handle_call(self, op, values, attrs):
         state.handler = self.inner
