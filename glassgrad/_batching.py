@@ -25,6 +25,7 @@ expanded: each example gets its own leaf); vjp functions made outside run the ba
 on batched gradients (the engine in tensor mode), through the same rules.
 """
 from ._autograd.grad_mode import state
+from ._overrides import _disabled_torch_function_impl
 from .backend import may_share_memory
 from ._tensor import Size, Tensor, _new, _wrap_dim
 
@@ -54,6 +55,9 @@ class BatchedTensor(Tensor):
     """A tensor batched at vmap level ``_level``: ``_value`` holds the examples along dim 0."""
     __slots__ = ("_value", "_level", "_copy")   # _copy: a view a rule had to copy
     _batched = True
+    # not a __torch_function__ override (torch's BatchedTensor is no Python subclass): calls
+    # on it take the argument layer's fast path, and the ops hand them to the Level
+    __torch_function__ = _disabled_torch_function_impl
 
     _data = property(_fallback)     # values are never read through the logical tensor
     grad = property(_fallback)
@@ -426,12 +430,14 @@ class Level:
         self.outer_vmap = state.vmap
 
     def batched(self, values, attrs):
-        for v in values:
-            if _at(v, self.serial):
+        serial = self.serial
+        for v in values:   # (_at, inline: every op call in the body comes here)
+            if type(v) is BatchedTensor:
+                if v._level == serial:
+                    return True
+            elif isinstance(v, (tuple, list)) and any(_at(x, serial) for x in v):
                 return True
-            if isinstance(v, (tuple, list)) and any(_at(x, self.serial) for x in v):
-                return True
-        return any(_at(v, self.serial) for v in attrs.values())
+        return any(_at(v, serial) for v in attrs.values()) if attrs else False
 
     def handle_call(self, op, values, attrs):
         state.handler = self.inner
@@ -509,14 +515,11 @@ class Level:
                  for o, g in zip(outputs, grads) if g is not None]
         prev, state.handler = state.handler, self if extra else levels[0].inner
         # gradients batched at inner levels run the formulas on tensors (through the rules),
-        # which the engine does with the graph recorded: recorded, and detached unless asked
-        graph = create_graph or bool(extra)
+        # recording only with create_graph (OpNode.apply)
         try:
             result = grad([o for o, _ in pairs], [physical(x) for x in inputs],
-                          [g for _, g in pairs], create_graph=graph, allow_unused=True,
+                          [g for _, g in pairs], create_graph=create_graph, allow_unused=True,
                           retain_graph=create_graph if retain_graph is None else retain_graph)
-            if graph and not create_graph:
-                result = [None if g is None else g.detach() for g in result]
             return [None if g is None else self._join(g, levels, n) for g in result]
         finally:
             state.handler = prev

@@ -29,7 +29,7 @@ from ._autograd.grad_mode import enable_grad, is_grad_enabled, state
 from ._autograd.node import reachable_leaves
 from .backend import backend_of
 from .utils._pytree import broadcast_to_and_flatten, tree_flatten, tree_unflatten
-from ._creation import zeros, zeros_like
+from ._creation import eye, zeros, zeros_like
 from ._generator import default_generator
 from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
@@ -54,12 +54,12 @@ def _is_tensor(x):
 # -- levels: fresh inputs in, results out ----------------------------------------------------
 
 _levels = itertools.count()
-_fresh_leaves = weakref.WeakValueDictionary()   # id -> a leaf some transform made
-_fresh_level = {}                              # id -> the serial of the level that made it
+_fresh = {}     # id -> (a weak reference to a leaf some transform made, that level's serial)
 
 
-def _forget(key):
-    _fresh_level.pop(key, None)
+def _made_fresh(t, serial):
+    key = id(t)     # (the callback runs as t dies, before its id can be reused)
+    _fresh[key] = (weakref.ref(t, lambda _, key=key: _fresh.pop(key, None)), serial)
 
 
 class _Level:
@@ -84,17 +84,16 @@ class _Level:
         else:
             leaf = x.detach().requires_grad_()
             for t in {leaf, _batching.physical(leaf)}:
-                _fresh_leaves[id(t)] = t
-                _fresh_level[id(t)] = self.serial
-                weakref.finalize(t, _forget, id(t))
+                _made_fresh(t, self.serial)
         if not batched and state.vmap is not None and state.vmap.of((leaf,)):   # batched, and now wrapped too
             state.vmap.mark(leaf, state.vmap.of((leaf,)) | {_WRAPPED})
         return leaf
 
     def _outside(self, leaf):
-        if _fresh_leaves.get(id(leaf)) is not leaf:
+        entry = _fresh.get(id(leaf))
+        if entry is None or entry[0]() is not leaf:
             return True
-        return _fresh_level.get(id(leaf), self.serial) < self.serial
+        return entry[1] < self.serial
 
     def unwrap(self, x):
         """x without the history this level added; keeps the history that leads outside."""
@@ -213,10 +212,10 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                    "you wanted to use the vjp or jacrev APIs instead?")
             # a graph of the gradient only where something outside can differentiate it (the
             # output reaches a tensor of an enclosing level); else unwrap would detach it
-            grads = _autograd_grad((output,), flat, create_graph=level.outer and
-                                   level.reaches_outside((output,)))
+            keep = level.outer and level.reaches_outside((output,))
+            grads = _autograd_grad((output,), flat, create_graph=keep)
             grads = tree_unflatten([level.unwrap(g) for g in grads], spec)
-            output = level.unwrap(output)
+            output = output if keep else output.detach()    # (level.unwrap(output))
             if has_aux:
                 return grads, (output, level.unwrap_tree(aux))
             return grads, output
@@ -386,9 +385,11 @@ def _standard_basis(flat, chunk_size):
         rows = {}   # per dtype: rows start.. of the identity
         chunk, offset = [], 0
         for t, k in zip(flat, numels):
-            if t.dtype not in rows:
-                rows[t.dtype] = zeros((n, total), dtype=t.dtype)
-                rows[t.dtype].diagonal(start).fill_(1)
+            if t.dtype not in rows:     # (the first chunk's rows are eye's, in one kernel)
+                rows[t.dtype] = eye(n, total, dtype=t.dtype) if start == 0 else zeros(
+                    (n, total), dtype=t.dtype)
+                if start:
+                    rows[t.dtype].diagonal(start).fill_(1)
             block = rows[t.dtype][:, offset:offset + k]
             chunk.append(block.reshape((n,) + tuple(t.shape)))
             offset += k
@@ -407,14 +408,13 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         in_spec = tree_flatten(_slice_argnums(args, argnums)[0])[1]
         outer = level.outer and level.reaches_outside(flat_out)     # (see grad_and_value)
 
-        def vjp_rows(*cot, graph=True):
-            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=graph)
+        def vjp_rows(*cot):
+            return _autograd_grad(flat_out, flat_in, cot, retain_graph=True, create_graph=outer)
         chunks = []
-        with enable_grad():     # (batched cotangents run the formulas on tensors, recording:
-            for basis in _standard_basis(flat_out, chunk_size):    # unwrap detaches them)
+        with enable_grad():
+            for basis in _standard_basis(flat_out, chunk_size):
                 chunks.append(list(vmap(vjp_rows)(*basis)) if chunk_size != 1 else
-                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis],
-                                                                  graph=outer)])
+                              [g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis])])
         numels = [o.numel() for o in flat_out]
         per_output = [[] for _ in flat_out]
         for k, x in enumerate(flat_in):
@@ -449,9 +449,10 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
                                   tree_flatten(primals)[1])
         lin, _, out_spec, aux = _jvp_setup(inner, primals, tangents, has_aux)
         level, flat_in, flat_out = lin.level, lin.flat_in, lin.flat_out
+        outer = level.outer and level.reaches_outside(flat_out)     # (see grad_and_value)
 
         def jvp_rows(*basis):
-            return tuple(lin.jvp(list(basis), create_graph=level.outer))
+            return tuple(lin.jvp(list(basis), create_graph=outer))
         numels = [x.numel() for x in flat_in]
         with enable_grad():
             basis = next(_standard_basis(flat_in, None), None)
@@ -753,20 +754,20 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
 def _out_dims_for(first, out_dims, name):
     """out_dims flattened to match the outputs' structure (torch's ValueError if it cannot)."""
-    flat_first, out_spec = tree_flatten(first)
-    incompatible = ValueError(
-        f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with "
-        f"the structure of `outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} "
-        f"but outputs has structure {out_spec!r}.")
+    out_spec = tree_flatten(first)[1]
     if _is_tensor(first):
         if isinstance(out_dims, int) or out_dims is None:
             return [out_dims], out_spec
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
             return list(out_dims), out_spec
-        raise incompatible
-    flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
+        flat_out_dims = None
+    else:
+        flat_out_dims = broadcast_to_and_flatten(out_dims, out_spec)
     if flat_out_dims is None:
-        raise incompatible
+        raise ValueError(
+            f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
+            f"with the structure of `outputs`. out_dims has structure "
+            f"{tree_flatten(out_dims)[1]!r} but outputs has structure {out_spec!r}.")
     return flat_out_dims, out_spec
 
 

@@ -1,5 +1,8 @@
 """glassgrad.func (grad, vjp, jvp, jacrev, jacfwd, hessian, vmap) and
 autograd.grad(is_grads_batched=True), differential against torch.func."""
+import gc
+import weakref
+
 from differential import catch, same
 
 
@@ -686,4 +689,58 @@ def test_vmap_writes_through_views_like_torch():
             return b
         z = lib.stack([y, y * 2], 0)
         return [F.vmap(f, in_dims=1)(z), F.vmap(f)(z.transpose(1, 2))]
+    same(program)
+
+
+def test_jacobians_record_only_what_reaches_outside_like_torch():
+    """jacrev, jacfwd, hessian and vmap of jacrev whose Jacobian reaches a closure tensor that
+    requires grad keep its history (autograd.grad reaches through it), under grad mode and
+    no_grad; ones that reach nothing outside have none (torch's values and requires_grad)."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(9)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        w = W.clone().requires_grad_()
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+
+        def transforms(M):
+            return [F.jacrev(lambda v: (M @ v).tanh())(X[0]),
+                    F.jacfwd(lambda v: (M @ v).sin())(X[0]),
+                    F.hessian(lambda v: (M @ v).tanh().sum())(X[0]),
+                    F.vmap(F.jacrev(lambda v: (M @ v).exp()))(X),
+                    F.jacrev(lambda v: (M @ v).tanh(), chunk_size=2)(X[0])]
+        free, reaching = transforms(W), transforms(w)
+        grads = [lib.autograd.grad(j.sum(), w)[0] for j in reaching]
+        with lib.no_grad():
+            quiet = transforms(w)
+        return free + reaching + grads + quiet
+    same(program)
+
+
+def test_transforms_free_their_results_without_the_collector_like_torch():
+    """The results (and inputs) of vmap of grad, jacrev, hessian and vjp are freed when the
+    last reference goes, as torch's are: no reference cycle keeps them (and their memory)
+    until the garbage collector runs."""
+    def program(lib):
+        F = lib.func
+        g = lib.Generator().manual_seed(1)
+        W = lib.randn(5, 3, generator=g, dtype=lib.float64)
+        X = lib.randn(4, 3, generator=g, dtype=lib.float64)
+        params = (W.clone(), lib.randn(5, generator=g, dtype=lib.float64))
+
+        def loss(p, x):
+            return (p[0] @ x + p[1]).tanh().sum()
+        gc.collect()
+        gc.disable()
+        try:
+            outs = [F.vmap(F.grad(loss), in_dims=(None, 0))(params, X),
+                    F.jacrev(lambda v: (W @ v).sin())(X[0]),
+                    F.hessian(lambda v: (W @ v).tanh().sum())(X[0]),
+                    F.vjp(lambda v: (W @ v).exp(), X[0])[0],
+                    F.jacfwd(lambda v: (W @ v).exp())(X[0])]
+            refs = [weakref.ref(t) for t in lib.utils._pytree.tree_flatten(outs)[0]]
+            del outs
+            return [r() is None for r in refs]
+        finally:
+            gc.enable()
     same(program)

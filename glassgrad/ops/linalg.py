@@ -55,14 +55,13 @@ def _in_float(forward):
 def _product(xp, self, mat2):
     """A matrix product. NumPy's stacked matmul runs one small product per matrix, so two
     kinds of stack (what vmap's per-sample gradients make) go another way: a stack of outer
-    products (inner size 1) is a broadcast multiply (one product per element either way), and
-    a stack times one matrix repeated (a stride-0 stack) is one folded product, as ATen's
-    matmul folds it."""
+    products (inner size 1) is one einsum (one product per element, summed from +0 as a GEMM's
+    sum starts, so a -0 product comes out +0; in one pass, where a broadcast multiply and an
+    added 0 take two), and a stack times one matrix repeated (a stride-0 stack) is one folded
+    product, as ATen's matmul folds it."""
     if self.ndim >= 2 and mat2.ndim >= 2 and max(self.ndim, mat2.ndim) > 2:
-        if self.shape[-1] == 1 == mat2.shape[-2]:   # (+ 0: a GEMM's sum starts at +0,
-            out = xp.multiply(self, mat2)               # so a -0 product comes out +0)
-            out += 0
-            return out
+        if self.shape[-1] == 1 == mat2.shape[-2]:
+            return xp.einsum("...ik,...kj->...ij", self, mat2)
         if (self.ndim == mat2.ndim == 3 and mat2.strides[0] == 0
                 and self.shape[0] == mat2.shape[0]):
             n, k = self.shape[1:]

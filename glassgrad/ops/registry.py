@@ -59,6 +59,14 @@ class _Scalar:
         self.value = value
 
 
+def _batched(grads):
+    """Whether a gradient OpNode.apply got is batched (func.vmap's BatchedTensor)."""
+    for g in grads:
+        if g is not None and g._batched:
+            return True
+    return False
+
+
 class OpNode(Node):
     """Backward node of a defop row; one subclass per row, named like PyTorch's.
 
@@ -70,9 +78,12 @@ class OpNode(Node):
     op = None
 
     def apply(self, grads):
-        """The formulas on tensors."""
+        """The formulas on tensors. Without a graph to record, a row whose formulas take arrays
+        runs them on arrays, unless a gradient is batched (func.vmap's BatchedTensor, whose
+        values only its rules read): then on tensors, with grad mode as the engine set it
+        (create_graph), so nothing is recorded that no one asked for."""
         op = self.op
-        if op.arrays and not state.grad:    # the formulas take arrays: unwrap, run, wrap
+        if op.arrays and not state.grad and not _batched(grads):
             return [None if g is None else Tensor._make(xp.asarray(g)) for g in
                     self._formulas([None if g is None else g._data for g in grads])]
         if op.multi_grads:      # formulas see every output's gradient, zeros where none came

@@ -57,30 +57,33 @@ _LEAF = LeafSpec()
 def tree_flatten(tree):
     """(leaves, spec)."""
     leaves = []
-
-    def walk(node):
-        if type(node) in (tuple, list):
-            return TreeSpec(type(node), None, [walk(c) for c in node])
-        if type(node) is dict:
-            keys = list(node)
-            return TreeSpec(dict, keys, [walk(node[k]) for k in keys])
-        leaves.append(node)
-        return _LEAF
-    spec = walk(tree)
+    spec = _walk(tree, leaves)
     return leaves, spec
 
 
-def tree_unflatten(leaves, spec):
-    it = iter(leaves)
+def _walk(node, leaves):
+    # (module functions, not closures that call themselves: such a closure is a reference
+    # cycle that keeps the leaves alive until the garbage collector runs)
+    if type(node) in (tuple, list):
+        return TreeSpec(type(node), None, [_walk(c, leaves) for c in node])
+    if type(node) is dict:
+        keys = list(node)
+        return TreeSpec(dict, keys, [_walk(node[k], leaves) for k in keys])
+    leaves.append(node)
+    return _LEAF
 
-    def build(s):
-        if isinstance(s, LeafSpec):
-            return next(it)
-        children = [build(c) for c in s.children]
-        if s.type is dict:
-            return dict(zip(s.context, children))
-        return s.type(children)
-    return build(spec)
+
+def tree_unflatten(leaves, spec):
+    return _build(spec, iter(leaves))
+
+
+def _build(s, it):
+    if isinstance(s, LeafSpec):
+        return next(it)
+    children = [_build(c, it) for c in s.children]
+    if s.type is dict:
+        return dict(zip(s.context, children))
+    return s.type(children)
 
 
 def tree_map(fn, tree):
