@@ -253,6 +253,7 @@ class Optimizer:
                 state[id_map[k]] = cast(id_map[k], v, k)
             else:
                 state[k] = v
+        cast = None     # (it refers to itself: a reference cycle until the collector runs)
         for group, new_group in zip(groups, saved_groups):
             new_group["params"] = group["params"]
             if "param_names" in group and "param_names" not in new_group:

@@ -66,13 +66,16 @@ def _nth_element(a, nth, less):
 def _std_sort(a, last, less):
     """libstdc++'s std::sort (introsort) of a[:last]: partitions down to runs of 16, then
     one insertion sort; ties end up in its (unstable) order."""
-    def loop(first, last):
-        while last - first > 16:
-            cut = _partition(a, first, last, less)
-            loop(cut, last)
-            last = cut
-    loop(0, last)
+    _introsort_loop(a, 0, last, less)
     _insertion_sort(a, 0, last, less)
+
+
+def _introsort_loop(a, first, last, less):
+    # (a module function: a closure that calls itself is a reference cycle per call)
+    while last - first > 16:
+        cut = _partition(a, first, last, less)
+        _introsort_loop(a, cut, last, less)
+        last = cut
 
 
 def _quick_select(vals, idx, k):

@@ -858,6 +858,7 @@ class Module:
                         "modified, it should be done inplace.")
 
         load(self, state_dict)
+        load = None     # (it refers to itself: a reference cycle until the collector runs)
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
