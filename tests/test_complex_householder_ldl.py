@@ -246,3 +246,18 @@ def test_ldl_errors():
                 catch(solve, L3.expand(2, 3, 3), p3.expand(2, 3), t.ones(4, 3, 2)),
                 solve(t.ones(0, 0), t.ones(0, dtype=t.int32), t.ones(0, 2))]
     same(program)
+
+
+def test_ldl_solve_broadcasts():
+    """Batch shapes that broadcast (torch 2.13's process crashes on them): the solutions are
+    torch's for the batches expanded beforehand."""
+    A = _data((2, 4, 4), 19)
+    A = A + A.transpose(0, 2, 1).conj()
+    B = _data((3, 1, 4, 2), 20)
+    LD, piv = torch.linalg.ldl_factor(torch.tensor(A), hermitian=True)
+    expected = torch.linalg.ldl_solve(LD.expand(3, 2, 4, 4), piv.expand(3, 2, 4),
+                                      torch.tensor(B).expand(3, 2, 4, 2), hermitian=True)
+    gLD, gpiv = gg.linalg.ldl_factor(gg.tensor(A), hermitian=True)
+    got = gg.linalg.ldl_solve(gLD, gpiv, gg.tensor(B), hermitian=True)
+    assert got.shape == gg.Size([3, 2, 4, 2]) and got.stride() == expected.stride()
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-12)
