@@ -1151,8 +1151,8 @@ def _refuse_first_class(v):
                                   "are not in glassgrad; index with positions and indices")
 
 
-@public("method")
-def index(self, positions, dims):
+@public("method", name="index")
+def _index_positions(self, positions, dims):
     """Tensor.index as torch 2.13's (functorch.dim's ``index``) for positional dims: the dims
     ``positions`` (one, or a sequence; an inner sequence of several dims flattens them into
     the first, in the order given) indexed by ``dims`` (ints, slices, None, ..., sequences,
@@ -1208,7 +1208,7 @@ def _flatten_dims(x, labels, pack, ndim):
     return x.reshape(sizes[:at - 1] + [merged] + sizes[at + len(rest):]), kept
 
 
-index.__qualname__ = "Tensor.index"
+_index_positions.__name__, _index_positions.__qualname__ = "index", "Tensor.index"
 
 
 publish(globals())
