@@ -15,7 +15,8 @@ def _t(t, v):
 # (positions, indices) with tensors as (lambda t: ...)
 CASES = {
     "select": (0, 1), "select_middle": (1, 2), "select_last": (-1, 0), "select_negative": (0, -1),
-    "two": ((0, 2), (1, 3)), "slice": (1, slice(0, 2)), "list": (0, [1, 0]), "tuple_index": (1, (1, 0)),
+    "two": ((0, 2), (1, 3)), "slice": (1, slice(0, 2)), "list": (0, [1, 0]),
+    "tuple_index": (1, (1, 0)),
     "tensor": (1, lambda t: _t(t, [2, 0])), "tensor_2d": (1, lambda t: _t(t, [[0, 1], [2, 2]])),
     "tensors_apart": ((0, 2), (lambda t: _t(t, [1, 0]), lambda t: _t(t, [3, 1]))),
     "mixed": ((0, 1), [1, lambda t: _t(t, [0, 2])]), "scalar_tensor": (0, lambda t: _t(t, 1)),

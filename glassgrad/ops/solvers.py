@@ -4,11 +4,12 @@ them (cond, matrix_rank, multi_dot, tensorinv, tensorsolve, vander, vecdot), wit
 torch.* spellings (triangular_solve, lu_solve, lu_unpack, cholesky_solve, ...).
 
 Real and complex inputs (complex Householder reflectors are I - tau v v^H, LDL of a complex
-matrix is hetrf's LDL^H with hermitian=True, sytrf's LDL^T otherwise). The factorizations run as LAPACK does (backend/kernels/lapack.py:
-getrf's pivots, trsm's substitutions, sytrf, geqrf) and their outputs take LAPACK's
-column-major layout; the backward formulas are torch's (FunctionsManual.cpp) written as
-glassgrad ops, so they differentiate again: holomorphic ones as real derivatives (conjugated by
-the registry for complex nodes), the others as torch's complex formulas (wirtinger=False).
+matrix is hetrf's LDL^H with hermitian=True, sytrf's LDL^T otherwise). The factorizations
+run as LAPACK does (backend/kernels/lapack.py: getrf's pivots, trsm's substitutions, sytrf,
+geqrf) and their outputs take LAPACK's column-major layout; the backward formulas are torch's
+(FunctionsManual.cpp) written as glassgrad ops, so they differentiate again: holomorphic ones
+as real derivatives (conjugated by the registry for complex nodes), the others as torch's
+complex formulas (wirtinger=False).
 """
 
 from .. import dtypes
