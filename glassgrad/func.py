@@ -35,10 +35,11 @@ from ._tensor import Tensor
 from .ops.registry import apply_inplace, broadcast_shapes
 from .ops.shape import cat, stack
 from . import _batching
+from ._einops import rearrange
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap",
            "functional_call", "linearize", "functionalize", "stack_module_state",
-           "replace_all_batch_norm_modules_", "debug_unwrap"]
+           "replace_all_batch_norm_modules_", "debug_unwrap", "rearrange"]
 
 _JVP = "jvp(f, primals, tangents)"
 

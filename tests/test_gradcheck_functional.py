@@ -58,7 +58,10 @@ def test_gradcheck_passes_correct_functions():
                 ag.gradcheck(lambda a, b: (a * b.exp(), (a - b).sum()), (x, y)),
                 ag.gradcheck(lambda a, k: a.sin() * k, (x, 2.5), eps=1e-6, atol=1e-5),
                 ag.gradgradcheck(wrong_cube(lib, 3).apply, (x,)),
-                ag.gradgradcheck(lambda a, b: a * b * a, (x, y))]
+                ag.gradgradcheck(lambda a, b: a * b * a, (x, y)),
+                # a column-major output (as LAPACK-backed ops give): its Jacobian, row by row
+                ag.gradcheck(lambda a: a.mT.contiguous().mT * a, (x,)),
+                ag.gradcheck(lambda a: lib.linalg.householder_product(a.mT, a[:, 0]), (x,))]
     same(program)
 
 

@@ -7,7 +7,7 @@ writes through ``.data``). Only the slow (full Jacobian) mode exists; fast_mode 
 import warnings
 
 from .. import dtypes
-from .._creation import rand, zeros_like
+from .._creation import rand, zeros, zeros_like
 from .._tensor import Tensor
 from ..backend import xp as np
 from . import grad as _grad
@@ -85,7 +85,7 @@ def _analytical(inputs, output, nondet_tol):
         jacs = [np.zeros((x.numel(), output.numel())) for x in diff]
         sizes_ok = True
         for j in range(output.numel()):
-            grad_out = zeros_like(output)
+            grad_out = zeros(output.shape, dtype=output.dtype)   # (contiguous: a view to write)
             grad_out._data.reshape(-1)[j] = 1
             grads = _grad(output, diff, grad_out, retain_graph=True, allow_unused=True)
             for jac, g, x in zip(jacs, grads, diff):

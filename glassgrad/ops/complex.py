@@ -66,9 +66,10 @@ def view_as_complex(input):
                            f"{dtypes.SCALAR_NAMES[input.dtype.name]}")
     if d.ndim == 0 or d.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
-    if d.strides[-1] != d.itemsize:
+    strides = input.stride()        # (torch's: NumPy's strides of an empty array may be 0)
+    if strides[-1] != 1:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
-    if any(s % (2 * d.itemsize) for s, n in zip(d.strides[:-1], d.shape[:-1]) if n > 1):
+    if any(s % 2 for s, n in zip(strides[:-1], d.shape[:-1]) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
     return _view_as_complex(input)
 

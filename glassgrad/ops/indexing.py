@@ -1133,4 +1133,82 @@ def argwhere(input):
 
 
 # rows and @public objects name themselves (glassgrad.ops.publish)
+# -- Tensor.index: functorch.dim's positional form ----------------------------------------------
+def _index_dim(d, ndim):
+    """A position as functorch.dim reads it: an int, counted from the end (n >= ndim wraps
+    around, below -ndim names no dim: None)."""
+    if type(d) is not int:
+        _refuse_first_class(d)
+        raise TypeError(f"expected a dimension specifyer but found {d!r}")
+    if d >= 0:
+        return d % ndim if ndim else None
+    return d + ndim if d >= -ndim else None
+
+
+def _refuse_first_class(v):
+    if type(v).__module__.startswith("functorch.dim"):
+        raise NotImplementedError("Tensor.index: first-class dimensions (functorch.dim's Dim) "
+                                  "are not in glassgrad; index with positions and indices")
+
+
+@public("method", name="index")
+def _index_positions(self, positions, dims):
+    """Tensor.index as torch 2.13's (functorch.dim's ``index``) for positional dims: the dims
+    ``positions`` (one, or a sequence; an inner sequence of several dims flattens them into
+    the first, in the order given) indexed by ``dims`` (ints, slices, None, ..., sequences,
+    tensors), the other dims whole: ``x.index(1, 2)`` is ``x[:, 2]``. functorch.dim's Dim
+    objects are refused (NotImplementedError): glassgrad has no first-class dimensions."""
+    keys, values = positions, dims
+    if isinstance(keys, (tuple, list)) and isinstance(values, (tuple, list)):
+        if len(keys) != len(values):
+            raise TypeError(f"dims ({len(keys)}) and indices ({len(values)}) must have the "
+                            "same length")
+        keys, values = list(keys), list(values)
+    else:
+        keys, values = [keys], [values]
+    ndim, x = self.dim(), self
+    labels, flat_keys = list(range(ndim)), []     # labels: the original dim of each dim of x
+    for key in keys:
+        if not isinstance(key, (tuple, list)):
+            flat_keys.append(_index_dim(key, ndim))
+        elif not key:
+            flat_keys.append(None)
+        else:
+            x, labels = _flatten_dims(x, labels, [_index_dim(k, ndim) for k in key], ndim)
+            flat_keys.append(_index_dim(key[0], ndim))
+    index_of = {}
+    for key, value in zip(flat_keys, values):
+        for v in (value if isinstance(value, (tuple, list)) else [value]):
+            _refuse_first_class(v)
+        if key is not None and key in labels and key not in index_of:
+            index_of[key] = list(value) if isinstance(value, tuple) else value
+    if all(isinstance(v, slice) and v == slice(None) for v in index_of.values()):
+        return x        # (whole dims: no indexing, the tensor itself or its flattened view)
+    return x[tuple(index_of.get(d, slice(None)) for d in labels)]
+
+
+def _flatten_dims(x, labels, pack, ndim):
+    """x with the dims ``pack`` names moved after its first and merged into it (functorch.dim's
+    dim pack); the labels of the result's dims."""
+    first, rest = pack[0], pack[1:]
+    kept = list(labels)
+    for d in rest:
+        if d not in kept:
+            raise TypeError(f"dimension {d} not in tensor of {ndim} dimensions")
+        kept.remove(d)
+    if first not in kept:
+        raise TypeError(f"dimension {first} not in tensor of {ndim} dimensions")
+    at = kept.index(first) + 1
+    order = kept[:at] + rest + kept[at:]
+    sizes = [x.shape[labels.index(d)] for d in order]
+    merged = 1
+    for size in sizes[at - 1:at + len(rest)]:
+        merged *= size
+    x = x.permute([labels.index(d) for d in order])
+    return x.reshape(sizes[:at - 1] + [merged] + sizes[at + len(rest):]), kept
+
+
+_index_positions.__name__, _index_positions.__qualname__ = "index", "Tensor.index"
+
+
 publish(globals())

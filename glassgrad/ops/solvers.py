@@ -3,12 +3,13 @@ Householder products, the matrix exponential and power, and the composites torch
 them (cond, matrix_rank, multi_dot, tensorinv, tensorsolve, vander, vecdot), with the older
 torch.* spellings (triangular_solve, lu_solve, lu_unpack, cholesky_solve, ...).
 
-Real and complex inputs (complex householder_product, ormqr and LDL are refused with
-NotImplementedError). The factorizations run as LAPACK does (backend/kernels/lapack.py:
-getrf's pivots, trsm's substitutions, sytrf, geqrf) and their outputs take LAPACK's
-column-major layout; the backward formulas are torch's (FunctionsManual.cpp) written as
-glassgrad ops, so they differentiate again: holomorphic ones as real derivatives (conjugated by
-the registry for complex nodes), the others as torch's complex formulas (wirtinger=False).
+Real and complex inputs (complex Householder reflectors are I - tau v v^H, LDL of a complex
+matrix is hetrf's LDL^H with hermitian=True, sytrf's LDL^T otherwise). The factorizations
+run as LAPACK does (backend/kernels/lapack.py: getrf's pivots, trsm's substitutions, sytrf,
+geqrf) and their outputs take LAPACK's column-major layout; the backward formulas are torch's
+(FunctionsManual.cpp) written as glassgrad ops, so they differentiate again: holomorphic ones
+as real derivatives (conjugated by the registry for complex nodes), the others as torch's
+complex formulas (wirtinger=False).
 """
 
 from .. import dtypes
@@ -52,17 +53,12 @@ def _float_check(fn, A, name="A"):
                            f"{_name(A)}")
 
 
-def _no_complex_kernel(fn, A):
-    """What torch computes for complex matrices and glassgrad does not yet (Householder
-    reflectors, LDL): refused, never run as if real."""
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"{fn}: glassgrad's linear algebra has no complex kernels "
-                                  "for it yet")
+_LAPACK_DTYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
 
 def _not_implemented(kernel, A):
     """torch's dispatch refusal of a dtype its LAPACK kernel has no version for."""
-    if not (A.dtype.is_floating_point or A.dtype.is_complex) or A.dtype is dtypes.float16:
+    if A.dtype not in _LAPACK_DTYPES:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_name(A)}\'')
 
 
@@ -877,13 +873,14 @@ def geqrf(input):
     return _GEQRF(*_geqrf_row(input))
 
 
-def _reflect(xp, V, tau, E, transpose=False):
-    """H_1 ... H_k E (transpose: H_k ... H_1 E), H_i = I - tau_i v_i v_i^T, applied one
+def _reflect(xp, V, tau, E, adjoint=False):
+    """H_1 ... H_k E (adjoint: H_k^H ... H_1^H E), H_i = I - tau_i v_i v_i^H, applied one
     reflector at a time from the right end, vectorised over the batch."""
-    order = range(V.shape[-1]) if transpose else reversed(range(V.shape[-1]))
+    order = range(V.shape[-1]) if adjoint else reversed(range(V.shape[-1]))
+    tau = xp.conj(tau) if adjoint else tau
     for i in order:
         v = V[..., :, i:i + 1]
-        E = E - tau[..., i, None, None] * v * xp.matmul(xp.swapaxes(v, -1, -2), E)
+        E = E - tau[..., i, None, None] * v * xp.matmul(xp.conj(xp.swapaxes(v, -1, -2)), E)
     return E
 
 
@@ -901,24 +898,28 @@ def _householder_forward(xp, input, tau):
 
 
 def _householder_vjp(G, input, tau, E):
-    """The gradients of R = H_1 ... H_k E for its vectors and scalars, given G = dL/dR: with
-    R_i = H_i R_{i+1}, dL/dtau_i = -<v_i^T G_i, v_i^T R_{i+1}>, dL/dv_i = -tau_i (G_i R_{i+1}^T
-    + R_{i+1} G_i^T) v_i, and G_{i+1} = H_i G_i (glassgrad ops: they differentiate again)."""
+    """The gradients of R = H_1 ... H_k E for its vectors and scalars, given G = dL/dR (torch's
+    convention for complex: the adjoint of the real-linear differential): with R_i = H_i R_{i+1},
+    dL/dtau_i = -sum((v_i^H G_i) conj(v_i^H R_{i+1})), dL/dv_i = -(conj(tau_i) G_i R_{i+1}^H +
+    tau_i R_{i+1} G_i^H) v_i, and G_{i+1} = H_i^H G_i (glassgrad ops: they differentiate
+    again)."""
     m, n = input.shape[-2:]
     k = tau.shape[-1]
+    if k == 0:      # no reflectors: R = E depends on neither
+        return zeros(*G.shape[:-2], m, n, dtype=G.dtype), zeros(*G.shape[:-2], 0, dtype=G.dtype)
     V = tril(input[..., :, :k], -1) + eye(m, k, dtype=input.dtype)
     states = [E]
     for i in reversed(range(k)):
         v = V[..., :, i:i + 1]
-        states.append(states[-1] - tau[..., i, None, None] * v * matmul(v.mT, states[-1]))
+        states.append(states[-1] - tau[..., i, None, None] * v * matmul(v.mH, states[-1]))
     states = states[::-1]       # states[i] = R_{i+1}: what H_i is applied to is states[i + 1]
     gv, gt = [], []
     for i in range(k):
         v, t, R = V[..., :, i:i + 1], tau[..., i, None, None], states[i + 1]
-        vG, vR = matmul(v.mT, G), matmul(v.mT, R)
-        gt.append(-(vG * vR).sum((-2, -1)))
-        gv.append(-t * (matmul(G, vR.mT) + matmul(R, vG.mT)))
-        G = G - t * v * vG
+        vG, vR = matmul(v.mH, G), matmul(v.mH, R)
+        gt.append(-(vG * vR.conj()).sum((-2, -1)))
+        gv.append(-(t.conj() * matmul(G, vR.mH) + t * matmul(R, vG.mH)))
+        G = G - t.conj() * v * vG
     gV = tril(cat(gv, -1), -1)
     if n > k:
         gV = cat([gV, zeros(*gV.shape[:-1], n - k, dtype=gV.dtype)], -1)
@@ -930,6 +931,8 @@ def _stack_last(ts):
 
 
 def _householder_grads(grad, input, tau):
+    if input.numel() == 0 or tau.numel() == 0:     # torch's: undefined gradients
+        return None, None
     m, n = input.shape[-2:]
     E = eye(m, n, dtype=input.dtype).expand(*grad.shape[:-2], m, n)
     return _householder_vjp(grad, input, tau, E)
@@ -937,6 +940,7 @@ def _householder_grads(grad, input, tau):
 
 _householder = defop(
     "LinalgHouseholderProductBackward0", _householder_forward, ("input", "tau"), dtype="same",
+    wirtinger=False,
     grads={"input": lambda grad, input, tau, result: _householder_grads(grad, input, tau)[0],
            "tau": lambda grad, input, tau, result: _householder_grads(grad, input, tau)[1]})
 
@@ -957,9 +961,7 @@ def _householder_checks(fn, input, tau):
     if tau.dtype is not input.dtype:
         raise RuntimeError(f"{fn}: tau dtype {_name(tau)} does not match input dtype "
                            f"{_name(input)}")
-    _no_complex_kernel(fn, input)
-    if not input.dtype.is_floating_point or input.dtype is dtypes.float16:
-        raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{_name(input)}\'')
+    _not_implemented("orgqr_cpu", input)
 
 
 @public("linalg", linalg_signatures=(
@@ -974,10 +976,14 @@ def householder_product(input, tau):
 def _ormqr_forward(xp, self, input2, input3, left, transpose):
     m = self.shape[-2]
     V = _vectors(xp, self, input2.shape[-1])
-    if left:        # op(Q) C: Q C applies H_k first; Q^T C applies H_1 first
+    if left:        # op(Q) C: Q C applies H_k first; Q^H C applies H_1^H first
         return _colmajor(_reflect(xp, V, input2, input3, transpose))
-    out = _reflect(xp, V, input2, xp.swapaxes(input3, -1, -2), not transpose)   # (C op(Q))^T
-    return _colmajor(xp.swapaxes(out, -1, -2)) if m else out
+    out = _reflect(xp, V, input2, _adjoint(xp, input3), not transpose)   # (C op(Q))^H
+    return _colmajor(_adjoint(xp, out)) if m else out
+
+
+def _adjoint(xp, a):
+    return xp.conj(xp.swapaxes(a, -1, -2))
 
 
 def _ormqr_grads(grad, self, input2, input3, result, left, transpose):
@@ -985,9 +991,9 @@ def _ormqr_grads(grad, self, input2, input3, result, left, transpose):
     (dL/dQ from the product) pulled through the Householder product of Q = H_1...H_k I."""
     gC = ormqr(self, input2, grad, left, not transpose)
     if left:
-        gQ = matmul(grad, input3.mT) if not transpose else matmul(input3, grad.mT)
+        gQ = matmul(grad, input3.mH) if not transpose else matmul(input3, grad.mH)
     else:
-        gQ = matmul(input3.mT, grad) if not transpose else matmul(grad.mT, input3)
+        gQ = matmul(input3.mH, grad) if not transpose else matmul(grad.mH, input3)
     m = self.shape[-2]
     E = eye(m, dtype=self.dtype).expand(*gQ.shape[:-2], m, m)
     gA, gtau = _householder_vjp(gQ, self, input2, E)
@@ -996,6 +1002,7 @@ def _ormqr_grads(grad, self, input2, input3, result, left, transpose):
 
 _ormqr = defop(
     "OrmqrBackward0", _ormqr_forward, ("self", "input2", "input3"), dtype="same",
+    wirtinger=False,
     grads={n: (lambda i: lambda grad, self, input2, input3, result, left, transpose:
                _ormqr_grads(grad, self, input2, input3, result, left, transpose)[i])(i)
            for i, n in enumerate(("self", "input2", "input3"))})
@@ -1019,9 +1026,9 @@ def ormqr(input, input2, input3, left=True, transpose=False):
     for t, name in ((input2, "tau"), (input3, "other")):
         if t.dtype is not input.dtype:
             raise RuntimeError(f"{fn}: Expected input and {name} to have the same dtype, but "
-                               f"input has dtype {_name(input)} and {name} has dtype "
+                               f"input has dtype{_name(input)} and {name} has dtype "   # (sic)
                                f"{_name(t)}")
-    _no_complex_kernel(fn, input)
+    _not_implemented("ormqr_cpu", input)
     return _ormqr(input, input2, input3, left=left, transpose=transpose)
 
 
@@ -1049,8 +1056,7 @@ def _ldl_checks(fn, A):
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    _no_complex_kernel(fn, A)
-    if not A.dtype.is_floating_point or A.dtype is dtypes.float16:
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{_name(A)}")
 
@@ -1061,6 +1067,7 @@ def _ldl_checks(fn, A):
 def ldl_factor_ex(input, *, hermitian=False, check_errors=False):
     fn = "torch.linalg.ldl_factor_ex"
     _ldl_checks(fn, input)
+    _not_implemented("ldl_factor_kernel_cpu", input)
     LD, pivots, info = _ldl_factor_ex(input, hermitian=hermitian)
     if check_errors and bool((info._data > 0).any()):
         raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/"
@@ -1074,6 +1081,7 @@ def ldl_factor_ex(input, *, hermitian=False, check_errors=False):
 def ldl_factor(input, *, hermitian=False):
     fn = "torch.linalg.ldl_factor"
     _ldl_checks("torch.linalg.ldl_factor_ex", input)
+    _not_implemented("ldl_factor_kernel_cpu", input)
     LD, pivots, info = _ldl_factor_ex(input, hermitian=hermitian)
     if bool((info._data > 0).any()):
         raise RuntimeError(f"false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/"
@@ -1083,11 +1091,11 @@ def ldl_factor(input, *, hermitian=False):
 
 
 def _ldl_solve_forward(xp, LD, B, pivots, hermitian):
-    batch = broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+    batch = broadcast_shapes(B.shape[:-2], LD.shape[:-2])
     n = LD.shape[-1]
     ld = xp.broadcast_to(LD, batch + (n, n))
     piv = xp.broadcast_to(pivots, batch + (n,))
-    return _colmajor(_ldl_solve(ld, piv, xp.broadcast_to(B, batch + B.shape[-2:])))
+    return _colmajor(_ldl_solve(ld, piv, xp.broadcast_to(B, batch + B.shape[-2:]), hermitian))
 
 
 _ldl_solve_row = defop("NotImplemented", _ldl_solve_forward, ("LD", "B"), dtype="same",
@@ -1101,15 +1109,24 @@ _ldl_solve_row.node_cls.name = lambda self: "torch::autograd::NotImplemented"
     "Tensor out=None)",))
 def ldl_solve(LD, pivots, B, *, hermitian=False):
     fn = "torch.linalg.ldl_solve"
-    for t, name in ((LD, "LD"), (B, "B")):
-        if t.dim() < 2:
-            raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
+    _ldl_checks(fn, LD)
     if B.dtype is not LD.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{_name(B)} and A of type {_name(LD)} instead.")
-    if pivots.dtype is not dtypes.int32:
+    n = LD.shape[-1]
+    if B.dim() < 2:     # (torch reads B.size(-2) before it checks B's dimensions)
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions" if B.dim() == 0
+                         else "Dimension out of range (expected to be in range of [-1, 0], but "
+                         "got -2)")
+    if B.shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} "
+                           f"but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    if tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(f"{fn}: Expected LD.shape[:-1] and pivots.shape to be the same, but "
+                           f"got pivots with shape {list(pivots.shape)} instead")
+    if pivots.dtype.is_floating_point or pivots.dtype.is_complex or pivots.dtype is dtypes.bool:
         raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {_name(pivots)}")
-    _no_complex_kernel(fn, LD)
+    _not_implemented("ldl_solve_kernel_cpu", LD)
     return _ldl_solve_row(LD, B, pivots=pivots, hermitian=hermitian)
 
 

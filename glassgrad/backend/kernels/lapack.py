@@ -103,11 +103,19 @@ def _geqrf(a):
     return xp.swapaxes(h, -1, -2), tau
 
 
+def _ldl_kind(a, hermitian):
+    """The Bunch-Kaufman routine torch calls: hetrf/hetrs for a complex Hermitian matrix,
+    sytrf/sytrs otherwise (a complex symmetric one, or a real one)."""
+    return "he" if hermitian and a.dtype.kind == "c" else "sy"
+
+
 def _ldl(a, hermitian):
-    """sytrf's Bunch-Kaufman LDL^T (lower): packed factors, 1-based int32 pivots, info."""
+    """sytrf's (hetrf's) Bunch-Kaufman LDL^T (LDL^H), lower: packed factors, 1-based int32
+    pivots, info. Pivots and info are LAPACK's exactly; the values may differ from MKL's (torch's)
+    in the last bits."""
     from scipy.linalg import lapack
-    flat = a.reshape(-1, *a.shape[-2:])
-    fn = lapack.get_lapack_funcs("sytrf", (flat,))
+    flat = a.reshape(math.prod(a.shape[:-2]), *a.shape[-2:])
+    fn = lapack.get_lapack_funcs(_ldl_kind(a, hermitian) + "trf", (flat,))
     out = xp.empty_like(flat)
     piv = xp.empty(flat.shape[:-1], xp.int32)
     info = xp.empty(flat.shape[0], xp.int32)
@@ -116,15 +124,17 @@ def _ldl(a, hermitian):
     return out.reshape(a.shape), piv.reshape(a.shape[:-1]), info.reshape(a.shape[:-2])
 
 
-def _ldl_solve(ld, piv, b):
-    """sytrs: X with A X = B from sytrf's lower factors (batches of the same shape)."""
+def _ldl_solve(ld, piv, b, hermitian):
+    """sytrs (hetrs): X with A X = B from _ldl's lower factors (batches of the same shape)."""
     from scipy.linalg import lapack
-    fl, pf = ld.reshape(-1, *ld.shape[-2:]), piv.reshape(-1, piv.shape[-1])
-    bf = b.reshape(-1, *b.shape[-2:])
-    fn = lapack.get_lapack_funcs("sytrs", (fl,))
+    batch = math.prod(b.shape[:-2])
+    fl, pf = ld.reshape(batch, *ld.shape[-2:]), piv.reshape(batch, piv.shape[-1])
+    bf = b.reshape(batch, *b.shape[-2:])
+    fn = lapack.get_lapack_funcs(_ldl_kind(ld, hermitian) + "trs", (fl,))
     out = xp.empty_like(bf)
-    for i in range(bf.shape[0]):
-        out[i] = fn(fl[i], pf[i], bf[i], lower=1)[0]
+    if b.size:
+        for i in range(batch):
+            out[i] = fn(fl[i], pf[i].astype(xp.int32), bf[i], lower=1)[0]
     return out.reshape(b.shape)
 
 
