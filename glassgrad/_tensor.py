@@ -118,6 +118,17 @@ def set_neg_bit(t):
     _NEG[key] = weakref.ref(t, lambda _, key=key: _NEG.pop(key, None))
 
 
+def carry_bits(src, t):
+    """``t``, a view of ``src`` (or its detach()), carries src's conjugate and negative bits
+    when its dtype is src's, as torch's views do (``.real``/``.imag`` of a conjugate are
+    not conjugates)."""
+    if t._data.dtype == src._data.dtype:
+        if conj_bit(src):
+            set_conj_bit(t)
+        if neg_bit(src):
+            set_neg_bit(t)
+
+
 def _readonly(name, getter):
     """A metadata property that refuses assignment with torch's message."""
     def refuse(self, value):
@@ -429,10 +440,8 @@ class Tensor:
             raise no_arguments("detach", args, kwargs)
         t = Tensor._make(self._data, counter=self._version_counter)
         t._inference = self._inference
-        if conj_bit(self):
-            set_conj_bit(t)
-        if neg_bit(self):
-            set_neg_bit(t)
+        if _CONJ or _NEG:
+            carry_bits(self, t)
         if state.vmap is not None:      # func.vmap: still batched
             state.vmap.mark(t, state.vmap.of((self,)))
         return t

@@ -174,6 +174,22 @@ def test_conj_bit():
     same(program)
 
 
+def test_conj_and_negative_bits_follow_views():
+    """A view of a conjugate (same dtype) is a conjugate, .imag of one carries the negative
+    bit and so do its views; copies, .real and results of math do not (as torch's views)."""
+    def program(t):
+        x = t.tensor([[1 + 2j, 3 - 1j], [0.5j, 2]])
+        y = x.conj()
+        views = [y[0], y.t(), y.view(4), y.reshape(4), y.unsqueeze(0), y.expand(2, 2, 2),
+                 y.diagonal(), y.select(1, 0), y.narrow(0, 0, 1), y.flatten(), y.contiguous(),
+                 y.detach()[1]]
+        copies = [y.t().reshape(4), y.clone(), y + 1, y.real, y.imag]
+        return ([v.is_conj() for v in views] + [c.is_conj() for c in copies]
+                + [y.imag.is_neg(), y.imag.t().is_neg(), y[0].imag.is_neg(), y.real.is_neg(),
+                   catch(t.view_as_real, y[0]), t.view_as_real(y[0].resolve_conj()), views])
+    same(program)
+
+
 def test_conj_writes_reach_its_input():
     """Writes into conj()'s result, its views and detach()es land in the input, conjugated,
     as through torch's lazy conj view (version counters bumped as torch's)."""

@@ -14,7 +14,7 @@ from .._autograd.grad_mode import state
 from .._autograd.node import grad_accumulator
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
-from .._tensor import Tensor, VersionCounter
+from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
 from .. import dtypes
 from .views import view_meta
 
@@ -86,6 +86,8 @@ def _wrap_lines(op, out):
         "    r._version_counter = src._version_counter",
         "    r._base = src if src._base is None else src._base",
         "    r._inference = state._inference or src._inference",
+        "    if CONJ or NEG:     # torch's conjugate and negative bits follow views",
+        "        carry_bits(src, r)",
         f"    if {out}.dtype in DIFFERENTIABLE:     # a differentiable view: kept for in-place "
         "rebase",
         "        r._view = view_meta(src, src._version_counter.version, state.grad, "
@@ -219,6 +221,7 @@ def path_functions(op):
              "NOT_SAVED": NOT_SAVED, "SavedTensor": SavedTensor, "Tensor": Tensor,
              "site_above": site_above, "state": state, "new": object.__new__,
              "VersionCounter": VersionCounter, "view_meta": view_meta,
+             "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "requires_grad": requires_grad}
     scope["attach"] = _define("attach", attach_source(op), scope)

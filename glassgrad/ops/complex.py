@@ -6,7 +6,7 @@ These rows write torch's complex formulas themselves (``wirtinger=False``): thei
 are not holomorphic, so the machinery's conjugation of real formulas (OpNode.apply) would be
 wrong for them. The conjugate bit: glassgrad's conj() computes the conjugate (NumPy has no lazy
 conjugate view) and remembers that the result carries torch's bit (is_conj, resolve_conj,
-view_as_real's refusal). Writes into the result (or its views) reach its input, as through
+view_as_real's refusal; its views of the same dtype carry it too, as torch's). Writes into the result (or its views) reach its input, as through
 torch's lazy view (_ConjAlias: its version counter writes the conjugate back when bumped); a
 write into the input after conj() is not seen by the result (torch's would be), and the
 result's storage is its own.
