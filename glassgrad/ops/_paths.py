@@ -6,8 +6,9 @@ known when the row is defined: one output or several, a view or not, which input
 edge, what each saved name is (an input kept only when its formula's edge is valid, an output,
 sizes, an attr), whether the row has an exact or a conjugating node class. Interpreting that
 entry on every call cost calls and a chain of tests per saved name; here each row's
-``record``, ``needs`` and ``attach`` are written out once as straight-line Python
-(``record_source``, ``needs_source``, ``attach_source`` show the text) and compiled. The
+``record``, ``needs``, ``edges`` and ``attach`` are written out once as straight-line Python
+(``record_source``, ``needs_source``, ``edges_source``, ``attach_source`` show the text) and
+compiled. The
 templates below are the one record path; rows differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
@@ -159,6 +160,23 @@ def _saved_expr(op, n, kind, i, users):
             SAVE_ARGS_TYPES: "tuple([v.dtype for v in values])"}[kind]
 
 
+def _edges_expr(op):
+    """The node's next_functions: each needed input's gradient edge (``needs`` as needs()
+    gives it)."""
+    if op._single_diff is not None:
+        return f"(edge(values[{op._single_diff}]),)"
+    if op._pair:
+        return ("(edge(values[0]) if needs[0] else NO_EDGE, "
+                "edge(values[1]) if needs[1] else NO_EDGE)")
+    chosen = "values" if op.variadic else "[" + "".join(f"values[{i}], " for i in op.diff) + "]"
+    return f"tuple([edge(v) if need else NO_EDGE for v, need in zip({chosen}, needs)])"
+
+
+def edges_source(op):
+    """The text of ``op``'s edges(values, needs)."""
+    return f"def edges(values, needs):\n    return {_edges_expr(op)}\n"
+
+
 def attach_source(op):
     """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
     edges=None): make a node for ``results`` and save what the needed formulas use (an in-place
@@ -166,14 +184,8 @@ def attach_source(op):
     collected before it bumped the version)."""
     one = op.outputs is not None and op.diff_outputs == 1
     lines = ["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
-             "    if edges is None:"]
-    if op._single_diff is not None:
-        lines.append(f"        edges = (edge(values[{op._single_diff}]),)")
-    elif op._pair:
-        lines.append("        edges = (edge(values[0]) if needs[0] else NO_EDGE, "
-                     "edge(values[1]) if needs[1] else NO_EDGE)")
-    else:
-        lines.append("        edges = op.edges(values, needs)")
+             "    if edges is None:",
+             f"        edges = {_edges_expr(op)}"]
     if one:
         lines += ["    r = results[0]",
                   "    d = r._data",
@@ -214,7 +226,7 @@ def attach_source(op):
 
 
 def path_functions(op):
-    """``op``'s (record, needs, attach), compiled from their sources."""
+    """``op``'s (record, needs, edges, attach), compiled from their sources."""
     scope = {"op": op, "node_cls": op.node_cls, "exact_cls": op._exact_cls,
              "wirtinger_cls": op._wirtinger_cls, "edge": edge, "NO_EDGE": NO_EDGE,
              "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
@@ -226,4 +238,4 @@ def path_functions(op):
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "requires_grad": requires_grad}
     scope["attach"] = _define("attach", attach_source(op), scope)
     return (_define("record", record_source(op), scope), _define("needs", needs_source(op), scope),
-            scope["attach"])
+            _define("edges", edges_source(op), scope), scope["attach"])

@@ -37,11 +37,10 @@ from .._creation import tensor, zeros
 from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
     xp_of as _xp_of
 from .dispatch import DtypeCache, computing, narrowing
-from ._paths import (NO_EDGE as _NO_EDGE, NOT_SAVED as _NOT_SAVED, SAVE_ALL_INPUTS as
-                     _SAVE_ALL_INPUTS, SAVE_ARGS_SIZES as _SAVE_ARGS_SIZES, SAVE_ARGS_TYPES as
-                     _SAVE_ARGS_TYPES, SAVE_INPUT as _SAVE_INPUT, SAVE_NUMEL as _SAVE_NUMEL,
-                     SAVE_OUTPUT as _SAVE_OUTPUT, SAVE_SIZES as _SAVE_SIZES, path_functions,
-                     edge as _edge)
+from ._paths import (NOT_SAVED as _NOT_SAVED, SAVE_ALL_INPUTS as _SAVE_ALL_INPUTS,
+                     SAVE_ARGS_SIZES as _SAVE_ARGS_SIZES, SAVE_ARGS_TYPES as _SAVE_ARGS_TYPES,
+                     SAVE_INPUT as _SAVE_INPUT, SAVE_NUMEL as _SAVE_NUMEL,
+                     SAVE_OUTPUT as _SAVE_OUTPUT, SAVE_SIZES as _SAVE_SIZES, path_functions)
 from .views import DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_rebase_error
 
 _FREED = object()
@@ -324,9 +323,10 @@ class OpDef:
         # generated from this entry (ops/_paths.py): record(values, attrs, out or outs) wraps
         # the output array(s) as tensors and records the node of a call (every op call comes
         # there); needs(values) says which differentiable inputs require grad (None: none);
-        # attach(results, values, attrs, needs, saved_self=None, edges=None) makes the node
-        # and saves what its formulas use
-        self.record, self.needs, self.attach = path_functions(self)
+        # edges(values, needs) are the node's next_functions (each needed input's gradient
+        # edge); attach(results, values, attrs, needs, saved_self=None, edges=None) makes the
+        # node and saves what its formulas use
+        self.record, self.needs, self.edges, self.attach = path_functions(self)
         TABLE.append(self)
 
     def _plan_saves(self):
@@ -459,16 +459,6 @@ class OpDef:
             needs = self.needs(values)
             if needs is not None:
                 self.edges(values, needs)
-
-    def edges(self, values, needs):
-        """The node's next_functions: each needed input's gradient edge."""
-        if self._single_diff is not None and needs[0]:
-            return (_edge(values[self._single_diff]),)
-        if self._pair:      # (without a generator)
-            return (_edge(values[0]) if needs[0] else _NO_EDGE,
-                    _edge(values[1]) if needs[1] else _NO_EDGE)
-        return tuple(_edge(values[i]) if need else (None, 0) for i, need in
-                     zip(range(len(values)) if self.variadic else self.diff, needs))
 
 
 def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=False,
