@@ -36,18 +36,6 @@ _REQUIRES_GRAD = ("({v}._requires_grad or {v}._grad_fn is not None or "
                   "({v}._view is not None and {v}._base.requires_grad))")
 
 
-def _define(name, source, scope):
-    exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
-    return scope[name]
-
-
-requires_grad = _define("requires_grad", (
-    'def requires_grad(v):\n'
-    '    """Tensor.requires_grad of ``v`` (False for a non-tensor)."""\n'
-    f'    return isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v="v")}\n'),
-    {"Tensor": Tensor})
-
-
 def _needs_lines(op):
     """Lines that set ``needs``: for each differentiable input, whether it requires grad;
     None when none does."""
@@ -61,7 +49,8 @@ def _needs_lines(op):
                 "    needs = (a, b) if a or b else None"]
     chosen = ("values" if op.variadic or op._diff_all else
               "[" + "".join(f"values[{i}], " for i in op.diff) + "]")
-    return [f"    needs = [requires_grad(v) for v in {chosen}]",
+    return [f"    needs = [isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v='v')} "
+            f"for v in {chosen}]",
             "    if True not in needs:", "        needs = None"]
 
 
@@ -235,7 +224,8 @@ def path_functions(op):
              "VersionCounter": VersionCounter, "view_meta": view_meta,
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
-             "TENSOR_TYPES": dtypes.TENSOR_TYPES, "requires_grad": requires_grad}
-    scope["attach"] = _define("attach", attach_source(op), scope)
-    return (_define("record", record_source(op), scope), _define("needs", needs_source(op), scope),
-            _define("edges", edges_source(op), scope), scope["attach"])
+             "TENSOR_TYPES": dtypes.TENSOR_TYPES}
+    source = "\n".join([attach_source(op), record_source(op), needs_source(op),
+                        edges_source(op)])
+    exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
+    return scope["record"], scope["needs"], scope["edges"], scope["attach"]

@@ -320,14 +320,20 @@ class OpDef:
         self._diff_all = self.diff == tuple(range(len(self.inputs)))
         self._pair = self.diff == (0, 1) and len(self.inputs) == 2 and not self.variadic
         self._plan_saves()
-        # generated from this entry (ops/_paths.py): record(values, attrs, out or outs) wraps
-        # the output array(s) as tensors and records the node of a call (every op call comes
-        # there); needs(values) says which differentiable inputs require grad (None: none);
-        # edges(values, needs) are the node's next_functions (each needed input's gradient
-        # edge); attach(results, values, attrs, needs, saved_self=None, edges=None) makes the
-        # node and saves what its formulas use
-        self.record, self.needs, self.edges, self.attach = path_functions(self)
         TABLE.append(self)
+
+    def __getattr__(self, name):
+        """The row's record path, generated from this entry (ops/_paths.py) when the row is
+        first called and kept as the instance's attributes: record(values, attrs, out or outs)
+        wraps the output array(s) as tensors and records the node of a call (every op call
+        comes there); needs(values) says which differentiable inputs require grad (None:
+        none); edges(values, needs) are the node's next_functions (each needed input's
+        gradient edge); attach(results, values, attrs, needs, saved_self=None, edges=None)
+        makes the node and saves what its formulas use."""
+        if name not in ("record", "needs", "edges", "attach"):
+            raise AttributeError(f"'OpDef' object has no attribute '{name}'")
+        self.record, self.needs, self.edges, self.attach = path_functions(self)
+        return getattr(self, name)
 
     def _plan_saves(self):
         """The node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
