@@ -34,6 +34,7 @@ torch's logged warning.
 import builtins
 import functools
 import logging
+import sys
 import threading
 import weakref
 
@@ -47,7 +48,7 @@ from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
 from ..ops import registry
 from ..utils._pytree import tree_flatten, tree_unflatten
-from . import _codegen, config, exc
+from . import _codegen, _sym, config, exc
 
 _new = object.__new__
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
@@ -84,10 +85,13 @@ class _Capture:
     def __init__(self, fullgraph):
         self.fullgraph = fullgraph
         self.records = []
+        self.reads = 0      # .item() values read symbolically
+        self.saved = {}     # id(node) -> its saved values, kept before a backward pass
         self.broken = None
         self.inner = state.handler
 
     def handle_call(self, op, values, attrs):
+        values, attrs, syms = _sym.plain(values, attrs)
         state.handler = self.inner
         try:
             out = op(*values, **attrs)
@@ -95,15 +99,37 @@ class _Capture:
             if self.broken is None:
                 state.handler = self
         arrays, want = op.prepare(values, attrs)
-        self.records.append((op, values, attrs, arrays, want, out, provenance.site(2)))
+        self.records.append((op, values, attrs, arrays, want, out, provenance.site(2), syms))
         return out
 
     def handle_inplace(self, op, t, values, attrs, overlap):
-        self.stop(f"an in-place op ({op.name})", NotImplementedError)
-        return registry.apply_inplace(op, t, values, attrs, overlap)
+        """An in-place op outside gradient recording (an optimizer's update, a grad zeroed)
+        on a tensor that is not a view: run, and recorded to be replayed as a write."""
+        values, attrs, syms = _sym.plain(values, attrs)
+        if t._view is not None or t._base is not None:
+            self.stop(f"an in-place op ({op.name}) on a view", NotImplementedError)
+        elif state.grad and op.differentiable and (t.requires_grad or op.needs(values)):
+            self.stop(f"an in-place op ({op.name}) recorded by autograd", NotImplementedError)
+        if self.broken is not None:
+            return registry.apply_inplace(op, t, values, attrs, overlap)
+        state.handler = self.inner
+        try:
+            registry.apply_inplace(op, t, values, attrs, overlap)
+        finally:
+            if self.broken is None:
+                state.handler = self
+        arrays, want = op.prepare(values, attrs)
+        self.records.append(("inplace", op, values, attrs, arrays, want, t,
+                             provenance.site(2), syms))
+        return t
 
     def handle_view_inplace(self, op, t, attrs):
         self.stop(f"an in-place view op ({op.name})", NotImplementedError)
+
+    def note(self, record):
+        """A Python-level effect or read (.grad read or written, .item(), a backward pass)."""
+        if self.broken is None:
+            self.records.append(record)
 
     def stop(self, reason, kind=exc.Unsupported):
         """A graph break: the rest of the call runs eagerly (fullgraph=True: raise)."""
@@ -115,8 +141,9 @@ class _Capture:
         _local.capture = None
         if self.fullgraph:
             raise kind(f"glassgrad.compile(fullgraph=True): graph break on {reason}" + (
-                " (glassgrad captures no in-place ops or random draws; compile without "
-                "fullgraph=True to run them eagerly)" if kind is NotImplementedError else ""))
+                " (glassgrad captures no in-place ops recorded by autograd or on views, and no "
+                "random draws; compile without fullgraph=True to run them eagerly)"
+                if kind is NotImplementedError else ""))
 
 
 def _escaping(name, fn, kind):
@@ -130,10 +157,82 @@ def _escaping(name, fn, kind):
     return method
 
 
+def _item(fn):
+    """Tensor.item: inside a function registered with _sym.traceable_reads, a floating
+    one-element tensor's value is read symbolically (see _sym.py); elsewhere a graph break."""
+    @functools.wraps(fn)
+    def item(self, *args, **kwargs):
+        cap = _local.capture
+        if cap is None:
+            return fn(self, *args, **kwargs)
+        value = fn(self, *args, **kwargs)
+        if type(value) is float and _sym.traceable(sys._getframe(1).f_code):
+            sym = _sym.Sym(value, ("read", cap.reads), cap.stop)
+            cap.reads += 1
+            cap.note(("item", self, sym))
+            return sym
+        cap.stop("Tensor.item() (a tensor's value read in Python)", NotImplementedError)
+        return value
+    return item
+
+
+def _grad_property(prop):
+    """Tensor.grad read or written while capturing: recorded (a replay reads the gradient
+    then, checks it is what the capture saw, or writes it)."""
+    def get(self):
+        value = prop.fget(self)
+        cap = _local.capture
+        if cap is not None:
+            cap.note(("grad_read", self, value))
+        return value
+
+    def set(self, value):
+        prop.fset(self, value)
+        cap = _local.capture
+        if cap is not None:
+            cap.note(("grad_write", self, value))
+
+    def delete(self):
+        cap = _local.capture
+        if cap is not None:
+            cap.stop("del Tensor.grad")
+        prop.fdel(self)
+    return property(get, set, delete, prop.__doc__)
+
+
+def _backward_method(fn):
+    """Tensor.backward while capturing: torch breaks the graph there and compiles the parts
+    before and after; so does the capture (a "backward" record: the replay runs the eager
+    backward between the parts), for ``loss.backward()`` without arguments."""
+    @functools.wraps(fn)
+    def backward(self, *args, **kwargs):
+        cap = _local.capture
+        if cap is None:
+            return fn(self, *args, **kwargs)
+        if args or kwargs:
+            cap.stop("Tensor.backward() with arguments")
+            return fn(self, *args, **kwargs)
+        if cap.fullgraph:
+            cap.stop("Tensor.backward()")
+        cap.note(("backward", self))
+        for record in cap.records:
+            out = record[5] if record[0] not in _NOTES else None
+            for r in (out if type(out) in (tuple, list) else (out,)):
+                node = getattr(r, "_grad_fn", None)
+                if node is not None and id(node) not in cap.saved:
+                    cap.saved[id(node)] = (node, node._saved)
+        handler, state.handler, _local.capture = state.handler, cap.inner, None
+        try:
+            return fn(self)
+        finally:
+            state.handler, _local.capture = handler, cap
+    return backward
+
+
 # the exception fullgraph=True raises: torch's for a branch on a value (bool) and for what it
 # refuses; NotImplementedError for a scalar read (torch traces .item() into its graph, glassgrad
-# cannot)
-_ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool__": exc.UserError,
+# cannot, except symbolically in the functions _sym.traceable_reads marks)
+_ESCAPES = {"_scalar": NotImplementedError, "__bool__": exc.UserError,
             "tolist": exc.Unsupported, "numpy": exc.Unsupported, "__array__": exc.Unsupported,
             "__repr__": exc.Unsupported, "__str__": exc.Unsupported,
             "__format__": exc.Unsupported, "data_ptr": exc.Unsupported,
@@ -149,6 +248,9 @@ def _install_escapes():
         return
     for name, kind in _ESCAPES.items():
         setattr(Tensor, name, _escaping(name, getattr(Tensor, name), kind))
+    Tensor.item = _item(Tensor.item)
+    Tensor.grad = _grad_property(Tensor.grad)
+    Tensor.backward = _backward_method(Tensor.backward)
     data = Tensor.data
     Tensor.data = property(_escaping("data", data.fget, exc.Unsupported), data.fset)
     run = autograd.run_backward     # a backward pass (.grad written, hooks run): a break
@@ -233,6 +335,37 @@ class _Roots:
             if where is not None:
                 self.guards.append((*where, v))
             self._module(v)
+        elif hasattr(v, "param_groups") and hasattr(v, "state"):    # an optimizer
+            if where is not None:
+                self.guards.append((*where, v))
+            self._optimizer(v)
+
+    def _optimizer(self, opt):
+        """An optimizer's parameters, hyper-parameters (Python values, by value) and state
+        (its tensors by identity: created on the first step, so that step runs eagerly and the
+        next one compiles); its parameters' gradients are read as the capture reads them."""
+        if id(opt) in self.modules:
+            return
+        self.modules.add(id(opt))
+        self.guards.append(("attr", opt, "param_groups", opt.param_groups))
+        for k, group in enumerate(opt.param_groups):
+            self.guards.append(("item", opt.param_groups, k, group))
+            for key, value in group.items():
+                if key == "params":
+                    self._value(value, ("global", group, key))
+                elif type(value) in _TENSOR_TYPES or isinstance(value, _PLAIN) or type(
+                        value) is tuple:
+                    self._value(value, ("global", group, key))
+                else:
+                    self.guards.append(("global", group, key, value))
+            for p in group["params"]:
+                st = opt.state.get(p, _MISSING)
+                self.guards.append(("global", opt.state, p, st))
+                if st is _MISSING:
+                    continue
+                self.guards.append(("keys", st, None, tuple(st)))
+                for key, value in st.items():
+                    self._value(value, ("global", st, key))
 
     def _module(self, module):
         if id(module) in self.modules:
@@ -262,6 +395,12 @@ def _guards_hold(guards):
                 v = holder.cell_contents
             except ValueError:
                 return False
+        elif kind == "attr":
+            v = getattr(holder, key, _MISSING)
+        elif kind == "keys":
+            if tuple(holder) != value:
+                return False
+            continue
         else:
             if holder.training != value:
                 return False
@@ -295,17 +434,27 @@ class _Graph:
     """One captured region: forward steps over array slots, and the backward steps."""
 
     def __init__(self):
-        self.steps = []         # (kernel, operands, attrs, want, n_diff or None, outs, free)
+        self.steps = []         # (kind, kernel, operands, attrs, want, n_diff, outs, extra, free):
+        # see _codegen.forward_source
         self.arg_slots = []     # the slot of each distinct tensor argument
         self.externals = []     # (slot, tensor, (shape, dtype, strides, requires_grad))
         self.guards = []
         self.gsteps = []        # backward: see _build_backward
         self.ops = []           # (row name, site) of each step, for the glass box
+        self.written = set()    # the slots written in place
+        self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
 
     def holds(self):
         for _, t, meta in self.externals:
             d = t._data
             if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
+                return False
+        for t, meta in self.grad_guards:
+            grad = t._grad
+            if grad is None or meta is None:
+                if grad is not meta:
+                    return False
+            elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
                 return False
         return _guards_hold(self.guards)
 
@@ -416,15 +565,34 @@ class _Unsupported(Exception):
 
 
 def _build(cap, leaves, roots):
-    """The _Graph of a finished capture, or raise _Unsupported(reason)."""
+    """What replays a finished capture: one _Graph, or a _Trace of graphs around the eager
+    backward passes the function ran; raise _Unsupported(reason) where neither can."""
+    parts = [[]]
+    for record in cap.records:
+        if record[0] == "backward":
+            parts.append(record)
+            parts.append([])
+        else:
+            parts[-1].append(record)
+    if len(parts) == 1:
+        return _build_graph(cap.records, cap.result, leaves, roots, cap.saved)
+    return _Trace(parts, cap.result, leaves, roots, cap.saved)
+
+
+def _build_graph(records, result, leaves, roots, saved, later=False):
+    """The _Graph of one captured region (later: it runs after an effect of the same call, so
+    a gradient that is not what the capture saw is an error, not a guard miss; saved: the
+    nodes' saved values as they were before a backward pass of the capture freed them)."""
     g = _Graph()
     slots = {}          # id(tensor) -> slot
     keep = []           # (the tensors whose ids are keys)
-    g.input_index = {}
+    texpr = {}          # slot -> the generated code's name of its tensor (arguments, externals,
+    g.input_index = {}  # gradients read)
     for leaf in leaves:
         if type(leaf) in _TENSOR_TYPES and id(leaf) not in slots:
             s = slots[id(leaf)] = len(slots)
             g.input_index[s] = len(g.arg_slots)
+            texpr[s] = f"I[{len(g.arg_slots)}]"
             g.arg_slots.append(s)
             keep.append(leaf)
     data_slots = {}
@@ -439,47 +607,100 @@ def _build(cap, leaves, roots):
             d = t._data
             g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
             g.input_index[s] = -len(g.externals)
+            texpr[s] = f"E[{len(g.externals) - 1}]"
             keep.append(t)
         return s
 
+    def new_slot(t):
+        s = slots[id(t)] = len(slots)
+        keep.append(t)
+        return s
+
     grads = []
-    for op, values, attrs, arrays, want, out, site in _live(cap):
-        operands = []
-        for v, a in zip(values, arrays):
-            if type(v) in _TENSOR_TYPES:
-                d = v._data
-                if a is d:
-                    cast = None
-                elif type(a) is ndarray and a.shape == d.shape and a.dtype != d.dtype:
-                    cast = a.dtype
-                else:
-                    raise _Unsupported(f"{op.name}'s prepared operand")
-                operands.append((slot(v), None, cast))
+    effects = later
+    grad_seen = set()   # the owners whose .grad was read or written already
+    for record in _live(records, result):
+        kind = record[0]
+        if kind == "grad_read":
+            _, owner, value = record
+            s = slot(owner)
+            if s not in texpr:
+                raise _Unsupported("the .grad of an intermediate tensor")
+            if value is None:
+                expect, outs = None, ()
+            elif id(value) in slots:
+                if slots[id(value)] not in texpr:
+                    raise _Unsupported("a .grad set to an intermediate tensor")
+                expect, outs = ("same", texpr[slots[id(value)]]), ()
             else:
-                operands.append((None, a, None))
+                v = new_slot(value)
+                texpr[v] = f"r{v}"
+                d = value._data
+                expect, outs = ("new", v, (d.shape, d.dtype, d.strides)), (v,)
+            g.steps.append(("grad_read", None, (), None, None, None, outs,
+                            (texpr[s], expect, effects)))
+            k = g.input_index[s] if s in g.input_index else 0
+            if not later and k < 0 and s not in grad_seen:     # checked by holds() too
+                g.grad_guards.append((owner, expect if expect is None else expect[2]))
+            grad_seen.add(s)
+            continue
+        if kind == "grad_write":
+            _, owner, value = record
+            s = slot(owner)
+            v = None if value is None else texpr.get(slots.get(id(value)))
+            if s not in texpr or (value is not None and v is None):
+                raise _Unsupported("a .grad written on or to an intermediate tensor")
+            g.steps.append(("grad_write", None, (), None, None, None, (), (texpr[s], v)))
+            grad_seen.add(s)
+            effects = True
+            continue
+        if kind == "item":
+            _, t, sym = record
+            g.steps.append(("item", None, ((slot(t), None, None),), None, None, None, (),
+                            sym.expr[1]))
+            continue
+        inplace = kind == "inplace"
+        if inplace:
+            _, op, values, attrs, arrays, want, target, site, syms = record
+            effects = True
+        else:
+            op, values, attrs, arrays, want, out, site, syms = record
+        operands = _operands(op, values, arrays, slot, syms)
         for v in attrs.values():
             if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
                     isinstance(x, (Tensor, ndarray)) for x in v)):
                 raise _Unsupported(f"{op.name} with an array attribute")
+        kernel = op.kernels.get(type(arrays[0])) if arrays else None
+        kernel = kernel or op.kernel(arrays)
+        g.ops.append((op.name, site))
+        if inplace:
+            s = slot(target)
+            g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
+                            (syms and syms[1], s, texpr.get(s), op.name, site)))
+            g.written.add(s)
+            continue
         results = list(out) if op.multi else [out]
         outs = []
         for r in results:
-            s = slots[id(r)] = len(slots)
-            keep.append(r)
+            s = new_slot(r)
             outs.append(s)
             data_slots[s] = r
-        kernel = op.kernels.get(type(arrays[0])) if arrays else None
-        kernel = kernel or op.kernel(arrays)
         ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
-        g.steps.append([kernel, tuple(operands), dict(attrs), None if want is None else want.np,
-                        ndiff, tuple(outs), ()])
-        g.ops.append((op.name, site))
+        g.steps.append(("op", kernel, tuple(operands), dict(attrs),
+                        None if want is None else want.np, ndiff, tuple(outs),
+                        syms and syms[1]))
         node = results[0]._grad_fn
         if node is not None and getattr(type(node), "op", None) is op:
             grads.append((len(g.steps) - 1, op, node, values, results))
     g.n_slots = len(slots)
-    _outputs(g, cap.result, slots, data_slots, keep[:len(g.arg_slots)])
-    _build_backward(g, grads, slots)
+    g.texpr = texpr
+    g.effects = effects
+    _outputs(g, result, slots, data_slots, keep[:len(g.arg_slots)])
+    if g.diff_slots and g.written:
+        raise _Unsupported("an in-place op in a region that records gradients")
+    if any(s in g.out_slots and s not in texpr for s in g.written):
+        raise _Unsupported("an output written in place")
+    _build_backward(g, grads, slots, saved)
     _lifetimes(g)
     g.guards = roots.guards
     _codegen.saved_plan(g)
@@ -488,12 +709,118 @@ def _build(cap, leaves, roots):
     return g
 
 
-def _live(cap):
-    """The records the outputs depend on (an op whose result nothing uses, such as a check
-    on a detached tensor, is left out: ops write nothing in a captured graph)."""
-    live = {id(t) for t in tree_flatten(cap.result)[0] if type(t) in _TENSOR_TYPES}
+def _operands(op, values, arrays, slot, syms):
+    """Each operand of a recorded op: (slot, None, cast) for a tensor, (None, constant, None)
+    for anything else, (None, Sym, None) for a value read symbolically."""
+    operands = []
+    for j, (v, a) in enumerate(zip(values, arrays)):
+        if type(v) in _TENSOR_TYPES:
+            d = v._data
+            if a is d:
+                cast = None
+            elif type(a) is ndarray and a.shape == d.shape and a.dtype != d.dtype:
+                cast = a.dtype
+            else:
+                raise _Unsupported(f"{op.name}'s prepared operand")
+            operands.append((slot(v), None, cast))
+        elif syms and j in syms[0]:
+            if a is not v:
+                raise _Unsupported(f"{op.name}'s prepared symbolic operand")
+            operands.append((None, syms[0][j], None))
+        else:
+            operands.append((None, a, None))
+    return operands
+
+
+class _Trace:
+    """A function that ran backward passes: its captured regions (graphs) and the passes
+    between them, replayed in order. ``env``: the arguments, then each region's outputs that
+    a later part reads (the tensor a backward starts from, the function's result)."""
+
+    def __init__(self, parts, result, leaves, roots, saved):
+        env = _distinct(leaves)
+        self.steps = []
+        regions = parts[0::2]
+        for k, records in enumerate(regions):
+            later_ids = _ids_read(parts[2 * k + 1:], result)
+            made = [r for rec in records if rec[0] not in _NOTES
+                    for r in (list(rec[5]) if rec[0].multi else [rec[5]])]
+            outs = [t for t in dict.fromkeys(made) if id(t) in later_ids]
+            g = _build_graph(records, outs, env, roots, saved, later=k > 0)
+            self.steps.append((g, len(env)))
+            env = env + outs
+            if 2 * k + 1 < len(parts):
+                t = parts[2 * k + 1][1]
+                index = [i for i, x in enumerate(env) if x is t]
+                if not index:
+                    raise _Unsupported("a backward pass from a tensor the region did not make")
+                self.steps.append((None, index[0]))
+        leaves, self.out_spec = tree_flatten(result)
+        self.out_leaves = []
+        for leaf in leaves:
+            if type(leaf) in _TENSOR_TYPES:
+                index = [i for i, x in enumerate(env) if x is leaf]
+                if not index:
+                    raise _Unsupported("an output that is not an op's result")
+                self.out_leaves.append((index[0], None))
+            elif isinstance(leaf, _PLAIN):
+                self.out_leaves.append((None, leaf))
+            else:
+                raise _Unsupported(f"an output of type {type(leaf).__name__}")
+        self.graphs = [g for g, _ in self.steps if g is not None]
+        self.effects = True
+
+    def holds(self):
+        return all(g.holds() for g in self.graphs)
+
+    def run(self, tensors):
+        env = list(tensors)
+        for g, n in self.steps:
+            if g is None:
+                env[n].backward()
+            else:
+                env += g.run(env[:n])
+        return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
+                              self.out_spec)
+
+
+_NOTES = ("grad_read", "grad_write", "item", "inplace", "backward")
+
+
+def _ids_read(parts, result):
+    """The ids of the tensors that the later parts of a trace (records, and backward records)
+    or its result read."""
+    ids = {id(t) for t in tree_flatten(result)[0] if type(t) in _TENSOR_TYPES}
+    for part in parts:
+        for rec in ([part] if part and part[0] == "backward" else part):
+            kind = rec[0]
+            if kind == "backward" or kind == "item":
+                ids.add(id(rec[1]))
+            elif kind in ("grad_read", "grad_write"):
+                ids.update((id(rec[1]), id(rec[2])))
+            else:
+                values = rec[2] if kind == "inplace" else rec[1]
+                ids.update(id(v) for v in values)
+    return ids
+
+
+def _live(records, result):
+    """The records the outputs or an effect depend on (an op whose result nothing uses, such
+    as a check on a detached tensor, is left out: ops write nothing in a captured graph);
+    effects (in-place ops, .grad written), .grad reads and .item() reads are all kept."""
+    live = {id(t) for t in tree_flatten(result)[0] if type(t) in _TENSOR_TYPES}
     out = []
-    for record in reversed(cap.records):
+    for record in reversed(records):
+        kind = record[0]
+        if kind in _NOTES:
+            out.append(record)
+            if kind == "inplace":
+                live.update(id(v) for v in record[2] if type(v) in _TENSOR_TYPES)
+            elif kind == "item":
+                live.add(id(record[1]))
+            elif kind == "grad_write":
+                live.add(id(record[2]))
+            continue
         op, values, results = record[0], record[1], record[5]
         if any(id(r) in live for r in (results if op.multi else (results,))):
             out.append(record)
@@ -525,7 +852,7 @@ def _outputs(g, result, slots, data_slots, args):
     g.data_slots = data_slots
 
 
-def _build_backward(g, grads, slots):
+def _build_backward(g, grads, slots, saved):
     """The backward steps that reach a differentiable output: (saved recipe, node class, edge
     targets, each edge's slot, output metadata, arrays mode, gradient slots)."""
     needed = set(g.diff_slots)
@@ -533,7 +860,7 @@ def _build_backward(g, grads, slots):
     edge_slots = {}
     for index, op, node, values, results in reversed(grads):
         ndiff = len(node._input_metadata)
-        outs = g.steps[index][5][:ndiff]
+        outs = g.steps[index][6][:ndiff]
         if not needed.intersection(outs):
             continue
         inputs = values if op.variadic else [values[i] for i in op.diff]
@@ -559,7 +886,7 @@ def _build_backward(g, grads, slots):
             return (1, s, 0)
         recipe = []
         for k, (name, kind, i, _) in enumerate(op._save_plan):
-            v = node._saved[k]
+            v = saved.get(id(node), (None, node._saved))[1][k]
             if kind is registry._SAVE_INPUT and type(v) is SavedTensor:
                 recipe.append(ref(values[i]))
             elif kind is registry._SAVE_OUTPUT and type(v) is SavedTensor:
@@ -587,16 +914,16 @@ def _lifetimes(g):
                     keep.add(s)
     last = {}
     for i, step in enumerate(g.steps):
-        for s, _, _ in step[1]:
+        for s, _, _ in step[2]:
             if s is not None:
                 last[s] = i
-        for s in step[5]:
+        for s in step[6] or ():
             last.setdefault(s, i)       # an output nothing reads: dropped at once
     free = {}
     for s, i in last.items():
         if s not in keep:
             free.setdefault(i, []).append(s)
-    g.steps = [(*step[:6], tuple(free.get(i, ()))) for i, step in enumerate(g.steps)]
+    g.steps = [(*step, tuple(free.get(i, ()))) for i, step in enumerate(g.steps)]
 
 
 # -- the compiled callable --------------------------------------------------------------------
@@ -636,7 +963,11 @@ class CompiledFunction:
                 if entry.holds():
                     if type(entry) is _Eager:
                         return self.fn(*args, **kwargs)
-                    return entry.run(_distinct(leaves))
+                    try:
+                        return entry.run(_distinct(leaves))
+                    except _codegen.Miss:   # a gradient read before any effect: a guard
+                        continue
+
         if self.count >= config.recompile_limit:
             if not self.limited:
                 self.limited = True
@@ -679,7 +1010,7 @@ class CompiledFunction:
         cap.records = cap.result = None
         self.cache.setdefault(key, []).append(entry or _Eager(reason, roots.guards))
         self.count += 1
-        if entry is None:
+        if entry is None or entry.effects:     # (the capture's run wrote what it writes)
             return result
         del result      # the eager run's graph goes; this call's result is the replay's, as
         return entry.run(_distinct(leaves))     # every later call's (one node, torch's)
