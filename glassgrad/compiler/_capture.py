@@ -281,6 +281,7 @@ class _Roots:
     module: externals), and the guards that they are still those: (kind, holder, key, value)."""
 
     def __init__(self, fn, module=None):
+        self.refuse = None      # why the function cannot be replayed although it captures
         self.ids = set()
         self.guards = []
         self.modules = set()
@@ -348,6 +349,17 @@ class _Roots:
             return
         self.modules.add(id(opt))
         self.guards.append(("attr", opt, "param_groups", opt.param_groups))
+        # the step hooks its step wrapper runs (the optimizer's and, in that wrapper's module,
+        # the global ones): a replay would not run their Python, so none may be registered
+        wrapper_globals = getattr(getattr(type(opt), "step", None), "__globals__", {})
+        for table in (getattr(opt, "_optimizer_step_pre_hooks", None),
+                      getattr(opt, "_optimizer_step_post_hooks", None),
+                      wrapper_globals.get("_global_optimizer_pre_hooks"),
+                      wrapper_globals.get("_global_optimizer_post_hooks")):
+            if table is not None:
+                self.guards.append(("keys", table, None, tuple(table)))
+                if table:
+                    self.refuse = "optimizer step hooks (a replay would not run them)"
         for k, group in enumerate(opt.param_groups):
             self.guards.append(("item", opt.param_groups, k, group))
             for key, value in group.items():
@@ -1000,6 +1012,10 @@ class CompiledFunction:
                 raise NotImplementedError("glassgrad.compile(fullgraph=True): graph break on a "
                                           "random draw (glassgrad captures none)")
         entry = None
+        if reason is None and roots.refuse is not None:
+            reason = roots.refuse
+            if self.fullgraph:
+                raise exc.Unsupported(f"glassgrad.compile(fullgraph=True): {reason}")
         if reason is None:
             try:
                 entry = _build(cap, leaves, roots)
