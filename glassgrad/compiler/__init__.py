@@ -2,7 +2,7 @@
 replay under one CompiledFunctionBackward node), its settings config.py (torch._dynamo.config)
 and its exceptions exc.py (torch._dynamo.exc); ``traceable_reads`` marks a function whose
 ``.item()`` values a capture keeps symbolic (_sym.py: an optimizer's step counter)."""
-from ._capture import CompiledFunction, is_compiling, reset  # noqa: F401
+from ._capture import CompiledFunction, fullgraph_break, is_compiling, reset  # noqa: F401
 from ._sym import traceable_reads  # noqa: F401
 from . import config, exc  # noqa: F401
 

@@ -71,6 +71,20 @@ def is_compiling():
     return _local.capture is not None
 
 
+def fullgraph_break(why):
+    """A place where torch's compiler always breaks the graph (torch.optim's step calls
+    torch._dynamo.graph_break() around its update): glassgrad's capture goes on through it,
+    but fullgraph=True raises there as torch's does."""
+    cap = _local.capture
+    if cap is not None and cap.fullgraph:
+        cap.stop(why, message=f"Call to `torch._dynamo.graph_break()`\n  Explanation: {why}")
+
+
+# torch's first lines for a break that fullgraph=True turns into an error
+_BACKWARD_BREAK = ("Unsupported Tensor.backward() call\n  Explanation: Dynamo currently does not "
+                   "support tracing `Tensor.backward()` when trace_autograd_ops is off.")
+
+
 def reset():
     """torch.compiler.reset / torch._dynamo.reset: forget every captured graph."""
     for f in list(_compiled):
@@ -131,14 +145,17 @@ class _Capture:
         if self.broken is None:
             self.records.append(record)
 
-    def stop(self, reason, kind=exc.Unsupported):
-        """A graph break: the rest of the call runs eagerly (fullgraph=True: raise)."""
+    def stop(self, reason, kind=exc.Unsupported, message=None):
+        """A graph break: the rest of the call runs eagerly (fullgraph=True: raise, with
+        ``message`` where torch's own is known)."""
         if self.broken is not None:
             return
         self.broken = reason
         if state.handler is self:
             state.handler = self.inner
         _local.capture = None
+        if self.fullgraph and message is not None:
+            raise kind(message)
         if self.fullgraph:
             raise kind(f"glassgrad.compile(fullgraph=True): graph break on {reason}" + (
                 " (glassgrad captures no in-place ops recorded by autograd or on views, and no "
@@ -213,7 +230,7 @@ def _backward_method(fn):
             cap.stop("Tensor.backward() with arguments")
             return fn(self, *args, **kwargs)
         if cap.fullgraph:
-            cap.stop("Tensor.backward()")
+            cap.stop("Tensor.backward()", message=_BACKWARD_BREAK)
         cap.note(("backward", self))
         for record in cap.records:
             out = record[5] if record[0] not in _NOTES else None
