@@ -612,130 +612,144 @@ def _build_graph(records, result, leaves, roots, saved, later=False):
     """The _Graph of one captured region (later: it runs after an effect of the same call, so
     a gradient that is not what the capture saw is an error, not a guard miss; saved: the
     nodes' saved values as they were before a backward pass of the capture freed them)."""
-    g = _Graph()
-    slots = {}          # id(tensor) -> slot
-    keep = []           # (the tensors whose ids are keys)
-    texpr = {}          # slot -> the generated code's name of its tensor (arguments, externals,
-    g.input_index = {}  # gradients read)
-    for leaf in leaves:
-        if type(leaf) in _TENSOR_TYPES and id(leaf) not in slots:
-            s = slots[id(leaf)] = len(slots)
-            g.input_index[s] = len(g.arg_slots)
-            texpr[s] = f"I[{len(g.arg_slots)}]"
-            g.arg_slots.append(s)
-            keep.append(leaf)
-    data_slots = {}
-
-    def slot(t):
-        s = slots.get(id(t))
-        if s is None:
-            if id(t) not in roots.ids:
-                raise _Unsupported("a tensor the op table did not make (a factory, .data, "
-                                   ".detach() or a Python-level result)")
-            s = slots[id(t)] = len(slots)
-            d = t._data
-            g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
-            g.input_index[s] = -len(g.externals)
-            texpr[s] = f"E[{len(g.externals) - 1}]"
-            keep.append(t)
-        return s
-
-    def new_slot(t):
-        s = slots[id(t)] = len(slots)
-        keep.append(t)
-        return s
-
-    grads = []
-    effects = later
-    grad_seen = set()   # the owners whose .grad was read or written already
+    b = _Builder(roots, leaves, later)
     for record in _live(records, result):
         kind = record[0]
         if kind == "grad_read":
-            _, owner, value = record
-            s = slot(owner)
-            if s not in texpr:
-                raise _Unsupported("the .grad of an intermediate tensor")
-            if value is None:
-                expect, outs = None, ()
-            elif id(value) in slots:
-                if slots[id(value)] not in texpr:
-                    raise _Unsupported("a .grad set to an intermediate tensor")
-                expect, outs = ("same", texpr[slots[id(value)]]), ()
-            else:
-                v = new_slot(value)
-                texpr[v] = f"r{v}"
-                d = value._data
-                expect, outs = ("new", v, (d.shape, d.dtype, d.strides)), (v,)
-            g.steps.append(("grad_read", None, (), None, None, None, outs,
-                            (texpr[s], expect, effects)))
-            k = g.input_index[s] if s in g.input_index else 0
-            if not later and k < 0 and s not in grad_seen:     # checked by holds() too
-                g.grad_guards.append((owner, expect if expect is None else expect[2]))
-            grad_seen.add(s)
-            continue
-        if kind == "grad_write":
-            _, owner, value = record
-            s = slot(owner)
-            v = None if value is None else texpr.get(slots.get(id(value)))
-            if s not in texpr or (value is not None and v is None):
-                raise _Unsupported("a .grad written on or to an intermediate tensor")
-            g.steps.append(("grad_write", None, (), None, None, None, (), (texpr[s], v)))
-            grad_seen.add(s)
-            effects = True
-            continue
-        if kind == "item":
-            _, t, sym = record
-            g.steps.append(("item", None, ((slot(t), None, None),), None, None, None, (),
-                            sym.expr[1]))
-            continue
-        inplace = kind == "inplace"
-        if inplace:
-            _, op, values, attrs, arrays, want, target, site, syms = record
-            effects = True
+            b.grad_read(*record[1:])
+        elif kind == "grad_write":
+            b.grad_write(*record[1:])
+        elif kind == "item":
+            g = b.g
+            g.steps.append(("item", None, ((b.slot(record[1]), None, None),), None, None, None,
+                            (), record[2].expr[1]))
         else:
-            op, values, attrs, arrays, want, out, site, syms = record
-        operands = _operands(op, values, arrays, slot, syms)
-        for v in attrs.values():
-            if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
-                    isinstance(x, (Tensor, ndarray)) for x in v)):
-                raise _Unsupported(f"{op.name} with an array attribute")
-        kernel = op.kernels.get(type(arrays[0])) if arrays else None
-        kernel = kernel or op.kernel(arrays)
-        g.ops.append((op.name, site))
-        if inplace:
-            s = slot(target)
-            g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
-                            (syms and syms[1], s, texpr.get(s), op.name, site)))
-            g.written.add(s)
-            continue
-        results = list(out) if op.multi else [out]
-        outs = []
-        for r in results:
-            s = new_slot(r)
-            outs.append(s)
-            data_slots[s] = r
-        ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
-        g.steps.append(("op", kernel, tuple(operands), dict(attrs),
-                        None if want is None else want.np, ndiff, tuple(outs),
-                        syms and syms[1]))
-        node = results[0]._grad_fn
-        if node is not None and getattr(type(node), "op", None) is op:
-            grads.append((len(g.steps) - 1, op, node, values, results))
-    g.n_slots = len(slots)
-    g.texpr = texpr
-    g.effects = effects
-    _outputs(g, result, slots, data_slots, keep[:len(g.arg_slots)])
+            b.op(record)
+    g = b.g
+    g.n_slots, g.texpr, g.effects = len(b.slots), b.texpr, b.effects
+    _outputs(g, result, b.slots, b.data_slots, b.keep[:len(g.arg_slots)])
     if g.diff_slots and g.written:
         raise _Unsupported("an in-place op in a region that records gradients")
-    if any(s in g.out_slots and s not in texpr for s in g.written):
+    if any(s in g.out_slots and s not in b.texpr for s in g.written):
         raise _Unsupported("an output written in place")
-    _build_backward(g, grads, slots, saved)
+    _build_backward(g, b.grads, b.slots, saved)
     _lifetimes(g)
     g.guards = roots.guards
     _codegen.saved_plan(g)
     g.forward = _codegen.forward_source(g)
     g.backward = _codegen.backward_source(g)
     return g
+
+
+class _Builder:
+    """A _Graph's forward steps from the records: slots for the tensors (arguments, then
+    externals and op results as they come), and ``texpr``, the generated code's name of the
+    tensors it has (arguments ``I[k]``, externals ``E[k]``, gradients read ``r<slot>``)."""
+
+    def __init__(self, roots, leaves, later):
+        self.g = g = _Graph()
+        self.roots = roots
+        self.slots = {}         # id(tensor) -> slot
+        self.keep = []          # (the tensors whose ids are keys)
+        self.texpr = {}
+        self.data_slots = {}    # slot -> the op result it holds
+        self.grads = []         # (step, op, node, values, results) of each recording op
+        self.effects = self.later = later   # whether a step so far wrote something
+        self.grad_seen = set()  # the owners whose .grad was read or written already
+        g.input_index = {}
+        for leaf in leaves:
+            if type(leaf) in _TENSOR_TYPES and id(leaf) not in self.slots:
+                s = self.new_slot(leaf)
+                g.input_index[s] = len(g.arg_slots)
+                self.texpr[s] = f"I[{len(g.arg_slots)}]"
+                g.arg_slots.append(s)
+
+    def new_slot(self, t):
+        s = self.slots[id(t)] = len(self.slots)
+        self.keep.append(t)
+        return s
+
+    def slot(self, t):
+        s = self.slots.get(id(t))
+        if s is None:
+            if id(t) not in self.roots.ids:
+                raise _Unsupported("a tensor the op table did not make (a factory, .data, "
+                                   ".detach() or a Python-level result)")
+            g = self.g
+            s = self.new_slot(t)
+            d = t._data
+            g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
+            g.input_index[s] = -len(g.externals)
+            self.texpr[s] = f"E[{len(g.externals) - 1}]"
+        return s
+
+    def grad_read(self, owner, value):
+        """A check that owner.grad is what the capture read (and its slot, when new); an
+        external's first read, before any write of it, is a guard of the graph too."""
+        g, texpr = self.g, self.texpr
+        s = self.slot(owner)
+        if s not in texpr:
+            raise _Unsupported("the .grad of an intermediate tensor")
+        if value is None:
+            expect, outs = None, ()
+        elif id(value) in self.slots:
+            if self.slots[id(value)] not in texpr:
+                raise _Unsupported("a .grad set to an intermediate tensor")
+            expect, outs = ("same", texpr[self.slots[id(value)]]), ()
+        else:
+            v = self.new_slot(value)
+            texpr[v] = f"r{v}"
+            d = value._data
+            expect, outs = ("new", v, (d.shape, d.dtype, d.strides)), (v,)
+        g.steps.append(("grad_read", None, (), None, None, None, outs,
+                        (texpr[s], expect, self.effects)))
+        if (not self.later and g.input_index[s] < 0 and s not in self.grad_seen
+                and (expect is None or expect[0] == "new")):
+            g.grad_guards.append((owner, expect if expect is None else expect[2]))
+        self.grad_seen.add(s)
+
+    def grad_write(self, owner, value):
+        s = self.slot(owner)
+        v = None if value is None else self.texpr.get(self.slots.get(id(value)))
+        if s not in self.texpr or (value is not None and v is None):
+            raise _Unsupported("a .grad written on or to an intermediate tensor")
+        self.g.steps.append(("grad_write", None, (), None, None, None, (),
+                             (self.texpr[s], v)))
+        self.grad_seen.add(s)
+        self.effects = True
+
+    def op(self, record):
+        """An op's step: its kernel on its operands' slots (an in-place one's result copied
+        into its target, whose version it bumps)."""
+        g = self.g
+        inplace = record[0] == "inplace"
+        if inplace:
+            _, op, values, attrs, arrays, want, target, site, syms = record
+            self.effects = True
+        else:
+            op, values, attrs, arrays, want, out, site, syms = record
+        operands = _operands(op, values, arrays, self.slot, syms)
+        for v in attrs.values():
+            if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
+                    isinstance(x, (Tensor, ndarray)) for x in v)):
+                raise _Unsupported(f"{op.name} with an array attribute")
+        kernel = (op.kernels.get(type(arrays[0])) if arrays else None) or op.kernel(arrays)
+        g.ops.append((op.name, site))
+        if inplace:
+            s = self.slot(target)
+            g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
+                            (syms and syms[1], s, self.texpr.get(s), op.name, site)))
+            g.written.add(s)
+            return
+        results = list(out) if op.multi else [out]
+        outs = tuple(self.new_slot(r) for r in results)
+        self.data_slots.update(zip(outs, results))
+        ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
+        g.steps.append(("op", kernel, tuple(operands), dict(attrs),
+                        None if want is None else want.np, ndiff, outs, syms and syms[1]))
+        node = results[0]._grad_fn
+        if node is not None and getattr(type(node), "op", None) is op:
+            self.grads.append((len(g.steps) - 1, op, node, values, results))
 
 
 def _operands(op, values, arrays, slot, syms):
