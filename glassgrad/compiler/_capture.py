@@ -257,6 +257,25 @@ _ESCAPES = {"_scalar": NotImplementedError, "__bool__": exc.UserError,
             "register_hook": exc.Unsupported, "retain_grad": exc.Unsupported,
             "requires_grad_": exc.Unsupported}
 _installed = []
+# Tensor attributes replaced only while a function is captured (in every thread: each looks
+# at its own capture), so that eager code pays nothing and .grad's warning keeps its stack
+# level: .grad read and written, .backward()
+_CAPTURE_METHODS = {}
+
+
+_EAGER_METHODS = {}
+_capturing = [0]        # captures running now, in all threads
+_capturing_lock = threading.Lock()
+
+
+def _capture_methods(on):
+    """The capture methods on Tensor while at least one capture runs (``on``: one begins;
+    else one ends)."""
+    with _capturing_lock:
+        _capturing[0] += 1 if on else -1
+        if _capturing[0] == (1 if on else 0):
+            for name, method in (_CAPTURE_METHODS if on else _EAGER_METHODS).items():
+                setattr(Tensor, name, method)
 
 
 def _install_escapes():
@@ -266,8 +285,9 @@ def _install_escapes():
     for name, kind in _ESCAPES.items():
         setattr(Tensor, name, _escaping(name, getattr(Tensor, name), kind))
     Tensor.item = _item(Tensor.item)
-    Tensor.grad = _grad_property(Tensor.grad)
-    Tensor.backward = _backward_method(Tensor.backward)
+    _EAGER_METHODS.update(grad=Tensor.grad, backward=Tensor.backward)
+    _CAPTURE_METHODS.update(grad=_grad_property(Tensor.grad),
+                            backward=_backward_method(Tensor.backward))
     data = Tensor.data
     Tensor.data = property(_escaping("data", data.fget, exc.Unsupported), data.fset)
     run = autograd.run_backward     # a backward pass (.grad written, hooks run): a break
@@ -806,6 +826,8 @@ class _Trace:
                 if not index:
                     raise _Unsupported("an output that is not an op's result")
                 self.out_leaves.append((index[0], None))
+            elif type(leaf) is _sym.Sym:
+                raise _Unsupported("a value read with .item() returned")
             elif isinstance(leaf, _PLAIN):
                 self.out_leaves.append((None, leaf))
             else:
@@ -884,6 +906,8 @@ def _outputs(g, result, slots, data_slots, args):
             if any(may_share_memory(leaf._data, d) for d in inputs):
                 raise _Unsupported("an output that is a view of an input")
             g.out_leaves.append((s, None))
+        elif type(leaf) is _sym.Sym:
+            raise _Unsupported("a value read with .item() returned")
         elif isinstance(leaf, _PLAIN):
             g.out_leaves.append((None, leaf))
         else:
@@ -1029,10 +1053,12 @@ class CompiledFunction:
         _local.capture = cap
         state.handler = cap
         builtins.print = _print
+        _capture_methods(True)
         try:
             cap.result = result = self.fn(*args, **kwargs)
         finally:
             builtins.print = _builtin_print
+            _capture_methods(False)
             _local.capture = None
             if state.handler is cap:
                 state.handler = cap.inner
