@@ -42,7 +42,7 @@ from .. import autograd, dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
 from .._autograd.grad_mode import state
-from .._autograd.node import Node
+from .._autograd.node import AccumulateGrad, Node
 from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
@@ -842,11 +842,46 @@ class _Trace:
         env = list(tensors)
         for g, n in self.steps:
             if g is None:
-                env[n].backward()
+                if not _direct_backward(env[n]):
+                    env[n].backward()
             else:
                 env += g.run(env[:n])
         return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
                               self.out_spec)
+
+
+def _direct_backward(t):
+    """``t.backward()`` for a one-element output of a compiled region whose node sends every
+    gradient straight to leaves without hooks: the region's backward, then each leaf's own
+    AccumulateGrad, with what Tensor.backward and the engine do around them (grad mode off,
+    the node released, the pass recorded for the glass box) but no queue. False (nothing
+    done: the caller runs t.backward()) for anything else: hooks, retain_grad, anomaly mode,
+    a trace, a pass inside another, an edge to a non-leaf, an error (the engine then raises
+    and explains it)."""
+    node = t._grad_fn
+    if (type(node) is not CompiledFunctionBackward or state.anomaly or state.tracer is not None
+            or state.graph_task is not None or state.vmap is not None or node._pre_hooks
+            or node._hooks or node._tensor_pre_hooks or node._retain_grad_hooks
+            or t._data.size != 1 or t._data.dtype.kind != "f" or t._output_nr != 0
+            or len(node._input_metadata) != 1):
+        return False
+    sinks = [fn for fn, _ in node.next_functions]
+    if any(fn is not None and (type(fn) is not AccumulateGrad or fn.hooked()) for fn in sinks):
+        return False
+    prev, state.grad_enabled = state.grad_enabled, False
+    try:
+        grads = node.apply_arrays([xp.ones(t._data.shape, t._data.dtype)])
+    except Exception:   # noqa: BLE001 - the engine raises it again, explained
+        return False
+    finally:
+        state.grad_enabled = prev
+    node.release()
+    for fn in reversed(sinks):
+        box = [grads.pop()]     # the only reference: AccumulateGrad may keep the array
+        if fn is not None and box[0] is not None:
+            fn.apply_arrays(box)
+    provenance.backward_ran(t, False)
+    return True
 
 
 _NOTES = ("grad_read", "grad_write", "item", "inplace", "backward")
