@@ -493,7 +493,7 @@ class _Graph:
         self.written = set()    # the slots written in place
         self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
 
-    def holds(self):
+    def holds(self, guards=True):
         for _, t, meta in self.externals:
             d = t._data
             if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
@@ -505,7 +505,7 @@ class _Graph:
                     return False
             elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
                 return False
-        return _guards_hold(self.guards)
+        return not guards or _guards_hold(self.guards)
 
     def run(self, tensors):
         """This call's outputs: the generated forward (see _codegen.py), then the outputs as
@@ -835,8 +835,8 @@ class _Trace:
         self.graphs = [g for g, _ in self.steps if g is not None]
         self.effects = True
 
-    def holds(self):
-        return all(g.holds() for g in self.graphs)
+    def holds(self):        # (the graphs share the function's guards)
+        return all(g.holds(False) for g in self.graphs) and _guards_hold(self.graphs[0].guards)
 
     def run(self, tensors):
         env = list(tensors)
