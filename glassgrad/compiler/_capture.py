@@ -4,32 +4,48 @@ as plain array calls under one autograd node, CompiledFunctionBackward.
 Capture. The first call for a guard set runs the function eagerly with a _Capture in
 ``state.handler`` (the op interceptor slot): every OpDef call is run as it is and recorded (the
 row, its operands as the row's prepare step gave them, its attrs, its results, the line of user
-code). Reading a tensor's value in Python (.item(), bool(), .tolist(), .numpy(), printing), an
-in-place op, a random draw, print(), or a tensor that the op table did not make (a factory,
-``.data``, ``.detach()``) breaks the graph: the call finishes eagerly and the guard set is
-marked eager (later calls with it run the function as it is). With fullgraph=True a break
-raises instead (torch._dynamo.exc's Unsupported or UserError; NotImplementedError for what
-glassgrad cannot capture although torch can: in-place ops, random draws).
+code). So are, as torch's compiler captures a training step: in-place ops that autograd does
+not record and that do not write into a view (an optimizer's update, ``p -= lr * p.grad``
+under no_grad), reads and writes of ``.grad``, ``.item()`` in a function marked
+``_sym.traceable_reads`` (a symbolic float: Adam's step counter), and ``.backward()`` without
+arguments, where torch breaks the graph and compiles both sides: the backward runs eagerly
+between the captured regions (a _Trace). Reading a tensor's value in Python otherwise
+(.item(), bool(), .tolist(), .numpy(), printing), an in-place op autograd records or one on a
+view, a random draw, print(), or a tensor that the op table did not make (a factory,
+``.data``, ``.detach()``: an optimizer's first step, which creates its state) breaks the
+graph: the call finishes eagerly and the guard set is marked eager (later calls with it run
+the function as it is). With fullgraph=True a break raises instead (torch._dynamo.exc's
+Unsupported or UserError, with torch's first line where it is known: the backward break,
+torch.optim's step; NotImplementedError for what glassgrad cannot capture although torch
+can).
 
-Replay. A _Graph holds the steps as (kernel, operands, attrs, ...) tuples over slots of one
-array list: the function's tensor arguments, the tensors it read from its globals, closure or
-module (externals), then every op's outputs. Each step calls the row's bound kernel (what
-OpDef.__call__ would call) on the arrays, so results are bit for bit eager's; a buffer is
+Replay. A _Graph holds the steps as (kind, kernel, operands, attrs, ...) tuples over slots of
+one array list: the function's tensor arguments, the tensors it read from its globals,
+closure, module or optimizer (externals), the gradients it read, then every op's outputs.
+Each step calls the row's bound kernel (what OpDef.__call__ would call) on the arrays, so
+results are bit for bit eager's; an in-place step copies the result into its target and
+bumps the version counter (and the glass box's history) as apply_inplace does; a buffer is
 dropped after its last use. Where an output requires grad, one CompiledFunctionBackward node
 takes every output; its backward runs the captured rows' backward formulas (OpNode's own code:
 _formulas on arrays for arrays=True rows, apply on tensors otherwise) in reverse order,
 brings each gradient to its input's shape and dtype as the engine does, and sums gradients
 in the engine's order. Saved arguments and outputs are SavedTensors (the version check and
-PyTorch's message), intermediates bare arrays, all freed by release().
+PyTorch's message), intermediates bare arrays, all freed by release(). A region that writes
+(in place, or ``.grad``) records no gradients (it would be refused), and the capture's own
+call returns its eager result (its writes are done).
 
 Guards: the key (grad mode, inference mode, default dtype, each tensor argument's type, shape,
 dtype, strides and requires_grad, which arguments are the same tensor, every other argument by
 value or identity) chooses the graphs; each graph then checks its externals' shape, dtype,
 strides and requires_grad, the identity of the tensors and modules the function's globals and
-closure name (and the values of their plain numbers), and the modules' training flags and
-parameters; not, as torch's (skip_nnmodule_hook_guards), the modules' hooks: a hook added after
-the capture is not run. A miss compiles again, up to config.recompile_limit graphs, then runs eagerly with
-torch's logged warning.
+closure name (and the values of their plain numbers), the modules' training flags and
+parameters, an optimizer's param groups (hyper-parameters by value), state (tensors by
+identity) and step hooks (none may be registered), and whether each gradient it reads first
+is None or of the shape, dtype and strides it was; not, as torch's
+(skip_nnmodule_hook_guards), the modules' hooks: a hook added after the capture is not run.
+A gradient that differs once the replay has written something (after a backward, say) is an
+error, not a miss. A miss compiles again, up to config.recompile_limit graphs, then runs
+eagerly with torch's logged warning.
 """
 import builtins
 import functools
