@@ -295,3 +295,56 @@ def test_version_counters_move_as_torch_eager_moves_them():
             out.append([m[0].weight._version, st["exp_avg"]._version, st["step"]._version])
         return out
     assert program(gg, True) == program(torch, False)
+
+
+def test_what_a_replay_could_not_honour_runs_eagerly():
+    """NumPy hyper-parameters (their arithmetic with a value read symbolically would keep
+    the captured one), a grad mode left changed, a symbolic value inside a list argument."""
+    lib_reset()
+    m, x, y = model_and_data(gg)
+    opt = gg.optim.Adam(m.parameters(), lr=0.01, betas=(np.float64(0.9), 0.999))
+    run = gg.compile(lambda: opt.step())
+    for _ in range(3):
+        gg.nn.functional.cross_entropy(m(x), y).backward()
+        run()
+    assert all(type(e).__name__ == "_Eager" for es in run.cache.values() for e in es)
+
+    def leaves_grad_off(t):
+        gg.set_grad_enabled(False)
+        return t * 2
+    f = gg.compile(leaves_grad_off)
+    try:
+        f(gg.ones(2))
+        assert not gg.is_grad_enabled()
+        gg.set_grad_enabled(True)
+        f(gg.ones(2))
+        assert not gg.is_grad_enabled()     # it ran again (eagerly)
+    finally:
+        gg.set_grad_enabled(True)
+
+    @gg.compiler.traceable_reads
+    def scaled(t, s):
+        return gg.nn.functional.interpolate(t, scale_factor=[s.item()])
+    g = gg.compile(scaled)
+    t = gg.arange(4.0).reshape(1, 1, 4)
+    exact([g(t, gg.tensor(k)) for k in (2.0, 3.0)], [scaled(t, gg.tensor(k)) for k in (2.0, 3.0)])
+    assert all(type(e).__name__ == "_Eager" for es in g.cache.values() for e in es)
+
+
+def test_a_leaf_hook_sends_the_step_s_backward_through_the_engine_with_the_same_values():
+    def program(compiled):
+        lib_reset()
+        m, x, y = model_and_data(gg)
+        opt = gg.optim.SGD(m.parameters(), lr=0.1)
+        seen = []
+        m[0].weight.register_hook(lambda g: seen.append(g.clone()) or g * 2)
+
+        def step(x, y):
+            loss = gg.nn.functional.cross_entropy(m(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            return loss
+        run = gg.compile(step) if compiled else step
+        return [run(x, y).detach() for _ in range(3)] + [p.detach() for p in m.parameters()] + seen
+    exact(program(True), program(False))

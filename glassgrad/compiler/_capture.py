@@ -69,6 +69,7 @@ from . import _codegen, _sym, config, exc
 _new = object.__new__
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
+_EXACT = {int, float, bool, str, type(None), complex}
 _MISSING = object()
 _log = logging.getLogger("glassgrad._dynamo")
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
@@ -416,10 +417,13 @@ class _Roots:
         for k, group in enumerate(opt.param_groups):
             self.guards.append(("item", opt.param_groups, k, group))
             for key, value in group.items():
-                if key == "params":
-                    self._value(value, ("global", group, key))
-                elif type(value) in _TENSOR_TYPES or isinstance(value, _PLAIN) or type(
-                        value) is tuple:
+                if key != "params" and any(type(v) not in _EXACT and type(v) not in _TENSOR_TYPES
+                                           for v in (value if type(value) is tuple else (value,))):
+                    # (a NumPy float's arithmetic with a value read symbolically takes its
+                    # captured value)
+                    self.refuse = f"an optimizer hyper-parameter ({key}) of a NumPy or other type"
+                if key == "params" or type(value) in _TENSOR_TYPES or isinstance(
+                        value, (*_PLAIN, tuple)):
                     self._value(value, ("global", group, key))
                 else:
                     self.guards.append(("global", group, key, value))
@@ -1105,8 +1109,11 @@ class CompiledFunction:
         state.handler = cap
         builtins.print = _print
         _capture_methods(True)
+        grad_mode = state.grad_enabled
         try:
             cap.result = result = self.fn(*args, **kwargs)
+            if state.grad_enabled != grad_mode:     # (a replay would not set it)
+                cap.stop("a grad mode left changed")
         finally:
             builtins.print = _builtin_print
             _capture_methods(False)

@@ -88,6 +88,11 @@ def plain(values, attrs):
     position: ({index: Sym}, {name: Sym}), or None where there are none."""
     if not any(type(v) is Sym for v in values) and not any(type(v) is Sym
                                                            for v in attrs.values()):
+        for v in (*values, *attrs.values()):
+            if type(v) in (list, tuple):
+                for x in v:
+                    if type(x) is Sym:      # (a replay would pass the captured value)
+                        x.on_escape("a value read with .item() inside a list argument")
         return values, attrs, None
     syms = ({i: v for i, v in enumerate(values) if type(v) is Sym},
             {k: v for k, v in attrs.items() if type(v) is Sym})
