@@ -348,3 +348,32 @@ def test_a_leaf_hook_sends_the_step_s_backward_through_the_engine_with_the_same_
         run = gg.compile(step) if compiled else step
         return [run(x, y).detach() for _ in range(3)] + [p.detach() for p in m.parameters()] + seen
     exact(program(True), program(False))
+
+
+def test_the_one_hot_gather_backward_is_the_row_s_formula_bit_for_bit():
+    """compiler/_codegen._fused's GatherBackward0 for a one-column index along the last dim,
+    against the row's own formula (scatter_add into zeros), -0.0, NaN and float16 included;
+    and a compiled log_softmax + gather loss uses it."""
+    from glassgrad.compiler import _codegen
+    from glassgrad.ops.indexing import _gather
+
+    class Target:
+        _input_metadata = (((8, 5), gg.float32),)
+    own = _gather.formula_index[0][0]
+    fused = _codegen._fused(type(_gather_node()), 0, [("sv", 0), ("c", 1), ("sv", 1),
+                                                       ("c", False)], Target)
+    assert fused is not None
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64, np.float16):
+        grad = rng.standard_normal((8, 1)).astype(dtype)
+        grad[2], grad[4] = -0.0, np.nan
+        result = rng.standard_normal((8, 5)).astype(dtype)
+        for index in (rng.integers(0, 5, (8, 1)), rng.integers(0, 5, (8, 2))):
+            g = grad if index.shape[1] == 1 else np.repeat(grad, 2, axis=1)
+            a, b = own(g, result, 1, index, False), fused(g, result, 1, index, False)
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def _gather_node():
+    x = gg.randn(3, 4, requires_grad=True)
+    return x.gather(1, gg.tensor([[0], [1], [2]])).grad_fn

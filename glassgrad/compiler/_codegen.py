@@ -231,7 +231,7 @@ def _formulas(ns, i, recipe, cls, edges, eslots):
     for k, ((formula, index), (target, _), s) in enumerate(zip(op.formula_index, edges, eslots)):
         if s is None:
             continue
-        ns[f"F{i}_{k}"] = formula
+        ns[f"F{i}_{k}"] = _fused(cls, k, [recipe[j] for j in index], target) or formula
         body.append(f"r = F{i}_{k}(g, {', '.join(names[j] for j in index)})")
         if not cls._exact:
             shape, dtype = target._input_metadata[0]
@@ -240,6 +240,28 @@ def _formulas(ns, i, recipe, cls, edges, eslots):
                         f"r = fit(r, S{i}_{k}, D{i}_{k}, {cls.__name__!r}, {k})")
         body.append(f"b{s} = r if b{s} is None else b{s} + r")
     return body
+
+
+def _fused(cls, k, args, target):
+    """A cheaper formula with the row's exact results where the captured shapes allow one
+    (None: the row's own). GatherBackward0 of a matrix gathered along its last dim by a
+    one-column index (the picked log-probabilities of a cross-entropy written with
+    log_softmax and gather): the row's scatter_add into zeros adds each row's one value to a
+    zero, which a one-hot write does without scatter's coordinates and ufunc.at."""
+    if cls.__name__ != "GatherBackward0" or k != 0:
+        return None
+    dim = args[1]       # (self, dim, index, sparse_grad): a constant
+    if len(target._input_metadata[0][0]) != 2 or dim[0] != "c" or dim[1] not in (1, -1):
+        return None
+    own = cls.op.formula_index[0][0]
+
+    def gather_column_backward(grad, self, dim, index, sparse_grad):
+        if index.ndim != 2 or index.shape[1] != 1 or grad.shape != index.shape:
+            return own(grad, self, dim, index, sparse_grad)
+        out = xp.zeros(self.shape, grad.dtype)
+        out[xp.arange(index.shape[0]), index[:, 0]] += grad[:, 0]     # 0 + value, as scatter_add
+        return out
+    return gather_column_backward
 
 
 def _generic(recipe, cls, edges, meta, op):
