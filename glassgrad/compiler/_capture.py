@@ -885,9 +885,11 @@ def _direct_backward(t):
             or t._data.size != 1 or t._data.dtype.kind != "f" or t._output_nr != 0
             or len(node._input_metadata) != 1):
         return False
-    sinks = [fn for fn, _ in node.next_functions]
-    if any(fn is not None and (type(fn) is not AccumulateGrad or fn.hooked()) for fn in sinks):
-        return False
+    sinks = []
+    for fn, _ in node.next_functions:
+        if fn is not None and (type(fn) is not AccumulateGrad or fn.hooked()):
+            return False
+        sinks.append(fn)
     prev, state.grad_enabled = state.grad_enabled, False
     try:
         grads = node.apply_arrays([xp.ones(t._data.shape, t._data.dtype)])
