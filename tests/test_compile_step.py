@@ -377,3 +377,25 @@ def test_the_one_hot_gather_backward_is_the_row_s_formula_bit_for_bit():
 def _gather_node():
     x = gg.randn(3, 4, requires_grad=True)
     return x.gather(1, gg.tensor([[0], [1], [2]])).grad_fn
+
+
+@pytest.mark.parametrize("name, kw", [
+    ("Adamax", {}), ("NAdam", dict(decoupled_weight_decay=True, weight_decay=0.1)),
+    ("RAdam", {}), ("RMSprop", dict(momentum=0.9, centered=True)), ("Adagrad", {}),
+    ("Adadelta", {}), ("ASGD", {}), ("Rprop", {}), ("Adam", dict(lr=0.01, foreach=True))])
+def test_every_other_optimizer_compiles_or_runs_eagerly_bit_for_bit(name, kw):
+    """The ones that read a value in Python outside a traceable function (their step counts)
+    run eagerly; RMSprop and Adadelta replay."""
+    lib_reset()
+    got, _ = optimizer_steps(gg, name, kw, True)
+    ref, _ = optimizer_steps(gg, name, kw, False)
+    for a, b in zip(got, ref):
+        exact(a, b)
+
+
+@pytest.mark.parametrize("name, kw", [OPTIMIZERS[1], OPTIMIZERS[3]])
+def test_a_compiled_step_matches_torch_eager(name, kw):
+    lib_reset()
+    got = outcome(lambda lib: optimizer_steps(lib, name, kw, lib is gg, versions=False)[0], gg)
+    assert_same(outcome(lambda lib: optimizer_steps(lib, name, kw, False, versions=False)[0],
+                        torch), got)
