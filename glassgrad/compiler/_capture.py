@@ -119,6 +119,7 @@ class _Capture:
         self.reads = 0      # .item() values read symbolically
         self.saved = {}     # id(node) -> its saved values, kept before a backward pass
         self.broken = None
+        self.done = False
         self.inner = state.handler
 
     def handle_call(self, op, values, attrs):
@@ -165,8 +166,8 @@ class _Capture:
     def stop(self, reason, kind=exc.Unsupported, message=None):
         """A graph break: the rest of the call runs eagerly (fullgraph=True: raise, with
         ``message`` where torch's own is known)."""
-        if self.broken is not None:
-            return
+        if self.broken is not None or self.done:    # (done: a value read symbolically that
+            return                                  # outlived its capture)
         self.broken = reason
         if state.handler is self:
             state.handler = self.inner
@@ -1120,6 +1121,7 @@ class CompiledFunction:
             builtins.print = _builtin_print
             _capture_methods(False)
             _local.capture = None
+            cap.done = True
             if state.handler is cap:
                 state.handler = cap.inner
         reason = cap.broken
