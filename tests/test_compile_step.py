@@ -399,3 +399,24 @@ def test_a_compiled_step_matches_torch_eager(name, kw):
     got = outcome(lambda lib: optimizer_steps(lib, name, kw, lib is gg, versions=False)[0], gg)
     assert_same(outcome(lambda lib: optimizer_steps(lib, name, kw, False, versions=False)[0],
                         torch), got)
+
+
+def test_a_gradient_that_differs_after_the_backward_break_is_an_error_not_a_silent_replay():
+    lib_reset()
+    m, x, y = model_and_data(gg)
+    opt = gg.optim.SGD(m.parameters(), lr=0.1)
+
+    def step(x, y):
+        loss = gg.nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    run = gg.compile(step)
+    run(x, y)
+    run(x, y)
+    # a hook added after the capture (module and tensor hooks are not guarded, as torch's)
+    # drops a gradient during the backward between the regions
+    m[0].weight.register_post_accumulate_grad_hook(lambda p: setattr(p, "grad", None))
+    with pytest.raises(RuntimeError, match=r"the \.grad of a tensor of shape \[8, 4\] is not"):
+        run(x, y)

@@ -62,11 +62,11 @@ class Miss(Exception):
     entry's guards do not hold after all."""
 
 
-def _changed(where):
-    raise RuntimeError(f"glassgrad.compile: {where}.grad is not what it was when the function "
-                       "was captured, after the compiled step had begun writing (a backward "
-                       "hook or another thread changed it); call glassgrad.compiler.reset() "
-                       "or run the function eagerly")
+def _changed(t):
+    raise RuntimeError(f"glassgrad.compile: the .grad of a tensor of shape {list(t.shape)} is "
+                       "not what it was when the function was captured, after the replay had "
+                       "begun writing (a backward pass gave it another gradient); call "
+                       "glassgrad.compiler.reset() or run the function eagerly")
 
 
 def bump(t, name, where):
@@ -168,8 +168,6 @@ def _grad_read(ns, i, owner, expect, after):
     """A gradient read: checked against what the capture saw (a Miss before any effect of
     the replay, an error after one)."""
     fail = f"changed({owner})" if after else "raise Miss"
-    if after:
-        ns["changed"] = _changed
     if expect is None:
         return [f" if {owner}._grad is not None: {fail}"]
     if expect[0] == "same":
