@@ -624,6 +624,54 @@ def mlp_compiled_setup(params, batches, lr=0.01):
     return step, ps
 
 
+def mlp_step_compiled_setup(params, batches, lr=0.01):
+    """mlp_setup's whole step (grads cleared, forward, loss, backward, SGD update) through
+    glassgrad.compile: the forward and loss replay as one region, the backward runs, the
+    update replays as in-place array writes."""
+    ps = [gg.tensor(p.copy(), requires_grad=True) for p in params]
+    data = itertools.cycle([(gg.tensor(x), gg.tensor(y)) for x, y in batches])
+
+    @gg.compile
+    def compiled_step(xt, yt):
+        for p in ps:
+            p.grad = None
+        h = xt
+        for i in range(0, len(ps), 2):
+            h = h @ ps[i] + ps[i + 1]
+            if i + 2 < len(ps):
+                h = gg.relu(h)
+        loss = -gg.log_softmax(h, dim=1).gather(1, yt[:, None]).mean()
+        loss.backward()
+        with gg.no_grad():
+            for p in ps:
+                p -= lr * p.grad
+        return loss
+
+    def step():
+        return compiled_step(*next(data))
+    return step, ps
+
+
+def bench_w2s(rounds):
+    """W2's whole step through glassgrad.compile, against PyTorch eager (before: glassgrad
+    eager); the same start gives the same losses and weights, bit for bit with eager over
+    several steps."""
+    params, batches = mlp_params([64, 128, 128, 10]), _digits()
+    steps, tensors = {}, {}
+    steps["glassgrad"], tensors["glassgrad"] = mlp_step_compiled_setup(params, batches)
+    steps["before"], tensors["before"] = mlp_setup("glassgrad", params, batches)
+    if torch is not None:
+        steps["pytorch"], tensors["pytorch"] = mlp_setup("pytorch", params, batches)
+    steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
+    for _ in range(3):      # the capture's step, then replays
+        losses = {e: float(_arr(steps[e]())) for e in steps}
+        assert losses["glassgrad"] == losses["before"], losses      # bit for bit
+        for a, b in zip(tensors["before"], tensors["glassgrad"]):
+            assert np.array_equal(_arr(a), _arr(b))
+    return [("W2s", "digits MLP step, whole step compiled (before: glassgrad eager)",
+             interleaved(steps, rounds), 1, "ms per step")]
+
+
 def bench_w2c(rounds):
     """W2 with glassgrad's forward compiled, against PyTorch eager (before: glassgrad eager);
     one step each from the same start gives the same loss and weights."""
@@ -831,9 +879,9 @@ def table(rows):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="W1,W1c,W2,W2c,W3,W4,W5,W6,W7,W8,func,import",
-                    help="comma-separated workloads (W1,W1c,W2,W2c,W3,W4,W5,W6,W7,W8,func,import; "
-                    "W1c, W2c: glassgrad.compile)")
+    ap.add_argument("--only", default="W1,W1c,W2,W2c,W2s,W3,W4,W5,W6,W7,W8,func,import",
+                    help="comma-separated workloads (W1,W1c,W2,W2c,W2s,W3,W4,W5,W6,W7,W8,func,"
+                    "import; W1c, W2c, W2s: glassgrad.compile)")
     ap.add_argument("--rounds", type=int, default=11, help="timed rounds per workload")
     ap.add_argument("--w7-ops", type=int, default=100_000)
     ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
@@ -852,12 +900,13 @@ def main(argv=None):
     if torch is None:
         notes.append("PyTorch is not installed: glassgrad and NumPy columns only.")
     benches = (("W1", bench_w1), ("W1c", bench_w1c), ("W2", bench_w2), ("W2c", bench_w2c),
+               ("W2s", bench_w2s),
                ("W3", bench_w3), ("W4", bench_w4), ("W5", bench_w5), ("W6", bench_w6),
                ("W8", bench_w8), ("func", bench_func))
     for name, fn in benches:
         if name not in only:
             continue
-        if name in ("W2", "W2c"):
+        if name in ("W2", "W2c", "W2s"):
             try:
                 import sklearn  # noqa: F401
             except ImportError:

@@ -108,11 +108,13 @@ def line_site(code, line):
     return (code, -line, None, None)
 
 
-def bumped(t, op_name):
-    """Record the in-place op that just moved ``t``'s version (called right after the bump)."""
+def bumped(t, op_name, where=None):
+    """Record the in-place op that just moved ``t``'s version (called right after the bump);
+    ``where``: the site of user code that wrote (by default the caller's caller's)."""
     if not _enabled:
         return
-    where = site(3)
+    if where is None:
+        where = site(3)
     kind = "view" if t._base is not None else (
         "history" if t._grad_fn is not None or t._requires_grad else "plain")
     counter = t._version_counter

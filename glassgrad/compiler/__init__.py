@@ -1,7 +1,9 @@
 """torch.compiler: reset, is_compiling; glassgrad.compile's engine is _capture.py (a captured
 replay under one CompiledFunctionBackward node), its settings config.py (torch._dynamo.config)
-and its exceptions exc.py (torch._dynamo.exc)."""
-from ._capture import CompiledFunction, is_compiling, reset  # noqa: F401
+and its exceptions exc.py (torch._dynamo.exc); ``traceable_reads`` marks a function whose
+``.item()`` values a capture keeps symbolic (_sym.py: an optimizer's step counter)."""
+from ._capture import CompiledFunction, fullgraph_break, is_compiling, reset  # noqa: F401
+from ._sym import traceable_reads  # noqa: F401
 from . import config, exc  # noqa: F401
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")

@@ -4,36 +4,53 @@ as plain array calls under one autograd node, CompiledFunctionBackward.
 Capture. The first call for a guard set runs the function eagerly with a _Capture in
 ``state.handler`` (the op interceptor slot): every OpDef call is run as it is and recorded (the
 row, its operands as the row's prepare step gave them, its attrs, its results, the line of user
-code). Reading a tensor's value in Python (.item(), bool(), .tolist(), .numpy(), printing), an
-in-place op, a random draw, print(), or a tensor that the op table did not make (a factory,
-``.data``, ``.detach()``) breaks the graph: the call finishes eagerly and the guard set is
-marked eager (later calls with it run the function as it is). With fullgraph=True a break
-raises instead (torch._dynamo.exc's Unsupported or UserError; NotImplementedError for what
-glassgrad cannot capture although torch can: in-place ops, random draws).
+code). So are, as torch's compiler captures a training step: in-place ops that autograd does
+not record and that do not write into a view (an optimizer's update, ``p -= lr * p.grad``
+under no_grad), reads and writes of ``.grad``, ``.item()`` in a function marked
+``_sym.traceable_reads`` (a symbolic float: Adam's step counter), and ``.backward()`` without
+arguments, where torch breaks the graph and compiles both sides: the backward runs eagerly
+between the captured regions (a _Trace). Reading a tensor's value in Python otherwise
+(.item(), bool(), .tolist(), .numpy(), printing), an in-place op autograd records or one on a
+view, a random draw, print(), or a tensor that the op table did not make (a factory,
+``.data``, ``.detach()``: an optimizer's first step, which creates its state) breaks the
+graph: the call finishes eagerly and the guard set is marked eager (later calls with it run
+the function as it is). With fullgraph=True a break raises instead (torch._dynamo.exc's
+Unsupported or UserError, with torch's first line where it is known: the backward break,
+torch.optim's step; NotImplementedError for what glassgrad cannot capture although torch
+can).
 
-Replay. A _Graph holds the steps as (kernel, operands, attrs, ...) tuples over slots of one
-array list: the function's tensor arguments, the tensors it read from its globals, closure or
-module (externals), then every op's outputs. Each step calls the row's bound kernel (what
-OpDef.__call__ would call) on the arrays, so results are bit for bit eager's; a buffer is
+Replay. A _Graph holds the steps as (kind, kernel, operands, attrs, ...) tuples over slots of
+one array list: the function's tensor arguments, the tensors it read from its globals,
+closure, module or optimizer (externals), the gradients it read, then every op's outputs.
+Each step calls the row's bound kernel (what OpDef.__call__ would call) on the arrays, so
+results are bit for bit eager's; an in-place step copies the result into its target and
+bumps the version counter (and the glass box's history) as apply_inplace does; a buffer is
 dropped after its last use. Where an output requires grad, one CompiledFunctionBackward node
 takes every output; its backward runs the captured rows' backward formulas (OpNode's own code:
 _formulas on arrays for arrays=True rows, apply on tensors otherwise) in reverse order,
 brings each gradient to its input's shape and dtype as the engine does, and sums gradients
 in the engine's order. Saved arguments and outputs are SavedTensors (the version check and
-PyTorch's message), intermediates bare arrays, all freed by release().
+PyTorch's message), intermediates bare arrays, all freed by release(). A region that writes
+(in place, or ``.grad``) records no gradients (it would be refused), and the capture's own
+call returns its eager result (its writes are done).
 
 Guards: the key (grad mode, inference mode, default dtype, each tensor argument's type, shape,
 dtype, strides and requires_grad, which arguments are the same tensor, every other argument by
 value or identity) chooses the graphs; each graph then checks its externals' shape, dtype,
 strides and requires_grad, the identity of the tensors and modules the function's globals and
-closure name (and the values of their plain numbers), and the modules' training flags and
-parameters; not, as torch's (skip_nnmodule_hook_guards), the modules' hooks: a hook added after
-the capture is not run. A miss compiles again, up to config.recompile_limit graphs, then runs eagerly with
-torch's logged warning.
+closure name (and the values of their plain numbers), the modules' training flags and
+parameters, an optimizer's param groups (hyper-parameters by value), state (tensors by
+identity) and step hooks (none may be registered), and whether each gradient it reads first
+is None or of the shape, dtype and strides it was; not, as torch's
+(skip_nnmodule_hook_guards), the modules' hooks: a hook added after the capture is not run.
+A gradient that differs once the replay has written something (after a backward, say) is an
+error, not a miss. A miss compiles again, up to config.recompile_limit graphs, then runs
+eagerly with torch's logged warning.
 """
 import builtins
 import functools
 import logging
+import sys
 import threading
 import weakref
 
@@ -41,17 +58,18 @@ from .. import autograd, dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
 from .._autograd.grad_mode import state
-from .._autograd.node import Node
+from .._autograd.node import AccumulateGrad, Node
 from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
-from ..ops import registry
+from ..ops import _paths, registry
 from ..utils._pytree import tree_flatten, tree_unflatten
-from . import _codegen, config, exc
+from . import _codegen, _sym, config, exc
 
 _new = object.__new__
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
+_EXACT = {int, float, bool, str, type(None), complex}
 _MISSING = object()
 _log = logging.getLogger("glassgrad._dynamo")
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
@@ -70,6 +88,20 @@ def is_compiling():
     return _local.capture is not None
 
 
+def fullgraph_break(why):
+    """A place where torch's compiler always breaks the graph (torch.optim's step calls
+    torch._dynamo.graph_break() around its update): glassgrad's capture goes on through it,
+    but fullgraph=True raises there as torch's does."""
+    cap = _local.capture
+    if cap is not None and cap.fullgraph:
+        cap.stop(why, message=f"Call to `torch._dynamo.graph_break()`\n  Explanation: {why}")
+
+
+# torch's first lines for a break that fullgraph=True turns into an error
+_BACKWARD_BREAK = ("Unsupported Tensor.backward() call\n  Explanation: Dynamo currently does not "
+                   "support tracing `Tensor.backward()` when trace_autograd_ops is off.")
+
+
 def reset():
     """torch.compiler.reset / torch._dynamo.reset: forget every captured graph."""
     for f in list(_compiled):
@@ -84,10 +116,14 @@ class _Capture:
     def __init__(self, fullgraph):
         self.fullgraph = fullgraph
         self.records = []
+        self.reads = 0      # .item() values read symbolically
+        self.saved = {}     # id(node) -> its saved values, kept before a backward pass
         self.broken = None
+        self.done = False
         self.inner = state.handler
 
     def handle_call(self, op, values, attrs):
+        values, attrs, syms = _sym.plain(values, attrs)
         state.handler = self.inner
         try:
             out = op(*values, **attrs)
@@ -95,28 +131,54 @@ class _Capture:
             if self.broken is None:
                 state.handler = self
         arrays, want = op.prepare(values, attrs)
-        self.records.append((op, values, attrs, arrays, want, out, provenance.site(2)))
+        self.records.append((op, values, attrs, arrays, want, out, provenance.site(2), syms))
         return out
 
     def handle_inplace(self, op, t, values, attrs, overlap):
-        self.stop(f"an in-place op ({op.name})", NotImplementedError)
-        return registry.apply_inplace(op, t, values, attrs, overlap)
+        """An in-place op outside gradient recording (an optimizer's update, a grad zeroed)
+        on a tensor that is not a view: run, and recorded to be replayed as a write."""
+        values, attrs, syms = _sym.plain(values, attrs)
+        if t._view is not None or t._base is not None:
+            self.stop(f"an in-place op ({op.name}) on a view", NotImplementedError)
+        elif state.grad and op.differentiable and (t.requires_grad or op.needs(values)):
+            self.stop(f"an in-place op ({op.name}) recorded by autograd", NotImplementedError)
+        if self.broken is not None:
+            return registry.apply_inplace(op, t, values, attrs, overlap)
+        state.handler = self.inner
+        try:
+            registry.apply_inplace(op, t, values, attrs, overlap)
+        finally:
+            if self.broken is None:
+                state.handler = self
+        arrays, want = op.prepare(values, attrs)
+        self.records.append(("inplace", op, values, attrs, arrays, want, t,
+                             provenance.site(2), syms))
+        return t
 
     def handle_view_inplace(self, op, t, attrs):
         self.stop(f"an in-place view op ({op.name})", NotImplementedError)
 
-    def stop(self, reason, kind=exc.Unsupported):
-        """A graph break: the rest of the call runs eagerly (fullgraph=True: raise)."""
-        if self.broken is not None:
-            return
+    def note(self, record):
+        """A Python-level effect or read (.grad read or written, .item(), a backward pass)."""
+        if self.broken is None:
+            self.records.append(record)
+
+    def stop(self, reason, kind=exc.Unsupported, message=None):
+        """A graph break: the rest of the call runs eagerly (fullgraph=True: raise, with
+        ``message`` where torch's own is known)."""
+        if self.broken is not None or self.done:    # (done: a value read symbolically that
+            return                                  # outlived its capture)
         self.broken = reason
         if state.handler is self:
             state.handler = self.inner
         _local.capture = None
+        if self.fullgraph and message is not None:
+            raise kind(message)
         if self.fullgraph:
             raise kind(f"glassgrad.compile(fullgraph=True): graph break on {reason}" + (
-                " (glassgrad captures no in-place ops or random draws; compile without "
-                "fullgraph=True to run them eagerly)" if kind is NotImplementedError else ""))
+                " (glassgrad captures no in-place ops recorded by autograd or on views, and no "
+                "random draws; compile without fullgraph=True to run them eagerly)"
+                if kind is NotImplementedError else ""))
 
 
 def _escaping(name, fn, kind):
@@ -130,10 +192,82 @@ def _escaping(name, fn, kind):
     return method
 
 
+def _item(fn):
+    """Tensor.item: inside a function registered with _sym.traceable_reads, a floating
+    one-element tensor's value is read symbolically (see _sym.py); elsewhere a graph break."""
+    @functools.wraps(fn)
+    def item(self, *args, **kwargs):
+        cap = _local.capture
+        if cap is None:
+            return fn(self, *args, **kwargs)
+        value = fn(self, *args, **kwargs)
+        if type(value) is float and _sym.traceable(sys._getframe(1).f_code):
+            sym = _sym.Sym(value, ("read", cap.reads), cap.stop)
+            cap.reads += 1
+            cap.note(("item", self, sym))
+            return sym
+        cap.stop("Tensor.item() (a tensor's value read in Python)", NotImplementedError)
+        return value
+    return item
+
+
+def _grad_property(prop):
+    """Tensor.grad read or written while capturing: recorded (a replay reads the gradient
+    then, checks it is what the capture saw, or writes it)."""
+    def get(self):
+        value = prop.fget(self)
+        cap = _local.capture
+        if cap is not None:
+            cap.note(("grad_read", self, value))
+        return value
+
+    def set(self, value):
+        prop.fset(self, value)
+        cap = _local.capture
+        if cap is not None:
+            cap.note(("grad_write", self, value))
+
+    def delete(self):
+        cap = _local.capture
+        if cap is not None:
+            cap.stop("del Tensor.grad")
+        prop.fdel(self)
+    return property(get, set, delete, prop.__doc__)
+
+
+def _backward_method(fn):
+    """Tensor.backward while capturing: torch breaks the graph there and compiles the parts
+    before and after; so does the capture (a "backward" record: the replay runs the eager
+    backward between the parts), for ``loss.backward()`` without arguments."""
+    @functools.wraps(fn)
+    def backward(self, *args, **kwargs):
+        cap = _local.capture
+        if cap is None:
+            return fn(self, *args, **kwargs)
+        if args or kwargs:
+            cap.stop("Tensor.backward() with arguments")
+            return fn(self, *args, **kwargs)
+        if cap.fullgraph:
+            cap.stop("Tensor.backward()", message=_BACKWARD_BREAK)
+        cap.note(("backward", self))
+        for record in cap.records:
+            out = record[5] if record[0] not in _NOTES else None
+            for r in (out if type(out) in (tuple, list) else (out,)):
+                node = getattr(r, "_grad_fn", None)
+                if node is not None and id(node) not in cap.saved:
+                    cap.saved[id(node)] = (node, node._saved)
+        handler, state.handler, _local.capture = state.handler, cap.inner, None
+        try:
+            return fn(self)
+        finally:
+            state.handler, _local.capture = handler, cap
+    return backward
+
+
 # the exception fullgraph=True raises: torch's for a branch on a value (bool) and for what it
 # refuses; NotImplementedError for a scalar read (torch traces .item() into its graph, glassgrad
-# cannot)
-_ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool__": exc.UserError,
+# cannot, except symbolically in the functions _sym.traceable_reads marks)
+_ESCAPES = {"_scalar": NotImplementedError, "__bool__": exc.UserError,
             "tolist": exc.Unsupported, "numpy": exc.Unsupported, "__array__": exc.Unsupported,
             "__repr__": exc.Unsupported, "__str__": exc.Unsupported,
             "__format__": exc.Unsupported, "data_ptr": exc.Unsupported,
@@ -141,6 +275,25 @@ _ESCAPES = {"item": NotImplementedError, "_scalar": NotImplementedError, "__bool
             "register_hook": exc.Unsupported, "retain_grad": exc.Unsupported,
             "requires_grad_": exc.Unsupported}
 _installed = []
+# Tensor attributes replaced only while a function is captured (in every thread: each looks
+# at its own capture), so that eager code pays nothing and .grad's warning keeps its stack
+# level: .grad read and written, .backward()
+_CAPTURE_METHODS = {}
+
+
+_EAGER_METHODS = {}
+_capturing = [0]        # captures running now, in all threads
+_capturing_lock = threading.Lock()
+
+
+def _capture_methods(on):
+    """The capture methods on Tensor while at least one capture runs (``on``: one begins;
+    else one ends)."""
+    with _capturing_lock:
+        _capturing[0] += 1 if on else -1
+        if _capturing[0] == (1 if on else 0):
+            for name, method in (_CAPTURE_METHODS if on else _EAGER_METHODS).items():
+                setattr(Tensor, name, method)
 
 
 def _install_escapes():
@@ -149,6 +302,10 @@ def _install_escapes():
         return
     for name, kind in _ESCAPES.items():
         setattr(Tensor, name, _escaping(name, getattr(Tensor, name), kind))
+    Tensor.item = _item(Tensor.item)
+    _EAGER_METHODS.update(grad=Tensor.grad, backward=Tensor.backward)
+    _CAPTURE_METHODS.update(grad=_grad_property(Tensor.grad),
+                            backward=_backward_method(Tensor.backward))
     data = Tensor.data
     Tensor.data = property(_escaping("data", data.fget, exc.Unsupported), data.fset)
     run = autograd.run_backward     # a backward pass (.grad written, hooks run): a break
@@ -179,6 +336,7 @@ class _Roots:
     module: externals), and the guards that they are still those: (kind, holder, key, value)."""
 
     def __init__(self, fn, module=None):
+        self.refuse = None      # why the function cannot be replayed although it captures
         self.ids = set()
         self.guards = []
         self.modules = set()
@@ -233,6 +391,51 @@ class _Roots:
             if where is not None:
                 self.guards.append((*where, v))
             self._module(v)
+        elif hasattr(v, "param_groups") and hasattr(v, "state"):    # an optimizer
+            if where is not None:
+                self.guards.append((*where, v))
+            self._optimizer(v)
+
+    def _optimizer(self, opt):
+        """An optimizer's parameters, hyper-parameters (Python values, by value) and state
+        (its tensors by identity: created on the first step, so that step runs eagerly and the
+        next one compiles); its parameters' gradients are read as the capture reads them."""
+        if id(opt) in self.modules:
+            return
+        self.modules.add(id(opt))
+        self.guards.append(("attr", opt, "param_groups", opt.param_groups))
+        # the step hooks its step wrapper runs (the optimizer's and, in that wrapper's module,
+        # the global ones): a replay would not run their Python, so none may be registered
+        wrapper_globals = getattr(getattr(type(opt), "step", None), "__globals__", {})
+        for table in (getattr(opt, "_optimizer_step_pre_hooks", None),
+                      getattr(opt, "_optimizer_step_post_hooks", None),
+                      wrapper_globals.get("_global_optimizer_pre_hooks"),
+                      wrapper_globals.get("_global_optimizer_post_hooks")):
+            if table is not None:
+                self.guards.append(("keys", table, None, tuple(table)))
+                if table:
+                    self.refuse = "optimizer step hooks (a replay would not run them)"
+        for k, group in enumerate(opt.param_groups):
+            self.guards.append(("item", opt.param_groups, k, group))
+            for key, value in group.items():
+                if key != "params" and any(type(v) not in _EXACT and type(v) not in _TENSOR_TYPES
+                                           for v in (value if type(value) is tuple else (value,))):
+                    # (a NumPy float's arithmetic with a value read symbolically takes its
+                    # captured value)
+                    self.refuse = f"an optimizer hyper-parameter ({key}) of a NumPy or other type"
+                if key == "params" or type(value) in _TENSOR_TYPES or isinstance(
+                        value, (*_PLAIN, tuple)):
+                    self._value(value, ("global", group, key))
+                else:
+                    self.guards.append(("global", group, key, value))
+            for p in group["params"]:
+                st = opt.state.get(p, _MISSING)
+                self.guards.append(("global", opt.state, p, st))
+                if st is _MISSING:
+                    continue
+                self.guards.append(("keys", st, None, tuple(st)))
+                for key, value in st.items():
+                    self._value(value, ("global", st, key))
 
     def _module(self, module):
         if id(module) in self.modules:
@@ -262,6 +465,12 @@ def _guards_hold(guards):
                 v = holder.cell_contents
             except ValueError:
                 return False
+        elif kind == "attr":
+            v = getattr(holder, key, _MISSING)
+        elif kind == "keys":
+            if tuple(holder) != value:
+                return False
+            continue
         else:
             if holder.training != value:
                 return False
@@ -295,19 +504,29 @@ class _Graph:
     """One captured region: forward steps over array slots, and the backward steps."""
 
     def __init__(self):
-        self.steps = []         # (kernel, operands, attrs, want, n_diff or None, outs, free)
+        self.steps = []         # (kind, kernel, operands, attrs, want, n_diff, outs, extra, free):
+        # see _codegen.forward_source
         self.arg_slots = []     # the slot of each distinct tensor argument
         self.externals = []     # (slot, tensor, (shape, dtype, strides, requires_grad))
         self.guards = []
         self.gsteps = []        # backward: see _build_backward
         self.ops = []           # (row name, site) of each step, for the glass box
+        self.written = set()    # the slots written in place
+        self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
 
-    def holds(self):
+    def holds(self, guards=True):
         for _, t, meta in self.externals:
             d = t._data
             if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
                 return False
-        return _guards_hold(self.guards)
+        for t, meta in self.grad_guards:
+            grad = t._grad
+            if grad is None or meta is None:
+                if grad is not meta:
+                    return False
+            elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
+                return False
+        return not guards or _guards_hold(self.guards)
 
     def run(self, tensors):
         """This call's outputs: the generated forward (see _codegen.py), then the outputs as
@@ -317,7 +536,7 @@ class _Graph:
         made = dict(zip(self.result_slots, arrays))
         node = None
         if self.diff_slots:
-            edges = tuple(registry._edge(self._input(s, tensors)) for s in self.edge_slots)
+            edges = tuple(_paths.edge(self._input(s, tensors)) for s in self.edge_slots)
             node = CompiledFunctionBackward(edges, self.diff_meta)
             node._source = provenance.site(2)
             node._graph = self
@@ -416,70 +635,45 @@ class _Unsupported(Exception):
 
 
 def _build(cap, leaves, roots):
-    """The _Graph of a finished capture, or raise _Unsupported(reason)."""
-    g = _Graph()
-    slots = {}          # id(tensor) -> slot
-    keep = []           # (the tensors whose ids are keys)
-    g.input_index = {}
-    for leaf in leaves:
-        if type(leaf) in _TENSOR_TYPES and id(leaf) not in slots:
-            s = slots[id(leaf)] = len(slots)
-            g.input_index[s] = len(g.arg_slots)
-            g.arg_slots.append(s)
-            keep.append(leaf)
-    data_slots = {}
+    """What replays a finished capture: one _Graph, or a _Trace of graphs around the eager
+    backward passes the function ran; raise _Unsupported(reason) where neither can."""
+    parts = [[]]
+    for record in cap.records:
+        if record[0] == "backward":
+            parts.append(record)
+            parts.append([])
+        else:
+            parts[-1].append(record)
+    if len(parts) == 1:
+        return _build_graph(cap.records, cap.result, leaves, roots, cap.saved)
+    return _Trace(parts, cap.result, leaves, roots, cap.saved)
 
-    def slot(t):
-        s = slots.get(id(t))
-        if s is None:
-            if id(t) not in roots.ids:
-                raise _Unsupported("a tensor the op table did not make (a factory, .data, "
-                                   ".detach() or a Python-level result)")
-            s = slots[id(t)] = len(slots)
-            d = t._data
-            g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
-            g.input_index[s] = -len(g.externals)
-            keep.append(t)
-        return s
 
-    grads = []
-    for op, values, attrs, arrays, want, out, site in _live(cap):
-        operands = []
-        for v, a in zip(values, arrays):
-            if type(v) in _TENSOR_TYPES:
-                d = v._data
-                if a is d:
-                    cast = None
-                elif type(a) is ndarray and a.shape == d.shape and a.dtype != d.dtype:
-                    cast = a.dtype
-                else:
-                    raise _Unsupported(f"{op.name}'s prepared operand")
-                operands.append((slot(v), None, cast))
-            else:
-                operands.append((None, a, None))
-        for v in attrs.values():
-            if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
-                    isinstance(x, (Tensor, ndarray)) for x in v)):
-                raise _Unsupported(f"{op.name} with an array attribute")
-        results = list(out) if op.multi else [out]
-        outs = []
-        for r in results:
-            s = slots[id(r)] = len(slots)
-            keep.append(r)
-            outs.append(s)
-            data_slots[s] = r
-        kernel = op.kernels.get(type(arrays[0])) if arrays else None
-        kernel = kernel or op.kernel(arrays)
-        ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
-        g.steps.append([kernel, tuple(operands), dict(attrs), None if want is None else want.np,
-                        ndiff, tuple(outs), ()])
-        g.ops.append((op.name, site))
-        node = results[0]._grad_fn
-        if node is not None and getattr(type(node), "op", None) is op:
-            grads.append((len(g.steps) - 1, op, node, values, results))
-    g.n_slots = len(slots)
-    _outputs(g, cap.result, slots, data_slots, keep[:len(g.arg_slots)])
-    _build_backward(g, grads, slots)
+def _build_graph(records, result, leaves, roots, saved, later=False):
+    """The _Graph of one captured region (later: it runs after an effect of the same call, so
+    a gradient that is not what the capture saw is an error, not a guard miss; saved: the
+    nodes' saved values as they were before a backward pass of the capture freed them)."""
+    b = _Builder(roots, leaves, later)
+    for record in _live(records, result):
+        kind = record[0]
+        if kind == "grad_read":
+            b.grad_read(*record[1:])
+        elif kind == "grad_write":
+            b.grad_write(*record[1:])
+        elif kind == "item":
+            g = b.g
+            g.steps.append(("item", None, ((b.slot(record[1]), None, None),), None, None, None,
+                            (), record[2].expr[1]))
+        else:
+            b.op(record)
+    g = b.g
+    g.n_slots, g.texpr, g.effects = len(b.slots), b.texpr, b.effects
+    _outputs(g, result, b.slots, b.data_slots, b.keep[:len(g.arg_slots)])
+    if g.diff_slots and g.written:
+        raise _Unsupported("an in-place op in a region that records gradients")
+    if any(s in g.out_slots and s not in b.texpr for s in g.written):
+        raise _Unsupported("an output written in place")
+    _build_backward(g, b.grads, b.slots, saved)
     _lifetimes(g)
     g.guards = roots.guards
     _codegen.saved_plan(g)
@@ -488,12 +682,267 @@ def _build(cap, leaves, roots):
     return g
 
 
-def _live(cap):
-    """The records the outputs depend on (an op whose result nothing uses, such as a check
-    on a detached tensor, is left out: ops write nothing in a captured graph)."""
-    live = {id(t) for t in tree_flatten(cap.result)[0] if type(t) in _TENSOR_TYPES}
+class _Builder:
+    """A _Graph's forward steps from the records: slots for the tensors (arguments, then
+    externals and op results as they come), and ``texpr``, the generated code's name of the
+    tensors it has (arguments ``I[k]``, externals ``E[k]``, gradients read ``r<slot>``)."""
+
+    def __init__(self, roots, leaves, later):
+        self.g = g = _Graph()
+        self.roots = roots
+        self.slots = {}         # id(tensor) -> slot
+        self.keep = []          # (the tensors whose ids are keys)
+        self.texpr = {}
+        self.data_slots = {}    # slot -> the op result it holds
+        self.grads = []         # (step, op, node, values, results) of each recording op
+        self.effects = self.later = later   # whether a step so far wrote something
+        self.grad_seen = set()  # the owners whose .grad was read or written already
+        g.input_index = {}
+        for leaf in leaves:
+            if type(leaf) in _TENSOR_TYPES and id(leaf) not in self.slots:
+                s = self.new_slot(leaf)
+                g.input_index[s] = len(g.arg_slots)
+                self.texpr[s] = f"I[{len(g.arg_slots)}]"
+                g.arg_slots.append(s)
+
+    def new_slot(self, t):
+        s = self.slots[id(t)] = len(self.slots)
+        self.keep.append(t)
+        return s
+
+    def slot(self, t):
+        s = self.slots.get(id(t))
+        if s is None:
+            if id(t) not in self.roots.ids:
+                raise _Unsupported("a tensor the op table did not make (a factory, .data, "
+                                   ".detach() or a Python-level result)")
+            g = self.g
+            s = self.new_slot(t)
+            d = t._data
+            g.externals.append((s, t, (d.shape, d.dtype, d.strides, t.requires_grad)))
+            g.input_index[s] = -len(g.externals)
+            self.texpr[s] = f"E[{len(g.externals) - 1}]"
+        return s
+
+    def grad_read(self, owner, value):
+        """A check that owner.grad is what the capture read (and its slot, when new); an
+        external's first read, before any write of it, is a guard of the graph too."""
+        g, texpr = self.g, self.texpr
+        s = self.slot(owner)
+        if s not in texpr:
+            raise _Unsupported("the .grad of an intermediate tensor")
+        if value is None:
+            expect, outs = None, ()
+        elif id(value) in self.slots:
+            if self.slots[id(value)] not in texpr:
+                raise _Unsupported("a .grad set to an intermediate tensor")
+            expect, outs = ("same", texpr[self.slots[id(value)]]), ()
+        else:
+            v = self.new_slot(value)
+            texpr[v] = f"r{v}"
+            d = value._data
+            expect, outs = ("new", v, (d.shape, d.dtype, d.strides)), (v,)
+        g.steps.append(("grad_read", None, (), None, None, None, outs,
+                        (texpr[s], expect, self.effects)))
+        if (not self.later and g.input_index[s] < 0 and s not in self.grad_seen
+                and (expect is None or expect[0] == "new")):
+            g.grad_guards.append((owner, expect if expect is None else expect[2]))
+        self.grad_seen.add(s)
+
+    def grad_write(self, owner, value):
+        s = self.slot(owner)
+        v = None if value is None else self.texpr.get(self.slots.get(id(value)))
+        if s not in self.texpr or (value is not None and v is None):
+            raise _Unsupported("a .grad written on or to an intermediate tensor")
+        self.g.steps.append(("grad_write", None, (), None, None, None, (),
+                             (self.texpr[s], v)))
+        self.grad_seen.add(s)
+        self.effects = True
+
+    def op(self, record):
+        """An op's step: its kernel on its operands' slots (an in-place one's result copied
+        into its target, whose version it bumps)."""
+        g = self.g
+        inplace = record[0] == "inplace"
+        if inplace:
+            _, op, values, attrs, arrays, want, target, site, syms = record
+            self.effects = True
+        else:
+            op, values, attrs, arrays, want, out, site, syms = record
+        operands = _operands(op, values, arrays, self.slot, syms)
+        for v in attrs.values():
+            if isinstance(v, (Tensor, ndarray)) or (type(v) in (list, tuple) and any(
+                    isinstance(x, (Tensor, ndarray)) for x in v)):
+                raise _Unsupported(f"{op.name} with an array attribute")
+        kernel = (op.kernels.get(type(arrays[0])) if arrays else None) or op.kernel(arrays)
+        g.ops.append((op.name, site))
+        if inplace:
+            s = self.slot(target)
+            g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
+                            (syms and syms[1], s, self.texpr.get(s), op.name, site)))
+            g.written.add(s)
+            return
+        results = list(out) if op.multi else [out]
+        outs = tuple(self.new_slot(r) for r in results)
+        self.data_slots.update(zip(outs, results))
+        ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
+        g.steps.append(("op", kernel, tuple(operands), dict(attrs),
+                        None if want is None else want.np, ndiff, outs, syms and syms[1]))
+        node = results[0]._grad_fn
+        if node is not None and getattr(type(node), "op", None) is op:
+            self.grads.append((len(g.steps) - 1, op, node, values, results))
+
+
+def _operands(op, values, arrays, slot, syms):
+    """Each operand of a recorded op: (slot, None, cast) for a tensor, (None, constant, None)
+    for anything else, (None, Sym, None) for a value read symbolically."""
+    operands = []
+    for j, (v, a) in enumerate(zip(values, arrays)):
+        if type(v) in _TENSOR_TYPES:
+            d = v._data
+            if a is d:
+                cast = None
+            elif type(a) is ndarray and a.shape == d.shape and a.dtype != d.dtype:
+                cast = a.dtype
+            else:
+                raise _Unsupported(f"{op.name}'s prepared operand")
+            operands.append((slot(v), None, cast))
+        elif syms and j in syms[0]:
+            if a is not v:
+                raise _Unsupported(f"{op.name}'s prepared symbolic operand")
+            operands.append((None, syms[0][j], None))
+        else:
+            operands.append((None, a, None))
+    return operands
+
+
+class _Trace:
+    """A function that ran backward passes: its captured regions (graphs) and the passes
+    between them, replayed in order. ``env``: the arguments, then each region's outputs that
+    a later part reads (the tensor a backward starts from, the function's result)."""
+
+    def __init__(self, parts, result, leaves, roots, saved):
+        env = _distinct(leaves)
+        self.steps = []
+        regions = parts[0::2]
+        for k, records in enumerate(regions):
+            later_ids = _ids_read(parts[2 * k + 1:], result)
+            made = [r for rec in records if rec[0] not in _NOTES
+                    for r in (list(rec[5]) if rec[0].multi else [rec[5]])]
+            outs = [t for t in dict.fromkeys(made) if id(t) in later_ids]
+            g = _build_graph(records, outs, env, roots, saved, later=k > 0)
+            self.steps.append((g, len(env)))
+            env = env + outs
+            if 2 * k + 1 < len(parts):
+                t = parts[2 * k + 1][1]
+                index = [i for i, x in enumerate(env) if x is t]
+                if not index:
+                    raise _Unsupported("a backward pass from a tensor the region did not make")
+                self.steps.append((None, index[0]))
+        leaves, self.out_spec = tree_flatten(result)
+        self.out_leaves = []
+        for leaf in leaves:
+            if type(leaf) in _TENSOR_TYPES:
+                index = [i for i, x in enumerate(env) if x is leaf]
+                if not index:
+                    raise _Unsupported("an output that is not an op's result")
+                self.out_leaves.append((index[0], None))
+            elif type(leaf) is _sym.Sym:
+                raise _Unsupported("a value read with .item() returned")
+            elif isinstance(leaf, _PLAIN):
+                self.out_leaves.append((None, leaf))
+            else:
+                raise _Unsupported(f"an output of type {type(leaf).__name__}")
+        self.graphs = [g for g, _ in self.steps if g is not None]
+        self.effects = True
+
+    def holds(self):        # (the graphs share the function's guards)
+        return all(g.holds(False) for g in self.graphs) and _guards_hold(self.graphs[0].guards)
+
+    def run(self, tensors):
+        env = list(tensors)
+        for g, n in self.steps:
+            if g is None:
+                if not _direct_backward(env[n]):
+                    env[n].backward()
+            else:
+                env += g.run(env[:n])
+        return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
+                              self.out_spec)
+
+
+def _direct_backward(t):
+    """``t.backward()`` for a one-element output of a compiled region whose node sends every
+    gradient straight to leaves without hooks: the region's backward, then each leaf's own
+    AccumulateGrad, with what Tensor.backward and the engine do around them (grad mode off,
+    the node released, the pass recorded for the glass box) but no queue. False (nothing
+    done: the caller runs t.backward()) for anything else: hooks, retain_grad, anomaly mode,
+    a trace, a pass inside another, an edge to a non-leaf, an error (the engine then raises
+    and explains it)."""
+    node = t._grad_fn
+    if (type(node) is not CompiledFunctionBackward or state.anomaly or state.tracer is not None
+            or state.graph_task is not None or state.vmap is not None or not node._plain
+            or t._data.size != 1 or t._data.dtype.kind != "f" or t._output_nr != 0
+            or len(node._input_metadata) != 1):
+        return False
+    sinks = []
+    for fn, _ in node.next_functions:
+        if fn is not None and (type(fn) is not AccumulateGrad or not fn._plain):
+            return False
+        sinks.append(fn)
+    prev, state.grad_enabled = state.grad_enabled, False
+    try:
+        grads = node.apply_arrays([xp.ones(t._data.shape, t._data.dtype)])
+    except Exception:   # noqa: BLE001 - the engine raises it again, explained
+        return False
+    finally:
+        state.grad_enabled = prev
+    node.release()
+    for fn in reversed(sinks):
+        box = [grads.pop()]     # the only reference: AccumulateGrad may keep the array
+        if fn is not None and box[0] is not None:
+            fn.apply_arrays(box)
+    provenance.backward_ran(t, False)
+    return True
+
+
+_NOTES = ("grad_read", "grad_write", "item", "inplace", "backward")
+
+
+def _ids_read(parts, result):
+    """The ids of the tensors that the later parts of a trace (records, and backward records)
+    or its result read."""
+    ids = {id(t) for t in tree_flatten(result)[0] if type(t) in _TENSOR_TYPES}
+    for part in parts:
+        for rec in ([part] if part and part[0] == "backward" else part):
+            kind = rec[0]
+            if kind == "backward" or kind == "item":
+                ids.add(id(rec[1]))
+            elif kind in ("grad_read", "grad_write"):
+                ids.update((id(rec[1]), id(rec[2])))
+            else:
+                values = rec[2] if kind == "inplace" else rec[1]
+                ids.update(id(v) for v in values)
+    return ids
+
+
+def _live(records, result):
+    """The records the outputs or an effect depend on (an op whose result nothing uses, such
+    as a check on a detached tensor, is left out: ops write nothing in a captured graph);
+    effects (in-place ops, .grad written), .grad reads and .item() reads are all kept."""
+    live = {id(t) for t in tree_flatten(result)[0] if type(t) in _TENSOR_TYPES}
     out = []
-    for record in reversed(cap.records):
+    for record in reversed(records):
+        kind = record[0]
+        if kind in _NOTES:
+            out.append(record)
+            if kind == "inplace":
+                live.update(id(v) for v in record[2] if type(v) in _TENSOR_TYPES)
+            elif kind == "item":
+                live.add(id(record[1]))
+            elif kind == "grad_write":
+                live.add(id(record[2]))
+            continue
         op, values, results = record[0], record[1], record[5]
         if any(id(r) in live for r in (results if op.multi else (results,))):
             out.append(record)
@@ -514,6 +963,8 @@ def _outputs(g, result, slots, data_slots, args):
             if any(may_share_memory(leaf._data, d) for d in inputs):
                 raise _Unsupported("an output that is a view of an input")
             g.out_leaves.append((s, None))
+        elif type(leaf) is _sym.Sym:
+            raise _Unsupported("a value read with .item() returned")
         elif isinstance(leaf, _PLAIN):
             g.out_leaves.append((None, leaf))
         else:
@@ -525,7 +976,7 @@ def _outputs(g, result, slots, data_slots, args):
     g.data_slots = data_slots
 
 
-def _build_backward(g, grads, slots):
+def _build_backward(g, grads, slots, saved):
     """The backward steps that reach a differentiable output: (saved recipe, node class, edge
     targets, each edge's slot, output metadata, arrays mode, gradient slots)."""
     needed = set(g.diff_slots)
@@ -533,7 +984,7 @@ def _build_backward(g, grads, slots):
     edge_slots = {}
     for index, op, node, values, results in reversed(grads):
         ndiff = len(node._input_metadata)
-        outs = g.steps[index][5][:ndiff]
+        outs = g.steps[index][6][:ndiff]
         if not needed.intersection(outs):
             continue
         inputs = values if op.variadic else [values[i] for i in op.diff]
@@ -559,7 +1010,7 @@ def _build_backward(g, grads, slots):
             return (1, s, 0)
         recipe = []
         for k, (name, kind, i, _) in enumerate(op._save_plan):
-            v = node._saved[k]
+            v = saved.get(id(node), (None, node._saved))[1][k]
             if kind is registry._SAVE_INPUT and type(v) is SavedTensor:
                 recipe.append(ref(values[i]))
             elif kind is registry._SAVE_OUTPUT and type(v) is SavedTensor:
@@ -587,16 +1038,16 @@ def _lifetimes(g):
                     keep.add(s)
     last = {}
     for i, step in enumerate(g.steps):
-        for s, _, _ in step[1]:
+        for s, _, _ in step[2]:
             if s is not None:
                 last[s] = i
-        for s in step[5]:
+        for s in step[6] or ():
             last.setdefault(s, i)       # an output nothing reads: dropped at once
     free = {}
     for s, i in last.items():
         if s not in keep:
             free.setdefault(i, []).append(s)
-    g.steps = [(*step[:6], tuple(free.get(i, ()))) for i, step in enumerate(g.steps)]
+    g.steps = [(*step, tuple(free.get(i, ()))) for i, step in enumerate(g.steps)]
 
 
 # -- the compiled callable --------------------------------------------------------------------
@@ -636,7 +1087,11 @@ class CompiledFunction:
                 if entry.holds():
                     if type(entry) is _Eager:
                         return self.fn(*args, **kwargs)
-                    return entry.run(_distinct(leaves))
+                    try:
+                        return entry.run(_distinct(leaves))
+                    except _codegen.Miss:   # a gradient read before any effect: a guard
+                        continue
+
         if self.count >= config.recompile_limit:
             if not self.limited:
                 self.limited = True
@@ -655,11 +1110,17 @@ class CompiledFunction:
         _local.capture = cap
         state.handler = cap
         builtins.print = _print
+        _capture_methods(True)
+        grad_mode = state.grad_enabled
         try:
             cap.result = result = self.fn(*args, **kwargs)
+            if state.grad_enabled != grad_mode:     # (a replay would not set it)
+                cap.stop("a grad mode left changed")
         finally:
             builtins.print = _builtin_print
+            _capture_methods(False)
             _local.capture = None
+            cap.done = True
             if state.handler is cap:
                 state.handler = cap.inner
         reason = cap.broken
@@ -669,6 +1130,10 @@ class CompiledFunction:
                 raise NotImplementedError("glassgrad.compile(fullgraph=True): graph break on a "
                                           "random draw (glassgrad captures none)")
         entry = None
+        if reason is None and roots.refuse is not None:
+            reason = roots.refuse
+            if self.fullgraph:
+                raise exc.Unsupported(f"glassgrad.compile(fullgraph=True): {reason}")
         if reason is None:
             try:
                 entry = _build(cap, leaves, roots)
@@ -679,7 +1144,7 @@ class CompiledFunction:
         cap.records = cap.result = None
         self.cache.setdefault(key, []).append(entry or _Eager(reason, roots.guards))
         self.count += 1
-        if entry is None:
+        if entry is None or entry.effects:     # (the capture's run wrote what it writes)
             return result
         del result      # the eager run's graph goes; this call's result is the replay's, as
         return entry.run(_distinct(leaves))     # every later call's (one node, torch's)

@@ -11,10 +11,12 @@ backward(node, SV, G) -> one gradient per edge of the node: locals ``b<slot>`` a
 buffers, each released once its op's formulas ran; a row whose formulas take arrays and that
 has one output is called formula by formula (OpNode._formulas' work, written out), any other
 row through its OpNode (``generic``)."""
+from .._autograd import provenance
 from .._autograd.engine import _validate, expandable, sum_to_array
 from .._autograd.saved import SavedTensor
 from .._tensor import Tensor
 from ..backend import ndarray, xp
+from . import _sym
 
 _new = object.__new__
 
@@ -55,34 +57,63 @@ def saved_plan(g):
                  for r in g.recipes]
 
 
+class Miss(Exception):
+    """A gradient read before any effect of the replay is not what the capture saw: the
+    entry's guards do not hold after all."""
+
+
+def _changed(t):
+    raise RuntimeError(f"glassgrad.compile: the .grad of a tensor of shape {list(t.shape)} is "
+                       "not what it was when the function was captured, after the replay had "
+                       "begun writing (a backward pass gave it another gradient); call "
+                       "glassgrad.compiler.reset() or run the function eagerly")
+
+
+def bump(t, name, where):
+    """An in-place write's version bump, and its entry in the glass box's history (what
+    provenance.bumped records, with the captured line of user code)."""
+    t._version_counter.version += 1
+    provenance.bumped(t, name, where)
+
+
 def forward_source(g):
-    ns = {"ndarray": ndarray, "asarray": xp.asarray, "ST": SavedTensor}
+    """Steps: ("op", kernel, operands, attrs, want, n_diff or None, outs, attr Syms, free);
+    ("inplace", kernel, operands, attrs, -, -, (), (attr Syms, target slot, its tensor's name
+    or None for an intermediate, row name, site), free): the kernel's result copied into the
+    target, whose version is bumped; ("grad_read", -, -, -, -, -, outs, (owner's name,
+    expected: None, ("same", name) or ("new", slot, (shape, dtype, strides)), after an
+    effect), free); ("grad_write", ..., (owner's name, value's name or None)); ("item", -,
+    ((slot, -, -),), ..., n): ``y<n> = s<slot>.item()``."""
+    ns = {"ndarray": ndarray, "asarray": xp.asarray, "ST": SavedTensor, "copyto": xp.copyto,
+          "bump": bump, "Miss": Miss, "changed": _changed}
     lines = ["def forward(I, E):"]
     lines += [f" s{s} = I[{k}]._data" for k, s in enumerate(g.arg_slots)]
     lines += [f" s{s} = E[{k}]._data" for k, (s, _, _) in enumerate(g.externals)]
-    for i, (kernel, operands, attrs, want, ndiff, outs, free) in enumerate(g.steps):
-        ns[f"K{i}"], ns[f"W{i}"] = kernel, want
-        args = []
-        for j, (s, c, cast) in enumerate(operands):
-            if s is None:
-                ns[f"C{i}_{j}"] = c
-                args.append(f"C{i}_{j}")
-            elif cast is None:
-                args.append(f"s{s}")
-            else:
-                ns[f"T{i}_{j}"] = cast
-                args.append(f"s{s}.astype(T{i}_{j}, copy=False)")
-        if attrs:
-            ns[f"A{i}"] = attrs
-            args.append(f"**A{i}")
-        lines.append(f" o = K{i}({', '.join(args)})")
-        if ndiff is None:
-            check = "" if want is None else f" or o.dtype != W{i}"
-            lines.append(f" if type(o) is not ndarray{check}: o = asarray(o, dtype=W{i})")
-            lines.append(f" s{outs[0]} = o")
+    for i, (kind, kernel, operands, attrs, want, ndiff, outs, extra, free) in enumerate(g.steps):
+        if kind == "grad_read":
+            lines += _grad_read(ns, i, *extra)
+        elif kind == "grad_write":
+            lines.append(f" {extra[0]}._grad = {extra[1]}")
+        elif kind == "item":
+            lines.append(f" y{extra} = s{operands[0][0]}.item()")
         else:
-            lines += [f" s{s} = asarray(o[{j}], dtype={f'W{i}' if j < ndiff else 'None'})"
-                      for j, s in enumerate(outs)]
+            lines += _kernel_call(ns, i, kernel, operands, attrs, extra if kind == "op" else
+                                  extra[0])
+            if kind == "inplace":
+                _, target, name, op_name, site = extra
+                lines.append(f" copyto(s{target}, o, casting='unsafe')")
+                if name is not None:
+                    ns[f"X{i}"] = (op_name, site)
+                    lines.append(f" bump({name}, *X{i})")
+            elif ndiff is None:
+                check = "" if want is None else f" or o.dtype != W{i}"
+                ns[f"W{i}"] = want
+                lines.append(f" if type(o) is not ndarray{check}: o = asarray(o, dtype=W{i})")
+                lines.append(f" s{outs[0]} = o")
+            else:
+                ns[f"W{i}"] = want
+                lines += [f" s{s} = asarray(o[{j}], dtype={f'W{i}' if j < ndiff else 'None'})"
+                          for j, s in enumerate(outs)]
         lines += [f" del s{s}" for s in free]
     saved = []
     for kind, x in g.sv_plan:
@@ -94,6 +125,47 @@ def forward_source(g):
     outs = "".join(f"s{s}, " for s in g.result_slots)
     lines.append(f" return ({outs}), [{', '.join(saved)}]")
     return _define("forward", lines, ns)
+
+
+def _kernel_call(ns, i, kernel, operands, attrs, syms):
+    """``o = K<i>(operands..., **attrs)``, values read symbolically recomputed."""
+    ns[f"K{i}"] = kernel
+    args = []
+    for j, (s, c, cast) in enumerate(operands):
+        if s is None and type(c) is _sym.Sym:
+            args.append(_sym.source(ns, c))
+        elif s is None:
+            ns[f"C{i}_{j}"] = c
+            args.append(f"C{i}_{j}")
+        elif cast is None:
+            args.append(f"s{s}")
+        else:
+            ns[f"T{i}_{j}"] = cast
+            args.append(f"s{s}.astype(T{i}_{j}, copy=False)")
+    if attrs:
+        ns[f"A{i}"] = attrs
+        if syms:
+            items = ", ".join(f"{k!r}: {_sym.source(ns, v)}" for k, v in syms.items())
+            args.append(f"**{{**A{i}, {items}}}")
+        else:
+            args.append(f"**A{i}")
+    return [f" o = K{i}({', '.join(args)})"]
+
+
+def _grad_read(ns, i, owner, expect, after):
+    """A gradient read: checked against what the capture saw (a Miss before any effect of
+    the replay, an error after one)."""
+    fail = f"changed({owner})" if after else "raise Miss"
+    if expect is None:
+        return [f" if {owner}._grad is not None: {fail}"]
+    if expect[0] == "same":
+        return [f" if {owner}._grad is not {expect[1]}: {fail}"]
+    _, s, meta = expect
+    ns[f"M{i}"] = meta
+    return [f" r{s} = {owner}._grad",
+            f" if r{s} is None: {fail}",
+            f" s{s} = r{s}._data",
+            f" if (s{s}.shape, s{s}.dtype, s{s}.strides) != M{i}: {fail}"]
 
 
 def backward_source(g):
@@ -145,7 +217,7 @@ def _formulas(ns, i, recipe, cls, edges, eslots):
     for k, ((formula, index), (target, _), s) in enumerate(zip(op.formula_index, edges, eslots)):
         if s is None:
             continue
-        ns[f"F{i}_{k}"] = formula
+        ns[f"F{i}_{k}"] = _fused(cls, k, [recipe[j] for j in index], target) or formula
         body.append(f"r = F{i}_{k}(g, {', '.join(names[j] for j in index)})")
         if not cls._exact:
             shape, dtype = target._input_metadata[0]
@@ -154,6 +226,28 @@ def _formulas(ns, i, recipe, cls, edges, eslots):
                         f"r = fit(r, S{i}_{k}, D{i}_{k}, {cls.__name__!r}, {k})")
         body.append(f"b{s} = r if b{s} is None else b{s} + r")
     return body
+
+
+def _fused(cls, k, args, target):
+    """A cheaper formula with the row's exact results where the captured shapes allow one
+    (None: the row's own). GatherBackward0 of a matrix gathered along its last dim by a
+    one-column index (the picked log-probabilities of a cross-entropy written with
+    log_softmax and gather): the row's scatter_add into zeros adds each row's one value to a
+    zero, which a one-hot write does without scatter's coordinates and ufunc.at."""
+    if cls.__name__ != "GatherBackward0" or k != 0:
+        return None
+    dim = args[1]       # (self, dim, index, sparse_grad): a constant
+    if len(target._input_metadata[0][0]) != 2 or dim[0] != "c" or dim[1] not in (1, -1):
+        return None
+    own = cls.op.formula_index[0][0]
+
+    def gather_column_backward(grad, self, dim, index, sparse_grad):
+        if index.ndim != 2 or index.shape[1] != 1 or grad.shape != index.shape:
+            return own(grad, self, dim, index, sparse_grad)
+        out = xp.zeros(self.shape, grad.dtype)
+        out[xp.arange(index.shape[0]), index[:, 0]] += grad[:, 0]     # 0 + value, as scatter_add
+        return out
+    return gather_column_backward
 
 
 def _generic(recipe, cls, edges, meta, op):

@@ -1,6 +1,7 @@
 """Adam and AdamW (amsgrad, maximize, L2 or decoupled weight decay)."""
 from .._creation import zeros_like
 from .._tensor import Tensor
+from ..compiler import traceable_reads
 from ..ops.pointwise import maximum
 from .optimizer import (_Algorithm, _check_betas, _check_fused_flags, _check_lr, _check_nonneg,
                         _to_scalar, _get_value)
@@ -55,6 +56,7 @@ class Adam(_Algorithm):
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = zeros_like(p)
 
+    @traceable_reads     # glassgrad.compile: step_t.item() read symbolically (compiler/_sym.py)
     def _update(self, group, p, grad, state):
         beta1, beta2 = (_to_scalar(b) for b in group["betas"])
         lr, wd, eps = _to_scalar(group["lr"]), group["weight_decay"], group["eps"]

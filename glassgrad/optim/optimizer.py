@@ -15,6 +15,7 @@ from itertools import chain
 from .._autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .._autograd.hooks import RemovableHandle
 from .._tensor import Tensor
+from ..compiler import fullgraph_break
 from ..dtypes import float32, float64, get_default_dtype
 from ..ops.composite import typename
 
@@ -60,6 +61,7 @@ def _use_grad_for_differentiable(func):
         previous = is_grad_enabled()
         try:
             set_grad_enabled(self.defaults.get("differentiable", False))
+            fullgraph_break("torch.optim's step breaks the graph around its update")
             return func(self, *args, **kwargs)
         finally:
             set_grad_enabled(previous)
