@@ -180,16 +180,17 @@ def mlp_params(sizes, seed=0):
     return out
 
 
-def mlp_setup(engine, params, batches, lr=0.01):
+def mlp_setup(engine, params, batches, lr=0.01, compiled=False):
     """zero grads, forward (relu), log_softmax + gather cross-entropy, backward, SGD under
     no_grad; each step takes the next of ``batches`` ((x, y) pairs, cycled). Returns
-    (step, params)."""
+    (step, params). compiled=True: the whole step through the engine's compile (the forward
+    and loss replay as one region, the backward runs, the update replays as in-place array
+    writes)."""
     lib = _lib(engine)
     ps = [lib.tensor(p.copy(), requires_grad=True) for p in params]
     data = itertools.cycle([(lib.tensor(x), lib.tensor(y)) for x, y in batches])
 
-    def step():
-        xt, yt = next(data)
+    def train(xt, yt):
         for p in ps:
             p.grad = None
         h = xt
@@ -204,6 +205,11 @@ def mlp_setup(engine, params, batches, lr=0.01):
             for p in ps:
                 p -= lr * p.grad
         return loss
+    if compiled:
+        train = lib.compile(train)
+
+    def step():
+        return train(*next(data))
     return step, ps
 
 
@@ -624,41 +630,14 @@ def mlp_compiled_setup(params, batches, lr=0.01):
     return step, ps
 
 
-def mlp_step_compiled_setup(params, batches, lr=0.01):
-    """mlp_setup's whole step (grads cleared, forward, loss, backward, SGD update) through
-    glassgrad.compile: the forward and loss replay as one region, the backward runs, the
-    update replays as in-place array writes."""
-    ps = [gg.tensor(p.copy(), requires_grad=True) for p in params]
-    data = itertools.cycle([(gg.tensor(x), gg.tensor(y)) for x, y in batches])
-
-    @gg.compile
-    def compiled_step(xt, yt):
-        for p in ps:
-            p.grad = None
-        h = xt
-        for i in range(0, len(ps), 2):
-            h = h @ ps[i] + ps[i + 1]
-            if i + 2 < len(ps):
-                h = gg.relu(h)
-        loss = -gg.log_softmax(h, dim=1).gather(1, yt[:, None]).mean()
-        loss.backward()
-        with gg.no_grad():
-            for p in ps:
-                p -= lr * p.grad
-        return loss
-
-    def step():
-        return compiled_step(*next(data))
-    return step, ps
-
-
 def bench_w2s(rounds):
     """W2's whole step through glassgrad.compile, against PyTorch eager (before: glassgrad
     eager); the same start gives the same losses and weights, bit for bit with eager over
     several steps."""
     params, batches = mlp_params([64, 128, 128, 10]), _digits()
     steps, tensors = {}, {}
-    steps["glassgrad"], tensors["glassgrad"] = mlp_step_compiled_setup(params, batches)
+    steps["glassgrad"], tensors["glassgrad"] = mlp_setup("glassgrad", params, batches,
+                                                         compiled=True)
     steps["before"], tensors["before"] = mlp_setup("glassgrad", params, batches)
     if torch is not None:
         steps["pytorch"], tensors["pytorch"] = mlp_setup("pytorch", params, batches)
