@@ -34,6 +34,17 @@ def model_and_data(lib):
     return m, x, y
 
 
+def train_step(lib, m, opt):
+    """The whole training step torch users compile: forward, loss, backward, update."""
+    def step(x, y):
+        loss = lib.nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return step
+
+
 def snapshot(m, opt, versions):
     """Everything a step writes: parameters, gradients, state, and (glassgrad's only: torch's
     compiled step bumps them twice per write, its functionalized copy-back; glassgrad's bumps
@@ -81,12 +92,7 @@ def whole_steps(lib, name, kw, compiled, steps=4, versions=True):
     m, x, y = model_and_data(lib)
     opt = getattr(lib.optim, name)(m.parameters(), **kw)
 
-    def step(x, y):
-        loss = lib.nn.functional.cross_entropy(m(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
+    step = train_step(lib, m, opt)
     run = lib.compile(step, backend="aot_eager") if compiled else step
     out = []
     for _ in range(steps):
@@ -193,12 +199,7 @@ def test_guard_misses_recompile_a_changed_lr_a_missing_grad_a_new_shape():
         m, x, y = model_and_data(lib)
         opt = lib.optim.SGD(m.parameters(), lr=0.1)
 
-        def step(x, y):
-            loss = lib.nn.functional.cross_entropy(m(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
+        step = train_step(lib, m, opt)
         fn = lib.compile(step) if compiled else step
         return [fn(x[:n], y[:n]).detach() for n in (5, 3, 5, 3)], fn
     lib_reset()
@@ -339,12 +340,7 @@ def test_a_leaf_hook_sends_the_step_s_backward_through_the_engine_with_the_same_
         seen = []
         m[0].weight.register_hook(lambda g: seen.append(g.clone()) or g * 2)
 
-        def step(x, y):
-            loss = gg.nn.functional.cross_entropy(m(x), y)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
+        step = train_step(gg, m, opt)
         run = gg.compile(step) if compiled else step
         return [run(x, y).detach() for _ in range(3)] + [p.detach() for p in m.parameters()] + seen
     exact(program(True), program(False))
@@ -406,12 +402,7 @@ def test_a_gradient_that_differs_after_the_backward_break_is_an_error_not_a_sile
     m, x, y = model_and_data(gg)
     opt = gg.optim.SGD(m.parameters(), lr=0.1)
 
-    def step(x, y):
-        loss = gg.nn.functional.cross_entropy(m(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
+    step = train_step(gg, m, opt)
     run = gg.compile(step)
     run(x, y)
     run(x, y)
