@@ -16,7 +16,7 @@ from ..dtypes import _FROM_NP
 from . import explain_hook
 from .anomaly import check_nan, warn_failure
 from .grad_mode import state
-from .node import AccumulateGrad, wrap_arrays
+from .node import wrap_arrays
 
 
 def _graph(roots):
@@ -351,9 +351,7 @@ class GraphTask:
             self.capture(node, grads)
         if self.needed is not None and node not in self.needed:
             return None
-        if (self.slow or hooks_done or node._pre_hooks is not None or node._hooks is not None
-                or node._tensor_pre_hooks is not None or node._retain_grad_hooks is not None
-                or type(node) is AccumulateGrad and node.hooked()):
+        if self.slow or hooks_done or not node._plain:
             return self.evaluate_hooked(node, grads, hooks_done)
         out = node.apply_arrays(grads) if self.arrays else node.apply(grads)
         return out if node._exact else _validate(node, out)
