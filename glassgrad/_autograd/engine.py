@@ -52,8 +52,10 @@ def _reaching(roots, deps, targets):
                     stack.append(nxt)
     reach = set()
     for node in reversed(order):
-        if any(n in targets or n in reach for n, _ in node.next_functions if n is not None):
-            reach.add(node)
+        for n, _ in node.next_functions:
+            if n is not None and (n in targets or n in reach):
+                reach.add(node)
+                break
     return reach
 
 
@@ -247,7 +249,8 @@ class GraphTask:
     """One backward pass: dependency counts, input buffers, the ready queue, the captures."""
 
     def __init__(self, roots, root_grads, keep_graph, create_graph, targets, accumulate):
-        root_nodes = list(dict.fromkeys(n for n, _ in roots))   # a node may hold several roots
+        # (a node may hold several roots)
+        root_nodes = list(dict.fromkeys([n for n, _ in roots]))
         self.deps = deps = _graph(root_nodes)
         self.keep_graph = keep_graph
         self.needed = self.captures = self.captured = None
@@ -263,7 +266,7 @@ class GraphTask:
                 self.captured = [None] * len(targets)
         # array mode, unless func.vmap's batched gradients run the formulas through its rules
         self.arrays = (not create_graph or state.inference) and not any(
-            g is not None and g._batched for g in root_grads)
+            [g is not None and g._batched for g in root_grads])
         # every node through the hook-aware path: anomaly mode, or a trace_backward running
         self.slow = state.anomaly or state.tracer is not None
         self.buffers = buffers = {}
