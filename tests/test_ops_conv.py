@@ -133,7 +133,19 @@ VALUES = {
     "avg_pool_empty_batch": lambda t: F(t).avg_pool2d(t.ones(0, 2, 4, 4), 2),
     "pool_padding_dilated": lambda t: F(t).max_pool2d(t.arange(50.).view(2, 5, 5), 2, padding=1,
                                                       dilation=2, return_indices=True),
+    # many ties: the first position holding the maximum, whatever the window's shape
+    "pool_ties": lambda t: F(t).max_pool2d(_ties(t), 2, return_indices=True),
+    "pool_ties_overlap": lambda t: F(t).max_pool2d(_ties(t), (3, 2), (2, 1), 1,
+                                                   ceil_mode=True, return_indices=True),
+    "pool_ties_big_kernel": lambda t: F(t).max_pool2d(_ties(t), (7, 8), 1,
+                                                      return_indices=True),
+    "pool_wide_kernel": lambda t: F(t).max_pool2d(t.arange(289.).view(1, 17, 17).cos(),
+                                                  (16, 17), 1, return_indices=True),
 }
+
+
+def _ties(t):
+    return t.arange(2 * 3 * 7 * 8.).view(2, 3, 7, 8) * 7 % 5
 
 
 @pytest.mark.parametrize("f", VALUES.values(), ids=VALUES.keys())

@@ -471,29 +471,41 @@ def _first_inside(out, s, p, d):
     return start + -(-xp.maximum(-start, 0) // d) * d
 
 
+def _first_max(views, values):
+    """Per output position, which of ``views`` first holds ``values`` (a small unsigned code):
+    the count of leading views that differ, one comparison and one add per view."""
+    differs = views[0] != values
+    code = differs.view(xp.uint8).astype(xp.min_scalar_type(len(views)))
+    for view in views[1:-1]:
+        differs &= view != values
+        code += differs
+    return code
+
+
 def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
     """The maximum over the kernel offsets, each a strided view (no window copies), then the
     index PyTorch picks: the first position holding the maximum, the last NaN where there is
-    one, the first position inside the input where only padding-valued positions exist."""
+    one, the first position inside the input where only padding-valued positions exist. The
+    pick is a code per output (which offset), turned into input positions by one lookup."""
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
     floating = _kind(self.dtype) == "f"
     lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
     padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
-    offsets = [(padded[region], rows[:, None] * w + cols)
+    offsets = [(padded[region], rows[0] * w + cols[0])
                for region, rows, cols in _pool_offsets(geometry)]
-    values = offsets[0][0].copy()
-    for view, _ in offsets[1:]:
+    views = [view for view, _ in offsets]
+    values = views[0].copy()
+    for view in views[1:]:
         xp.maximum(values, view, out=values)       # NaN propagates
-    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
-    first = _first_inside(oh, sh, ph, dh)[:, None] * self.shape[-1] + \
-        _first_inside(ow, sw, pw, dw)
-    indices = xp.broadcast_to(first, values.shape)
-    for view, at in reversed(offsets):
-        indices = xp.where(view == values, at, indices)
+    code = _first_max(views, values)
     if floating and xp.isnan(values).any():
-        for view, at in offsets:
-            indices = xp.where(xp.isnan(view), at, indices)
+        for k, view in enumerate(views):
+            code[xp.isnan(view)] = k
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw     # offset (0, 0)'s
+    indices = xp.add(start, xp.array([at for _, at in offsets]).take(code))
     if ph or pw or ceil_mode:
+        first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
         indices = xp.where(values == lowest, first, indices)
     return values, indices
 
