@@ -158,6 +158,39 @@ def test_values(f):
         assert_same(r, g)
 
 
+# -- gradients at non-finite values ----------------------------------------------------------
+def _nonfinite(t, where):
+    x = t.arange(2 * 2 * 5 * 6.).view(2, 2, 5, 6).cos()
+    w = t.arange(3 * 2 * 3 * 3.).view(3, 2, 3, 3).sin()
+    (x if where == "x" else w)[0, 1, 0, 2] = float("inf")
+    (x if where == "x" else w)[-1, 0, -1, 0] = float("nan")
+    return x.requires_grad_(), w.requires_grad_()
+
+
+NONFINITE = {
+    "weight": lambda t: F(t).conv2d(*_nonfinite(t, "w")),
+    "input": lambda t: F(t).conv2d(*_nonfinite(t, "x")),
+    "weight_padded_dilated": lambda t: F(t).conv2d(*_nonfinite(t, "w"), padding=2,
+                                                   dilation=(1, 2)),
+    "transposed_weight": lambda t: F(t).conv_transpose2d(*(
+        v.transpose(0, 1).detach().requires_grad_() for v in _nonfinite(t, "w"))),
+}
+
+
+@pytest.mark.parametrize("f", NONFINITE.values(), ids=NONFINITE.keys())
+def test_nonfinite_gradients(f):
+    """inf and NaN reach the positions that read them, and no other (the stride-1 input
+    gradient's wide-row columns must not carry them)."""
+    grads = []
+    for lib in (torch, gg):
+        out = f(lib)
+        out.backward(lib.ones_like(out))
+        leaves = [t for t in out.grad_fn.next_functions if t[0] is not None]
+        grads.append([n.variable.grad for n, _ in leaves])
+    for r, g in zip(*grads):
+        assert_same(r, g)
+
+
 # -- errors ----------------------------------------------------------------------------------
 def _T(t, *s, **kw):
     return t.ones(*s, **kw)

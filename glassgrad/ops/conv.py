@@ -25,7 +25,8 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import kind as _kind, xp
-from ..backend.kernels.im2col import _col2im, _columns, _padded
+from ..backend.kernels.im2col import (_col2im, _columns, _flat_geometry, _fold_flat, _padded,
+                                      _spread)
 from . import public, publish
 from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
@@ -85,10 +86,22 @@ def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, grou
     (n, c, *size), (o, cg, *kernel) = shape, weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     out = grad_output.shape[2:]
-    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
-    w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
-    cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
-    return _col2im(cols, size, stride, padding, dilation)
+    w = weight.reshape(groups, o // groups, cg * math.prod(kernel)).swapaxes(1, 2)
+    if builtins.any(s != 1 for s in stride) or not xp.isfinite(weight).all():
+        go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+        return _col2im(xp.matmul(w, go).reshape(n, c, *kernel, *out), size, stride, padding,
+                       dilation)
+    # stride 1: columns over the flat padded planes' window origins, folded by one add per
+    # offset (backend/kernels/im2col.py); wide-row origins carry zeros, and add nothing (a
+    # finite weight's multiple of zero: an inf or NaN weight takes the path above)
+    padded = [s + 2 * p for s, p in zip(size, padding)]
+    steps, span, starts = _flat_geometry(padded, kernel, dilation, out)
+    go = _spread(grad_output, padded, steps, span).reshape(n, groups, o // groups, span)
+    grad = _fold_flat(xp.matmul(w, go).reshape(n, c, len(starts), span), padded, starts)
+    if not builtins.any(padding):
+        return grad
+    return xp.ascontiguousarray(grad[(Ellipsis,) + tuple(builtins.slice(p, p + s)
+                                                         for p, s in zip(padding, size))])
 
 
 def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):

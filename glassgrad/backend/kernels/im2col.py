@@ -5,7 +5,15 @@ copying (a view with repeated strides); stepping it by stride and dilation and r
 each window once into the columns a convolution multiplies as one batched matmul, which is
 how conv1d/2d/3d and their gradients stay whole-array NumPy work. _col2im is its adjoint
 (columns summed back onto the positions they read: fold, a convolution's input gradient). The pooling kernels pad with
-_padded too. A CuPy backend would provide the same three functions.
+_padded too.
+
+Flat planes (stride 1): with every spatial dim of the padded input flattened into one, a window
+origin is one flat position q, and kernel offset k reads position q + start[k] -- so all of one
+offset's columns are one contiguous slice of the plane. Columns over the flat origins 0..span-1
+(the valid ones and, between them, the "wide row" origins that run past a row's end) make
+col2im one contiguous add per offset (_fold_flat) instead of one short add per row; the wide
+origins carry zeros (_spread), so they add nothing. A CuPy backend would provide the same
+functions.
 """
 import builtins
 import math
@@ -67,3 +75,35 @@ def _col2im(cols, size, stride, padding, dilation):
         padded[whole + region] += cols[whole + at]
     return xp.ascontiguousarray(padded[whole + tuple(builtins.slice(p, p + s)
                                                      for p, s in zip(padding, size))])
+
+
+def _flat_geometry(padded, kernel, dilation, out):
+    """Stride-1 windows on planes of spatial size ``padded`` flattened: each dim's step in the
+    flat plane, the span of window origins covering the ``out`` valid ones, and each kernel
+    offset's start."""
+    steps = [math.prod(padded[m + 1:]) for m in range(len(padded))]
+    span = builtins.sum((o - 1) * s for o, s in zip(out, steps)) + 1
+    starts = [builtins.sum(i * d * s for i, d, s in zip(at, dilation, steps))
+              for at in xp.ndindex(*kernel)]
+    return steps, span, starts
+
+
+def _spread(values, padded, steps, span):
+    """values (..., *out) at their window origins in flat planes of the padded size, zeros at the
+    wide-row origins between them: a (..., span) view."""
+    out = values.shape[values.ndim - len(padded):]
+    lead = values.shape[:values.ndim - len(padded)]
+    flat = xp.zeros(lead + (out[0] * steps[0],), values.dtype)
+    flat.reshape(lead + (out[0],) + tuple(padded[1:]))[
+        (Ellipsis,) + tuple(builtins.slice(o) for o in out[1:])] = values
+    return flat[..., :span]
+
+
+def _fold_flat(cols, padded, starts):
+    """cols (N, C, K, span) summed onto zeroed (N, C, prod(padded)) planes: offset k's columns
+    added from flat position starts[k] on, one contiguous add per kernel offset."""
+    n, c, _, span = cols.shape
+    out = xp.zeros((n, c, math.prod(padded)), cols.dtype)
+    for k, start in enumerate(starts):
+        out[:, :, start:start + span] += cols[:, :, k]
+    return out.reshape(n, c, *padded)
