@@ -25,8 +25,8 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import kind as _kind, xp
-from ..backend.kernels.im2col import (_col2im, _columns, _flat_geometry, _fold_flat, _padded,
-                                      _spread)
+from ..backend.kernels.im2col import (_col2im, _columns, _flat_columns, _flat_geometry,
+                                      _fold_flat, _origins, _padded, _spread)
 from . import public, publish
 from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
@@ -48,14 +48,30 @@ def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, tr
     if transposed:
         return _transposed_forward(input, weight, bias, stride, padding, dilation, groups,
                                    output_padding)
-    o, _cg, *kernel = weight.shape
+    o, cg, *kernel = weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
-    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
-    res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
-    res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
+    pads = [(p, p) for p in padding]
+    # the row layout's columns come out of many short copies, but its product is the output;
+    # the flat layout (stride 1) copies its columns in long runs, then the output once more:
+    # that pays where the columns outnumber the output (more rows c*k than output channels)
+    if builtins.any(s != 1 for s in stride) or cg * math.prod(kernel) <= o // groups:
+        cols, out = _columns(input, kernel, stride, pads, dilation, groups)
+        res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
+        res = res.reshape(input.shape[0], o, *out)
+    else:   # stride 1: columns over the flat planes' window origins, the valid ones kept
+        padded = _padded(input, pads, 0)
+        size = padded.shape[2:]
+        out = [s - d * (k - 1) for s, d, k in zip(size, dilation, kernel)]
+        steps, span, _ = _flat_geometry(size, kernel, dilation, out)
+        cols = _flat_columns(padded, kernel, dilation, steps, span)
+        rows = cols.shape[1] // groups
+        res = xp.matmul(weight.reshape(groups, o // groups, rows),
+                        cols.reshape(input.shape[0], groups, rows, span))
+        res = _origins(res.reshape(input.shape[0], o, span), steps, out)
+    res = res.astype(input.dtype, copy=False)     # (an empty input may differ from weight)
     if bias is not None:
-        res += bias.reshape(o, *(1,) * len(out))
-    return res
+        return xp.add(res, bias.reshape(o, *(1,) * len(out)))
+    return xp.ascontiguousarray(res)
 
 
 def _transposed_size(size, kernel, stride, padding, dilation, output_padding):

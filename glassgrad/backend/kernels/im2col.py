@@ -23,6 +23,7 @@ import numpy as xp
 
 # every window of an array as a view (repeated strides, no copy)
 _windows_view = xp.lib.stride_tricks.sliding_window_view
+_as_strided = xp.lib.stride_tricks.as_strided
 
 
 def _padded(x, pads, fill):
@@ -86,6 +87,25 @@ def _flat_geometry(padded, kernel, dilation, out):
     starts = [builtins.sum(i * d * s for i, d, s in zip(at, dilation, steps))
               for at in xp.ndindex(*kernel)]
     return steps, span, starts
+
+
+def _flat_columns(x, kernel, dilation, steps, span):
+    """(N, C * prod(kernel), span) columns of x (N, C, *padded), C-contiguous: row (c, k) is
+    the plane's contiguous slice from starts[k] (one copy of a view whose last axis is
+    contiguous)."""
+    x = xp.ascontiguousarray(x)
+    item = x.itemsize
+    view = _as_strided(x, x.shape[:2] + tuple(kernel) + (span,),
+                       x.strides[:2] + tuple(d * s * item for d, s in zip(dilation, steps))
+                       + (item,))
+    return view.reshape(x.shape[0], x.shape[1] * math.prod(kernel), span)
+
+
+def _origins(flat, steps, out):
+    """The valid window origins of flat planes (..., span) as a view (..., *out)."""
+    item = flat.itemsize
+    return _as_strided(flat, flat.shape[:-1] + tuple(out),
+                       flat.strides[:-1] + tuple(s * item for s in steps))
 
 
 def _spread(values, padded, steps, span):
