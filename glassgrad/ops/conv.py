@@ -591,13 +591,16 @@ def _max_pool_backward(xp, grad_output, self, indices, kernel_size, stride, padd
     """Each output's gradient goes to the input position it took; where windows overlap a
     position may take several."""
     planes = grad_output.reshape(-1, grad_output.shape[-2] * grad_output.shape[-1])
-    where = indices._data.reshape(planes.shape)
-    out = xp.zeros((planes.shape[0], self.shape[-2] * self.shape[-1]), grad_output.dtype)
+    plane = self.shape[-2] * self.shape[-1]
+    # flat positions in the whole result: one 1-D index (NumPy's fast path for it)
+    where = (indices._data.reshape(planes.shape) +
+             xp.arange(0, planes.shape[0] * plane, plane)[:, None]).ravel()
+    out = xp.zeros(planes.shape[0] * plane, grad_output.dtype)
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
     if builtins.all(s >= d * (k - 1) + 1 for k, s, _, d, _ in geometry):
-        xp.put_along_axis(out, where, planes, axis=1)
+        out[where] = planes.ravel()
     else:
-        xp.add.at(out, (xp.arange(planes.shape[0])[:, None], where), planes)
+        xp.add.at(out, where, planes.ravel())
     return out.reshape(self.shape)
 
 
