@@ -57,21 +57,27 @@ def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, tr
     if builtins.any(s != 1 for s in stride) or cg * math.prod(kernel) <= o // groups:
         cols, out = _columns(input, kernel, stride, pads, dilation, groups)
         res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
-        res = res.reshape(input.shape[0], o, *out)
-    else:   # stride 1: columns over the flat planes' window origins, the valid ones kept
-        padded = _padded(input, pads, 0)
-        size = padded.shape[2:]
-        out = [s - d * (k - 1) for s, d, k in zip(size, dilation, kernel)]
-        steps, span, _ = _flat_geometry(size, kernel, dilation, out)
-        cols = _flat_columns(padded, kernel, dilation, steps, span)
-        rows = cols.shape[1] // groups
-        res = xp.matmul(weight.reshape(groups, o // groups, rows),
-                        cols.reshape(input.shape[0], groups, rows, span))
-        res = _origins(res.reshape(input.shape[0], o, span), steps, out)
-    res = res.astype(input.dtype, copy=False)     # (an empty input may differ from weight)
-    if bias is not None:
-        return xp.add(res, bias.reshape(o, *(1,) * len(out)))
-    return xp.ascontiguousarray(res)
+        res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
+        if bias is not None:
+            res += bias.reshape(o, *(1,) * len(out))
+        return res
+    # stride 1: columns over the flat planes' window origins, the valid ones kept (one copy
+    # into the result, in the dtype of the input: an empty one may differ from the weight)
+    padded = _padded(input, pads, 0)
+    size = padded.shape[2:]
+    out = [s - d * (k - 1) for s, d, k in zip(size, dilation, kernel)]
+    steps, span, _ = _flat_geometry(size, kernel, dilation, out)
+    cols = _flat_columns(padded, kernel, dilation, steps, span)
+    rows = cols.shape[1] // groups
+    res = xp.matmul(weight.reshape(groups, o // groups, rows),
+                    cols.reshape(input.shape[0], groups, rows, span))
+    valid = _origins(res.reshape(input.shape[0], o, span), steps, out)
+    result = xp.empty(valid.shape, input.dtype)
+    if bias is None:
+        result[...] = valid
+    else:
+        xp.add(valid, bias.reshape(o, *(1,) * len(out)), out=result)
+    return result
 
 
 def _transposed_size(size, kernel, stride, padding, dilation, output_padding):
@@ -102,18 +108,24 @@ def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, grou
     (n, c, *size), (o, cg, *kernel) = shape, weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     out = grad_output.shape[2:]
-    w = weight.reshape(groups, o // groups, cg * math.prod(kernel)).swapaxes(1, 2)
     if builtins.any(s != 1 for s in stride) or not xp.isfinite(weight).all():
+        w = weight.reshape(groups, o // groups, cg * math.prod(kernel)).swapaxes(1, 2)
         go = grad_output.reshape(n, groups, o // groups, math.prod(out))
         return _col2im(xp.matmul(w, go).reshape(n, c, *kernel, *out), size, stride, padding,
                        dilation)
-    # stride 1: columns over the flat padded planes' window origins, folded by one add per
-    # offset (backend/kernels/im2col.py); wide-row origins carry zeros, and add nothing (a
-    # finite weight's multiple of zero: an inf or NaN weight takes the path above)
+    # stride 1: the columns of whole flat padded planes (zeros but at the window origins),
+    # the weight's rows ordered (kernel offset, channel) so that each offset's columns are one
+    # run over every channel's plane, folded by one long add per offset
+    # (backend/kernels/im2col.py); what lands outside the origins' windows is a finite weight's
+    # multiple of zero, and adds nothing (an inf or NaN weight takes the path above)
     padded = [s + 2 * p for s, p in zip(size, padding)]
-    steps, span, starts = _flat_geometry(padded, kernel, dilation, out)
-    go = _spread(grad_output, padded, steps, span).reshape(n, groups, o // groups, span)
-    grad = _fold_flat(xp.matmul(w, go).reshape(n, c, len(starts), span), padded, starts)
+    plane, k = math.prod(padded), math.prod(kernel)
+    steps, _, starts = _flat_geometry(padded, kernel, dilation, out)
+    go = _spread(grad_output, padded, steps, plane).reshape(n, groups, o // groups, plane)
+    w = weight.reshape(groups, o // groups, cg, k).transpose(0, 3, 2, 1).reshape(
+        groups, k * cg, o // groups)
+    cols = xp.matmul(w, go).reshape(n, groups, k, cg * plane)
+    grad = _fold_flat(cols, starts).reshape(n, c, *padded)
     if not builtins.any(padding):
         return grad
     return xp.ascontiguousarray(grad[(Ellipsis,) + tuple(builtins.slice(p, p + s)

@@ -108,22 +108,25 @@ def _origins(flat, steps, out):
                        flat.strides[:-1] + tuple(s * item for s in steps))
 
 
-def _spread(values, padded, steps, span):
-    """values (..., *out) at their window origins in flat planes of the padded size, zeros at the
-    wide-row origins between them: a (..., span) view."""
+def _spread(values, padded, steps, length):
+    """values (..., *out) at their window origins in flat planes of the padded size, zeros
+    elsewhere: a (..., length) array (length at least the last origin's position + 1)."""
     out = values.shape[values.ndim - len(padded):]
     lead = values.shape[:values.ndim - len(padded)]
-    flat = xp.zeros(lead + (out[0] * steps[0],), values.dtype)
-    flat.reshape(lead + (out[0],) + tuple(padded[1:]))[
+    flat = xp.zeros(lead + (length,), values.dtype)
+    flat[..., :out[0] * steps[0]].reshape(lead + (out[0],) + tuple(padded[1:]))[
         (Ellipsis,) + tuple(builtins.slice(o) for o in out[1:])] = values
-    return flat[..., :span]
+    return flat
 
 
-def _fold_flat(cols, padded, starts):
-    """cols (N, C, K, span) summed onto zeroed (N, C, prod(padded)) planes: offset k's columns
-    added from flat position starts[k] on, one contiguous add per kernel offset."""
-    n, c, _, span = cols.shape
-    out = xp.zeros((n, c, math.prod(padded)), cols.dtype)
+def _fold_flat(cols, starts):
+    """cols (N, G, K, L) of whole flat planes (L: the G-th of the channels times the plane
+    size) summed onto zeroed planes: offset k's columns added from flat position starts[k]
+    on, one long contiguous add per offset and sample group. What runs past a plane's end
+    into the next (or the slack after the last) must be zeros. Returns (N, G * L)."""
+    n, g, _, length = cols.shape
+    size = n * g * length
+    out = xp.zeros(size + builtins.max(starts), cols.dtype)
     for k, start in enumerate(starts):
-        out[:, :, start:start + span] += cols[:, :, k]
-    return out.reshape(n, c, *padded)
+        out[start:start + size].reshape(n, g, length)[...] += cols[:, :, k]
+    return out[:size].reshape(n, g * length)
