@@ -496,13 +496,13 @@ def _pool_pads(shape, geometry):
 
 def _pool_offsets(geometry):
     """For each kernel offset: the region of the padded input it reads for every output
-    position (strided slices), and the unpadded input rows and cols it reads."""
+    position (strided slices), and the unpadded input row and col it reads for the first."""
     (kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow) = geometry
     for i in range(kh):
         for j in range(kw):
             yield ((Ellipsis, builtins.slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
                     builtins.slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)),
-                   xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw)
+                   i * dh - ph, j * dw - pw)
 
 
 def _first_inside(out, s, p, d):
@@ -532,8 +532,7 @@ def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mod
     floating = _kind(self.dtype) == "f"
     lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
     padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
-    offsets = [(padded[region], rows[0] * w + cols[0])
-               for region, rows, cols in _pool_offsets(geometry)]
+    offsets = [(padded[region], row * w + col) for region, row, col in _pool_offsets(geometry)]
     views = [view for view, _ in offsets]
     values = views[0].copy()
     for view in views[1:]:

@@ -23,7 +23,6 @@ import numpy as xp
 
 # every window of an array as a view (repeated strides, no copy)
 _windows_view = xp.lib.stride_tricks.sliding_window_view
-_as_strided = xp.lib.stride_tricks.as_strided
 
 
 def _padded(x, pads, fill):
@@ -84,9 +83,17 @@ def _flat_geometry(padded, kernel, dilation, out):
     offset's start."""
     steps = [math.prod(padded[m + 1:]) for m in range(len(padded))]
     span = builtins.sum((o - 1) * s for o, s in zip(out, steps)) + 1
-    starts = [builtins.sum(i * d * s for i, d, s in zip(at, dilation, steps))
-              for at in xp.ndindex(*kernel)]
+    starts = [0]
+    for k, d, s in zip(kernel, dilation, steps):    # row-major over the kernel offsets
+        starts = [a + i * d * s for a in starts for i in range(k)]
     return steps, span, starts
+
+
+def _strided(x, shape, steps):
+    """A view of C-contiguous x: ``shape`` with ``steps`` (in elements; the ndarray
+    constructor over x's buffer, which checks the bounds: less call overhead than
+    as_strided)."""
+    return xp.ndarray(shape, x.dtype, x, strides=tuple(s * x.itemsize for s in steps))
 
 
 def _flat_columns(x, kernel, dilation, steps, span):
@@ -94,18 +101,19 @@ def _flat_columns(x, kernel, dilation, steps, span):
     the plane's contiguous slice from starts[k] (one copy of a view whose last axis is
     contiguous)."""
     x = xp.ascontiguousarray(x)
-    item = x.itemsize
-    view = _as_strided(x, x.shape[:2] + tuple(kernel) + (span,),
-                       x.strides[:2] + tuple(d * s * item for d, s in zip(dilation, steps))
-                       + (item,))
-    return view.reshape(x.shape[0], x.shape[1] * math.prod(kernel), span)
+    (n, c), plane = x.shape[:2], math.prod(x.shape[2:])
+    view = _strided(x, (n, c, *kernel, span),
+                    (c * plane, plane, *(d * s for d, s in zip(dilation, steps)), 1))
+    return view.reshape(n, c * math.prod(kernel), span)
 
 
 def _origins(flat, steps, out):
-    """The valid window origins of flat planes (..., span) as a view (..., *out)."""
-    item = flat.itemsize
-    return _as_strided(flat, flat.shape[:-1] + tuple(out),
-                       flat.strides[:-1] + tuple(s * item for s in steps))
+    """The valid window origins of C-contiguous flat planes (..., span) as a view
+    (..., *out)."""
+    lead = flat.shape[:-1]
+    return _strided(flat, lead + tuple(out),
+                    tuple(math.prod(lead[m + 1:]) * flat.shape[-1] for m in range(len(lead)))
+                    + tuple(steps))
 
 
 def _spread(values, padded, steps, length):
