@@ -8,10 +8,15 @@ copied once into columns (N, groups, C/groups * kernel, output positions) so tha
 is one batched matmul.
 The gradient of the weight is the same columns against the incoming gradient; the gradient of
 the input is the weight's transpose against it, folded back onto the input by one strided add
-per kernel offset (no ``add.at``).
+per kernel offset (no ``add.at``). At stride 1 the input gradient, and the forward where the
+columns outnumber the output, use columns over the flat padded planes instead (each kernel
+offset's columns are one contiguous slice of a plane: long copies, and a fold of one long add
+per offset; backend/kernels/im2col.py), bit for bit the same results.
 
 Pooling runs over the kernel offsets instead: each offset is a strided view of the padded input
-(one per output position), so a k x k pool is k*k whole-array NumPy operations.
+(one per output position), so a k x k pool is k*k whole-array NumPy operations; max pooling's
+index is a small code per output (how many leading offsets miss the maximum) turned into input
+positions by one table lookup.
 
 Backward formulas are rows of their own (ConvolutionBackwardBackward0, ...) whose formulas are
 again these rows, so gradients of any order exist. As in PyTorch, each backward row takes the
