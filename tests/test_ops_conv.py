@@ -133,6 +133,17 @@ VALUES = {
     "avg_pool_empty_batch": lambda t: F(t).avg_pool2d(t.ones(0, 2, 4, 4), 2),
     "pool_padding_dilated": lambda t: F(t).max_pool2d(t.arange(50.).view(2, 5, 5), 2, padding=1,
                                                       dilation=2, return_indices=True),
+    # stride 1 forwards on either side of _flat_pays (the row layout, the flat planes)
+    "conv_more_channels_than_rows": lambda t: F(t).conv2d(
+        t.arange(2 * 6 * 7.).view(2, 1, 6, 7).sin(), t.arange(16 * 9.).view(16, 1, 3, 3).cos(),
+        t.arange(16.), padding=1),
+    "conv_flat_planes": lambda t: F(t).conv2d(
+        t.arange(2 * 4 * 6 * 7.).view(2, 4, 6, 7).sin(),
+        t.arange(8 * 4 * 9.).view(8, 4, 3, 3).cos(), t.arange(8.), padding=(1, 0),
+        dilation=(1, 2)),
+    "conv_many_channels": lambda t: F(t).conv2d(
+        t.arange(2 * 64 * 64.).view(2, 64, 8, 8).sin(),
+        t.arange(64 * 64 * 9.).view(64, 64, 3, 3).cos() / 24, padding=1),
     # many ties: the first position holding the maximum, whatever the window's shape
     "pool_ties": lambda t: F(t).max_pool2d(_ties(t), 2, return_indices=True),
     "pool_ties_overlap": lambda t: F(t).max_pool2d(_ties(t), (3, 2), (2, 1), 1,
