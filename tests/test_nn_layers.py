@@ -384,3 +384,47 @@ INIT_FIXED = {
 @pytest.mark.parametrize("name", INIT_FIXED)
 def test_init_fixed(name):
     assert_same(norm(INIT_FIXED[name](torch)), norm(INIT_FIXED[name](gg)), tol={})
+
+
+# -- F.linear where no node is recorded (it skips the t() op: nothing of it can be seen) ------
+LINEAR_MODES = {
+    "no_grad": lambda t: t.no_grad(),
+    "inference_mode": lambda t: t.inference_mode(),
+    "grad_on_nothing_requires": lambda t: t.enable_grad(),
+}
+
+
+@pytest.mark.parametrize("mode", LINEAR_MODES.values(), ids=LINEAR_MODES.keys())
+@pytest.mark.parametrize("shape", [(4, 6), (2, 3, 6), (6,)])
+def test_linear_without_a_node(mode, shape):
+    """Value, dtype, strides, requires_grad, inference flag, versions and views as torch's,
+    and bit for bit the value F.linear gives while recording."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in (shape, (5, 6), (5,))]
+    outs = []
+    for lib in (torch, gg):
+        x, w, b = (lib.tensor(a) for a in arrays)
+        with mode(lib):
+            y = lib.nn.functional.linear(x, w, b)
+            y2 = lib.nn.functional.linear(x, w)
+        outs.append((y, y2, w))
+        assert not y.requires_grad and y.grad_fn is None
+        assert w._version == 0 and (y.is_inference() or y._version == 0)
+    (ty, ty2, _), (gy, gy2, gw) = outs
+    for t, g in ((ty, gy), (ty2, gy2)):
+        assert g.dtype == gg.float32 and g.shape == t.shape and g.stride() == t.stride()
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+        assert g.is_inference() == t.is_inference()
+        if not t.is_inference():    # (torch's inference-mode views have no _base: glassgrad's do)
+            assert (g._base is None) == (t._base is None)
+    x, w, b = (gg.tensor(a, requires_grad=True) for a in arrays)
+    assert np.array_equal(gg.nn.functional.linear(x, w, b).detach().numpy(), gy.numpy())
+
+
+def test_linear_records_through_t_when_a_parameter_requires_grad():
+    for lib in (torch, gg):
+        w = lib.ones(5, 6, requires_grad=True)
+        y = lib.nn.functional.linear(lib.ones(4, 6), w, lib.ones(5))
+        names = [type(y.grad_fn).__name__] + [type(n).__name__ for n, _ in
+                                               y.grad_fn.next_functions if n is not None]
+        assert names == ["AddmmBackward0", "TBackward0"], (lib.__name__, names)

@@ -133,7 +133,30 @@ VALUES = {
     "avg_pool_empty_batch": lambda t: F(t).avg_pool2d(t.ones(0, 2, 4, 4), 2),
     "pool_padding_dilated": lambda t: F(t).max_pool2d(t.arange(50.).view(2, 5, 5), 2, padding=1,
                                                       dilation=2, return_indices=True),
+    # stride 1 forwards on either side of _flat_pays (the row layout, the flat planes)
+    "conv_more_channels_than_rows": lambda t: F(t).conv2d(
+        t.arange(2 * 6 * 7.).view(2, 1, 6, 7).sin(), t.arange(16 * 9.).view(16, 1, 3, 3).cos(),
+        t.arange(16.), padding=1),
+    "conv_flat_planes": lambda t: F(t).conv2d(
+        t.arange(2 * 4 * 6 * 7.).view(2, 4, 6, 7).sin(),
+        t.arange(8 * 4 * 9.).view(8, 4, 3, 3).cos(), t.arange(8.), padding=(1, 0),
+        dilation=(1, 2)),
+    "conv_many_channels": lambda t: F(t).conv2d(
+        t.arange(2 * 64 * 64.).view(2, 64, 8, 8).sin(),
+        t.arange(64 * 64 * 9.).view(64, 64, 3, 3).cos() / 24, padding=1),
+    # many ties: the first position holding the maximum, whatever the window's shape
+    "pool_ties": lambda t: F(t).max_pool2d(_ties(t), 2, return_indices=True),
+    "pool_ties_overlap": lambda t: F(t).max_pool2d(_ties(t), (3, 2), (2, 1), 1,
+                                                   ceil_mode=True, return_indices=True),
+    "pool_ties_big_kernel": lambda t: F(t).max_pool2d(_ties(t), (7, 8), 1,
+                                                      return_indices=True),
+    "pool_wide_kernel": lambda t: F(t).max_pool2d(t.arange(289.).view(1, 17, 17).cos(),
+                                                  (16, 17), 1, return_indices=True),
 }
+
+
+def _ties(t):
+    return t.arange(2 * 3 * 7 * 8.).view(2, 3, 7, 8) * 7 % 5
 
 
 @pytest.mark.parametrize("f", VALUES.values(), ids=VALUES.keys())
@@ -143,6 +166,39 @@ def test_values(f):
     assert got_err == ref_err
     for r, g in zip(ref if isinstance(ref, tuple) else (ref,),
                     got if isinstance(got, tuple) else (got,)):
+        assert_same(r, g)
+
+
+# -- gradients at non-finite values ----------------------------------------------------------
+def _nonfinite(t, where):
+    x = t.arange(2 * 2 * 5 * 6.).view(2, 2, 5, 6).cos()
+    w = t.arange(3 * 2 * 3 * 3.).view(3, 2, 3, 3).sin()
+    (x if where == "x" else w)[0, 1, 0, 2] = float("inf")
+    (x if where == "x" else w)[-1, 0, -1, 0] = float("nan")
+    return x.requires_grad_(), w.requires_grad_()
+
+
+NONFINITE = {
+    "weight": lambda t: F(t).conv2d(*_nonfinite(t, "w")),
+    "input": lambda t: F(t).conv2d(*_nonfinite(t, "x")),
+    "weight_padded_dilated": lambda t: F(t).conv2d(*_nonfinite(t, "w"), padding=2,
+                                                   dilation=(1, 2)),
+    "transposed_weight": lambda t: F(t).conv_transpose2d(*(
+        v.transpose(0, 1).detach().requires_grad_() for v in _nonfinite(t, "w"))),
+}
+
+
+@pytest.mark.parametrize("f", NONFINITE.values(), ids=NONFINITE.keys())
+def test_nonfinite_gradients(f):
+    """inf and NaN reach the positions that read them, and no other (the stride-1 input
+    gradient's wide-row columns must not carry them)."""
+    grads = []
+    for lib in (torch, gg):
+        out = f(lib)
+        out.backward(lib.ones_like(out))
+        leaves = [t for t in out.grad_fn.next_functions if t[0] is not None]
+        grads.append([n.variable.grad for n, _ in leaves])
+    for r, g in zip(*grads):
         assert_same(r, g)
 
 

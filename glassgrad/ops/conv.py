@@ -8,10 +8,15 @@ copied once into columns (N, groups, C/groups * kernel, output positions) so tha
 is one batched matmul.
 The gradient of the weight is the same columns against the incoming gradient; the gradient of
 the input is the weight's transpose against it, folded back onto the input by one strided add
-per kernel offset (no ``add.at``).
+per kernel offset (no ``add.at``). At stride 1 the input gradient, and the forward where the
+columns outnumber the output, use columns over the flat padded planes instead (each kernel
+offset's columns are one contiguous slice of a plane: long copies, and a fold of one long add
+per offset; backend/kernels/im2col.py), bit for bit the same results.
 
 Pooling runs over the kernel offsets instead: each offset is a strided view of the padded input
-(one per output position), so a k x k pool is k*k whole-array NumPy operations.
+(one per output position), so a k x k pool is k*k whole-array NumPy operations; max pooling's
+index is a small code per output (how many leading offsets miss the maximum) turned into input
+positions by one table lookup.
 
 Backward formulas are rows of their own (ConvolutionBackwardBackward0, ...) whose formulas are
 again these rows, so gradients of any order exist. As in PyTorch, each backward row takes the
@@ -25,7 +30,8 @@ import warnings
 from .._creation import zeros_like
 from .._tensor import _wrap_dim
 from ..backend import kind as _kind, xp
-from ..backend.kernels.im2col import _col2im, _columns, _padded
+from ..backend.kernels.im2col import (_col2im, _columns, _flat_columns, _flat_geometry,
+                                      _fold_flat, _origins, _padded, _spread)
 from . import public, publish
 from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
@@ -47,14 +53,45 @@ def _conv_forward(xp, input, weight, bias, stride, padding, dilation, groups, tr
     if transposed:
         return _transposed_forward(input, weight, bias, stride, padding, dilation, groups,
                                    output_padding)
-    o, _cg, *kernel = weight.shape
+    o, cg, *kernel = weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
-    cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
-    res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
-    res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
-    if bias is not None:
-        res += bias.reshape(o, *(1,) * len(out))
-    return res
+    pads = [(p, p) for p in padding]
+    padded = [s + 2 * p for s, p in zip(input.shape[2:], padding)]
+    out = [s - d * (k - 1) for s, d, k in zip(padded, dilation, kernel)]
+    if builtins.any(s != 1 for s in stride) or not _flat_pays(cg * math.prod(kernel),
+                                                               o // groups, padded, out):
+        cols, out = _columns(input, kernel, stride, pads, dilation, groups)
+        res = xp.matmul(weight.reshape(groups, o // groups, cols.shape[2]), cols)
+        res = res.reshape(input.shape[0], o, *out).astype(input.dtype, copy=False)
+        if bias is not None:
+            res += bias.reshape(o, *(1,) * len(out))
+        return res
+    # stride 1: columns over the flat planes' window origins, the valid ones kept (one copy
+    # into the result, in the dtype of the input: an empty one may differ from the weight)
+    steps, span, _ = _flat_geometry(padded, kernel, dilation, out)
+    cols = _flat_columns(_padded(input, pads, 0), kernel, dilation, steps, span)
+    rows = cols.shape[1] // groups
+    res = xp.matmul(weight.reshape(groups, o // groups, rows),
+                    cols.reshape(input.shape[0], groups, rows, span))
+    valid = _origins(res.reshape(input.shape[0], o, span), steps, out)
+    result = xp.empty(valid.shape, input.dtype)
+    if bias is None:
+        result[...] = valid
+    else:
+        xp.add(valid, bias.reshape(o, *(1,) * len(out)), out=result)
+    return result
+
+
+def _flat_pays(rows, channels, padded, out):
+    """Whether a stride-1 forward costs less over flat planes (see _conv_forward): the row
+    layout copies each of its ``rows`` column rows (c*k) in runs of one output row, the flat
+    layout in one run, but then copies the output (``channels`` rows) in runs of one output
+    row, and multiplies the wide-row origins too. NumPy's cost per short run is about that of
+    100 multiply-adds of a BLAS product on one core (this machine: ~4 ns against ~0.04)."""
+    runs = math.prod(out[:-1])
+    wide = builtins.sum((o - 1) * math.prod(padded[m + 1:]) for m, o in enumerate(out)) + 1 \
+        - math.prod(out)
+    return 100 * (rows - channels) * runs > channels * rows * wide
 
 
 def _transposed_size(size, kernel, stride, padding, dilation, output_padding):
@@ -85,10 +122,28 @@ def _conv_input_grad(grad_output, input, weight, stride, padding, dilation, grou
     (n, c, *size), (o, cg, *kernel) = shape, weight.shape
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     out = grad_output.shape[2:]
-    go = grad_output.reshape(n, groups, o // groups, math.prod(out))
-    w = weight.reshape(groups, o // groups, cg * math.prod(kernel))
-    cols = xp.matmul(w.swapaxes(1, 2), go).reshape(n, c, *kernel, *out)
-    return _col2im(cols, size, stride, padding, dilation)
+    if builtins.any(s != 1 for s in stride) or not xp.isfinite(weight).all():
+        w = weight.reshape(groups, o // groups, cg * math.prod(kernel)).swapaxes(1, 2)
+        go = grad_output.reshape(n, groups, o // groups, math.prod(out))
+        return _col2im(xp.matmul(w, go).reshape(n, c, *kernel, *out), size, stride, padding,
+                       dilation)
+    # stride 1: the columns of whole flat padded planes (zeros but at the window origins),
+    # the weight's rows ordered (kernel offset, channel) so that each offset's columns are one
+    # run over every channel's plane, folded by one long add per offset
+    # (backend/kernels/im2col.py); what lands outside the origins' windows is a finite weight's
+    # multiple of zero, and adds nothing (an inf or NaN weight takes the path above)
+    padded = [s + 2 * p for s, p in zip(size, padding)]
+    plane, k = math.prod(padded), math.prod(kernel)
+    steps, _, starts = _flat_geometry(padded, kernel, dilation, out)
+    go = _spread(grad_output, padded, steps, plane).reshape(n, groups, o // groups, plane)
+    w = weight.reshape(groups, o // groups, cg, k).transpose(0, 3, 2, 1).reshape(
+        groups, k * cg, o // groups)
+    cols = xp.matmul(w, go).reshape(n, groups, k, cg * plane)
+    grad = _fold_flat(cols, starts).reshape(n, c, *padded)
+    if not builtins.any(padding):
+        return grad
+    return xp.ascontiguousarray(grad[(Ellipsis,) + tuple(builtins.slice(p, p + s)
+                                                         for p, s in zip(padding, size))])
 
 
 def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, groups):
@@ -455,13 +510,13 @@ def _pool_pads(shape, geometry):
 
 def _pool_offsets(geometry):
     """For each kernel offset: the region of the padded input it reads for every output
-    position (strided slices), and the unpadded input rows and cols it reads."""
+    position (strided slices), and the unpadded input row and col it reads for the first."""
     (kh, sh, ph, dh, oh), (kw, sw, pw, dw, ow) = geometry
     for i in range(kh):
         for j in range(kw):
             yield ((Ellipsis, builtins.slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
                     builtins.slice(j * dw, j * dw + sw * (ow - 1) + 1, sw)),
-                   xp.arange(oh) * sh - ph + i * dh, xp.arange(ow) * sw - pw + j * dw)
+                   i * dh - ph, j * dw - pw)
 
 
 def _first_inside(out, s, p, d):
@@ -471,29 +526,40 @@ def _first_inside(out, s, p, d):
     return start + -(-xp.maximum(-start, 0) // d) * d
 
 
+def _first_max(views, values):
+    """Per output position, which of ``views`` first holds ``values`` (a small unsigned code):
+    the count of leading views that differ, one comparison and one add per view."""
+    differs = views[0] != values
+    code = differs.view(xp.uint8).astype(xp.min_scalar_type(len(views)))
+    for view in views[1:-1]:
+        differs &= view != values
+        code += differs
+    return code
+
+
 def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
     """The maximum over the kernel offsets, each a strided view (no window copies), then the
     index PyTorch picks: the first position holding the maximum, the last NaN where there is
-    one, the first position inside the input where only padding-valued positions exist."""
+    one, the first position inside the input where only padding-valued positions exist. The
+    pick is a code per output (which offset), turned into input positions by one lookup."""
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
     floating = _kind(self.dtype) == "f"
     lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
     padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
-    offsets = [(padded[region], rows[:, None] * w + cols)
-               for region, rows, cols in _pool_offsets(geometry)]
-    values = offsets[0][0].copy()
-    for view, _ in offsets[1:]:
+    offsets = [(padded[region], row * w + col) for region, row, col in _pool_offsets(geometry)]
+    views = [view for view, _ in offsets]
+    values = views[0].copy()
+    for view in views[1:]:
         xp.maximum(values, view, out=values)       # NaN propagates
-    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
-    first = _first_inside(oh, sh, ph, dh)[:, None] * self.shape[-1] + \
-        _first_inside(ow, sw, pw, dw)
-    indices = xp.broadcast_to(first, values.shape)
-    for view, at in reversed(offsets):
-        indices = xp.where(view == values, at, indices)
+    code = _first_max(views, values)
     if floating and xp.isnan(values).any():
-        for view, at in offsets:
-            indices = xp.where(xp.isnan(view), at, indices)
+        for k, view in enumerate(views):
+            code[xp.isnan(view)] = k
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw     # offset (0, 0)'s
+    indices = xp.add(start, xp.array([at for _, at in offsets]).take(code))
     if ph or pw or ceil_mode:
+        first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
         indices = xp.where(values == lowest, first, indices)
     return values, indices
 
@@ -550,13 +616,16 @@ def _max_pool_backward(xp, grad_output, self, indices, kernel_size, stride, padd
     """Each output's gradient goes to the input position it took; where windows overlap a
     position may take several."""
     planes = grad_output.reshape(-1, grad_output.shape[-2] * grad_output.shape[-1])
-    where = indices._data.reshape(planes.shape)
-    out = xp.zeros((planes.shape[0], self.shape[-2] * self.shape[-1]), grad_output.dtype)
+    plane = self.shape[-2] * self.shape[-1]
+    # flat positions in the whole result: one 1-D index (NumPy's fast path for it)
+    where = (indices._data.reshape(planes.shape) +
+             xp.arange(0, planes.shape[0] * plane, plane)[:, None]).ravel()
+    out = xp.zeros(planes.shape[0] * plane, grad_output.dtype)
     geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
     if builtins.all(s >= d * (k - 1) + 1 for k, s, _, d, _ in geometry):
-        xp.put_along_axis(out, where, planes, axis=1)
+        out[where] = planes.ravel()
     else:
-        xp.add.at(out, (xp.arange(planes.shape[0])[:, None], where), planes)
+        xp.add.at(out, where, planes.ravel())
     return out.reshape(self.shape)
 
 

@@ -12,7 +12,7 @@ from .. import dtypes
 from .._formats import contiguous_format
 from .._creation import empty, empty_like, ones_like, zeros, zeros_like
 from .._tensor import Tensor, _wrap_dim
-from .._autograd.grad_mode import no_grad
+from .._autograd.grad_mode import no_grad, state
 from ..backend import reduced_floats, xp
 from ..backend.kernels.random import visit_order
 from . import linalg as _linalg, reduce as _reduce
@@ -363,9 +363,18 @@ def _addmm_checked(bias, mat1, mat2):
     return _linalg._addmm(bias, mat1, mat2, beta=1, alpha=1)     # (checked: addmm's row)
 
 
-def _transposed(weight):
-    """weight.t() without the argument layer (the method's error for more than 2 dims)."""
-    return _t(weight) if weight.dim() <= 2 else weight.t()
+def _transposed(weight, input, bias):
+    """weight.t() without the argument layer (the method's error for more than 2 dims). Where
+    no node will be recorded and no interceptor (forward AD, vmap, compile's capture) sees the
+    op calls, a plain tensor over the transposed array: the t() op's view, node and version
+    counter could never be seen, and the product is the same NumPy call on the same array."""
+    if weight.dim() > 2:
+        return weight.t()
+    if weight.dim() == 2 and state.handler is None and not (state.grad and (
+            weight.requires_grad or input.requires_grad or
+            bias is not None and bias.requires_grad)):
+        return Tensor._make(weight._data.T)
+    return _t(weight)
 
 
 @public("functional")
@@ -376,14 +385,15 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.dim()}D and {weight.dim()}D")
     if bias is not None and input.dim() == 2:
-        return _addmm_checked(bias, input, _transposed(weight))
+        return _addmm_checked(bias, input, _transposed(weight, input, bias))
     vector_like = bias is not None and (bias.dim() == 1 or
                                         builtins.sum(s != 1 for s in bias.shape) == 1)
     if vector_like and bias.is_contiguous() and input.is_contiguous():
         *lead, k = input.shape
-        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)), _transposed(weight))
+        out = _addmm_checked(bias, reshape(input, (math.prod(lead), k)),
+                             _transposed(weight, input, bias))
         return out.view(*lead, out.shape[1])
-    out = matmul(input, _transposed(weight))
+    out = matmul(input, _transposed(weight, input, bias))
     return out if bias is None else out.add_(bias)
 
 

