@@ -22,6 +22,7 @@ import argparse  # noqa: E402
 import itertools  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import random  # noqa: E402
 import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -519,7 +520,10 @@ def import_time(repeats):
 # -- harness -------------------------------------------------------------------------------
 def interleaved(steps, rounds, warmup=2, min_time=0.05):
     """steps: engine -> callable. Round-robin; each round times `inner` calls of each (inner
-    chosen so that one timing lasts at least min_time). Median seconds per call."""
+    chosen so that one timing lasts at least min_time), each round in another order of the
+    engines (the orders shuffled, seeded): which engine runs after which moves a step's time
+    by up to 10% (caches, the allocator), so no engine always follows the same one. Median
+    seconds per call."""
     inner = {}
     for name, fn in steps.items():
         for _ in range(warmup):
@@ -529,9 +533,11 @@ def interleaved(steps, rounds, warmup=2, min_time=0.05):
         dt = time.perf_counter() - t
         inner[name] = max(1, int(min_time / max(dt, 1e-9)))
     times = {name: [] for name in steps}
-    for _ in range(rounds):
-        for name, fn in steps.items():
-            k = inner[name]
+    orders = list(itertools.permutations(steps))
+    random.Random(0).shuffle(orders)
+    for r in range(rounds):
+        for name in orders[r % len(orders)]:
+            fn, k = steps[name], inner[name]
             t = time.perf_counter()
             for _ in range(k):
                 fn()
