@@ -302,6 +302,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter.version
 
     def _is_view(self):

@@ -809,6 +809,26 @@ def test_inference_mode():
     same(program)
 
 
+def test_views_in_inference_mode():
+    """A view keeps its source's kind: a view of a normal tensor made in inference mode is a
+    normal tensor and a view (its base, its version counter), a view of an inference tensor is
+    an inference tensor without a base."""
+    def program(lib):
+        x = leaf(lib, X).detach()
+        with lib.inference_mode():
+            y, z = x.view(-1), lib.ones(2, 3)
+            w = z.view(6)
+            v = w[1:]
+            log = [y._base is x, y._is_view(), y.is_inference(), w._base is None,
+                   w._is_view(), w.is_inference(), v._base is None, v.is_inference(),
+                   x.t().is_inference(), z.t()._is_view()]
+        x.add_(1)
+        log += [y, y._version, y._base is x, catch(lambda: w._version), w.clone(), v.clone()]
+        log.append(catch(y.mul_, 2))
+        return log
+    same(program)
+
+
 def _thread_result(fn):
     box = []
     t = threading.Thread(target=lambda: box.append(fn()))

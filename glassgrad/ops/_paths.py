@@ -72,15 +72,18 @@ def _wrap_lines(op, out):
         return lines + ["    r._version_counter = vc = new(VersionCounter)",
                         "    vc.version = 0",
                         "    r._inference = state._inference"]
+    # a view is of its source's kind: of a normal tensor (in inference mode too) a view with
+    # its base; of an inference tensor an inference tensor without one (torch's)
     return lines + [
         "    r._version_counter = src._version_counter",
-        "    r._base = src if src._base is None else src._base",
-        "    r._inference = state._inference or src._inference",
+        "    r._inference = src._inference",
         "    if CONJ or NEG:     # torch's conjugate and negative bits follow views",
         "        carry_bits(src, r)",
-        f"    if {out}.dtype in DIFFERENTIABLE:     # a differentiable view: kept for in-place "
+        "    if not src._inference:",
+        "        r._base = src if src._base is None else src._base",
+        f"        if {out}.dtype in DIFFERENTIABLE:   # a differentiable view: kept for in-place "
         "rebase",
-        "        r._view = view_meta(src, src._version_counter.version, state.grad, "
+        "            r._view = view_meta(src, src._version_counter.version, state.grad, "
         f"state._inference, {op.multi})"]
 
 
