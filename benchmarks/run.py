@@ -181,32 +181,37 @@ def mlp_params(sizes, seed=0):
     return out
 
 
-def mlp_setup(engine, params, batches, lr=0.01, compiled=False):
+def mlp_setup(engine, params, batches, lr=0.01, compiled=None):
     """zero grads, forward (relu), log_softmax + gather cross-entropy, backward, SGD under
     no_grad; each step takes the next of ``batches`` ((x, y) pairs, cycled). Returns
-    (step, params). compiled=True: the whole step through the engine's compile (the forward
-    and loss replay as one region, the backward runs, the update replays as in-place array
-    writes)."""
+    (step, params). Through the engine's compile: compiled="forward", the forward and loss;
+    compiled="step", the whole step (the forward and loss replay as one region, the backward
+    runs, the update replays as in-place array writes)."""
     lib = _lib(engine)
     ps = [lib.tensor(p.copy(), requires_grad=True) for p in params]
     data = itertools.cycle([(lib.tensor(x), lib.tensor(y)) for x, y in batches])
 
-    def train(xt, yt):
-        for p in ps:
-            p.grad = None
+    def loss_of(xt, yt):
         h = xt
         for i in range(0, len(ps), 2):
             h = h @ ps[i] + ps[i + 1]
             if i + 2 < len(ps):
                 h = lib.relu(h)
         logp = lib.log_softmax(h, dim=1)
-        loss = -logp.gather(1, yt[:, None]).mean()
+        return -logp.gather(1, yt[:, None]).mean()
+    if compiled == "forward":
+        loss_of = lib.compile(loss_of)
+
+    def train(xt, yt):
+        for p in ps:
+            p.grad = None
+        loss = loss_of(xt, yt)
         loss.backward()
         with lib.no_grad():
             for p in ps:
                 p -= lr * p.grad
         return loss
-    if compiled:
+    if compiled == "step":
         train = lib.compile(train)
 
     def step():
@@ -609,70 +614,34 @@ def bench_w1c(rounds):
     return rows
 
 
-def mlp_compiled_setup(params, batches, lr=0.01):
-    """mlp_setup's step for glassgrad with the forward and loss through glassgrad.compile."""
-    ps = [gg.tensor(p.copy(), requires_grad=True) for p in params]
-    data = itertools.cycle([(gg.tensor(x), gg.tensor(y)) for x, y in batches])
-
-    @gg.compile
-    def loss_of(xt, yt):
-        h = xt
-        for i in range(0, len(ps), 2):
-            h = h @ ps[i] + ps[i + 1]
-            if i + 2 < len(ps):
-                h = gg.relu(h)
-        return -gg.log_softmax(h, dim=1).gather(1, yt[:, None]).mean()
-
-    def step():
-        xt, yt = next(data)
-        for p in ps:
-            p.grad = None
-        loss = loss_of(xt, yt)
-        loss.backward()
-        with gg.no_grad():
-            for p in ps:
-                p -= lr * p.grad
-        return loss
-    return step, ps
-
-
-def bench_w2s(rounds):
-    """W2's whole step through glassgrad.compile, against PyTorch eager (before: glassgrad
-    eager); the same start gives the same losses and weights, bit for bit with eager over
-    several steps."""
+def bench_w2_compiled(rounds, name, label, compiled, checks):
+    """W2 with glassgrad's ``compiled`` part (see mlp_setup) through glassgrad.compile,
+    against PyTorch eager (before: glassgrad eager); ``checks`` steps from the same start give
+    the same losses and weights, bit for bit with eager (the capture's step, then replays)."""
     params, batches = mlp_params([64, 128, 128, 10]), _digits()
     steps, tensors = {}, {}
     steps["glassgrad"], tensors["glassgrad"] = mlp_setup("glassgrad", params, batches,
-                                                         compiled=True)
+                                                         compiled=compiled)
     steps["before"], tensors["before"] = mlp_setup("glassgrad", params, batches)
     if torch is not None:
         steps["pytorch"], tensors["pytorch"] = mlp_setup("pytorch", params, batches)
     steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
-    for _ in range(3):      # the capture's step, then replays
+    for _ in range(checks):
         losses = {e: float(_arr(steps[e]())) for e in steps}
         assert losses["glassgrad"] == losses["before"], losses      # bit for bit
         for a, b in zip(tensors["before"], tensors["glassgrad"]):
             assert np.array_equal(_arr(a), _arr(b))
-    return [("W2s", "digits MLP step, whole step compiled (before: glassgrad eager)",
-             interleaved(steps, rounds), 1, "ms per step")]
+    return [(name, label, interleaved(steps, rounds), 1, "ms per step")]
 
 
 def bench_w2c(rounds):
-    """W2 with glassgrad's forward compiled, against PyTorch eager (before: glassgrad eager);
-    one step each from the same start gives the same loss and weights."""
-    params, batches = mlp_params([64, 128, 128, 10]), _digits()
-    steps, tensors = {}, {}
-    steps["glassgrad"], tensors["glassgrad"] = mlp_compiled_setup(params, batches)
-    steps["before"], tensors["before"] = mlp_setup("glassgrad", params, batches)
-    if torch is not None:
-        steps["pytorch"], tensors["pytorch"] = mlp_setup("pytorch", params, batches)
-    steps["numpy"], tensors["numpy"] = mlp_numpy(params, batches)
-    losses = {e: float(_arr(steps[e]())) for e in steps}
-    assert losses["glassgrad"] == losses["before"], losses      # bit for bit
-    for a, b in zip(tensors["before"], tensors["glassgrad"]):
-        assert np.array_equal(_arr(a), _arr(b))
-    return [("W2c", "digits MLP step, forward+loss compiled (before: glassgrad eager)",
-             interleaved(steps, rounds), 1, "ms per step")]
+    return bench_w2_compiled(rounds, "W2c", "digits MLP step, forward+loss compiled (before: "
+                             "glassgrad eager)", "forward", 1)
+
+
+def bench_w2s(rounds):
+    return bench_w2_compiled(rounds, "W2s", "digits MLP step, whole step compiled (before: "
+                             "glassgrad eager)", "step", 3)
 
 
 def bench_mlp(rounds, name, label, sizes, batches):
