@@ -847,12 +847,8 @@ class _Trace:
                 if not index:
                     raise _Unsupported("an output that is not an op's result")
                 self.out_leaves.append((index[0], None))
-            elif type(leaf) is _sym.Sym:
-                raise _Unsupported("a value read with .item() returned")
-            elif isinstance(leaf, _PLAIN):
-                self.out_leaves.append((None, leaf))
             else:
-                raise _Unsupported(f"an output of type {type(leaf).__name__}")
+                self.out_leaves.append(_plain_out(leaf))
         self.graphs = [g for g, _ in self.steps if g is not None]
         self.effects = True
 
@@ -950,6 +946,16 @@ def _live(records, result):
     return out[::-1]
 
 
+def _plain_out(leaf):
+    """An output leaf that is no tensor: (None, the value) for a plain Python value, which a
+    replay returns as it is; refused otherwise."""
+    if type(leaf) is _sym.Sym:
+        raise _Unsupported("a value read with .item() returned")
+    if not isinstance(leaf, _PLAIN):
+        raise _Unsupported(f"an output of type {type(leaf).__name__}")
+    return None, leaf
+
+
 def _outputs(g, result, slots, data_slots, args):
     leaves, g.out_spec = tree_flatten(result)
     g.out_leaves = []
@@ -963,12 +969,8 @@ def _outputs(g, result, slots, data_slots, args):
             if any(may_share_memory(leaf._data, d) for d in inputs):
                 raise _Unsupported("an output that is a view of an input")
             g.out_leaves.append((s, None))
-        elif type(leaf) is _sym.Sym:
-            raise _Unsupported("a value read with .item() returned")
-        elif isinstance(leaf, _PLAIN):
-            g.out_leaves.append((None, leaf))
         else:
-            raise _Unsupported(f"an output of type {type(leaf).__name__}")
+            g.out_leaves.append(_plain_out(leaf))
     g.out_slots = [s for s, _ in g.out_leaves if s is not None]
     g.result_slots = list(dict.fromkeys(g.out_slots))
     g.diff_slots = list(dict.fromkeys(s for s in g.out_slots if data_slots[s].requires_grad))
