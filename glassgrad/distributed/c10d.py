@@ -820,6 +820,12 @@ def _padded_bytes(pg, obj, group):
     return padded, sizes
 
 
+def _unpickle_into(object_list, outs, sizes):
+    """object_list[r] <- the object rank r pickled into outs[r] (its first sizes[r] bytes)."""
+    for i, (o, n) in enumerate(zip(outs, sizes)):
+        object_list[i] = _from_bytes(o, n)
+
+
 def all_gather_object(object_list, obj, group=None):
     """object_list[r] <- rank r's obj."""
     pg = _group(group)
@@ -828,8 +834,7 @@ def all_gather_object(object_list, obj, group=None):
     padded, sizes = _padded_bytes(pg, obj, group)
     outs = [zeros_like(padded) for _ in range(pg.size())]
     all_gather(outs, padded, group)
-    for i, (o, n) in enumerate(zip(outs, sizes)):
-        object_list[i] = _from_bytes(o, n)
+    _unpickle_into(object_list, outs, sizes)
 
 
 def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
@@ -845,8 +850,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     outs = [zeros_like(padded) for _ in range(pg.size())] if mine else None
     gather(padded, outs, pg.ranks[root], group)
     if mine:
-        for i, (o, n) in enumerate(zip(outs, sizes)):
-            object_gather_list[i] = _from_bytes(o, n)
+        _unpickle_into(object_gather_list, outs, sizes)
 
 
 def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
