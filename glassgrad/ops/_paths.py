@@ -130,10 +130,18 @@ def meta_of(d):
     return meta
 
 
+def saves(users, edges):
+    """Is an input that the formulas ``users`` use saved? PyTorch's guard
+    (should_compute_output): an op with one differentiable input, or an input several formulas
+    use, saves it always; otherwise only when its one formula's gradient edge is valid (not
+    for an input that requires grad without an edge, a view made under no_grad)."""
+    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
+
+
 def _saved_expr(op, n, kind, i, users):
     """The expression that saves ``n`` (like PyTorch: metadata and outputs always, an input
-    only for formulas that run; an input one formula of several uses only when that formula's
-    edge is valid, PyTorch's should_compute_output)."""
+    only for formulas that run: ``saves``, its first two tests decided here, as a row has
+    one edge per differentiable input)."""
     if kind is None:        # an attr of the call (not passed: not saved)
         return f"attrs.get({n!r}, NOT_SAVED)"
     if kind == SAVE_INPUT:

@@ -12,7 +12,7 @@ names are its save list:
 Only formulas of inputs that need grad are consulted, so only their names are saved (but
 outputs, as in PyTorch, whenever any formula of the op uses them; and like PyTorch's
 should_compute_output guard, an input one formula of several uses is saved only when that
-formula's edge is valid: see _saves).
+formula's edge is valid: see _paths.saves).
 
 Multi-output ops name their outputs (``outputs=("result", "indices")``, the first
 ``diff_outputs`` of them differentiable) or return a list (``outputs=None``: any number, all
@@ -40,7 +40,8 @@ from .dispatch import DtypeCache, computing, narrowing
 from ._paths import (NOT_SAVED as _NOT_SAVED, SAVE_ALL_INPUTS as _SAVE_ALL_INPUTS,
                      SAVE_ARGS_SIZES as _SAVE_ARGS_SIZES, SAVE_ARGS_TYPES as _SAVE_ARGS_TYPES,
                      SAVE_INPUT as _SAVE_INPUT, SAVE_NUMEL as _SAVE_NUMEL,
-                     SAVE_OUTPUT as _SAVE_OUTPUT, SAVE_SIZES as _SAVE_SIZES, path_functions)
+                     SAVE_OUTPUT as _SAVE_OUTPUT, SAVE_SIZES as _SAVE_SIZES, path_functions,
+                     saves)
 from .views import DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, view_rebase_error
 
 _FREED = object()
@@ -642,7 +643,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
     if want is not None:
         _check_fits(self, want)
     saved_self = None
-    if needs and "self" in op.saved_index and _saves(
+    if needs and "self" in op.saved_index and saves(
             op._save_plan[op.saved_index["self"]][3], edges):
         from .shape import clone     # the formula needs self's old value: keep a copy
         saved_self = clone(self)
@@ -754,14 +755,6 @@ def _rebase_view(self, node, old_fn, old_nr):
     self._grad_fn, self._output_nr = old_fn, old_nr
     self._view.version = -1      # stale: the next read of grad_fn regenerates it
     self.grad_fn
-
-
-def _saves(users, edges):
-    """Is an input that the formulas ``users`` use saved? PyTorch's guard
-    (should_compute_output): an op with one differentiable input, or an input several formulas
-    use, saves it always; otherwise only when its one formula's gradient edge is valid (not
-    for an input that requires grad without an edge, a view made under no_grad)."""
-    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
 
 
 def _zeros(shape, dtype):
