@@ -99,6 +99,10 @@ CASES = {
                  SQ, B2),
     "lu_solve_right": (lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor(_well(t, a)), b.mT,
                                                          left=False), SQ, B2),
+    "lu_solve_adjoint": (lambda t, a, b: t.linalg.lu_solve(*t.linalg.lu_factor(_well(t, a)), b,
+                                                           adjoint=True), SQ, B2),
+    "lu_solve_right_adjoint": (lambda t, a, b: t.linalg.lu_solve(
+        *t.linalg.lu_factor(_well(t, a)), b.mT, left=False, adjoint=True), SQ, B2),
     "lu_solve_old": (lambda t, a, b: t.lu_solve(b, *t.linalg.lu_factor(_well(t, a))), SQ, B2),
     "solve_triangular": (lambda t, a, b: t.linalg.solve_triangular(_well(t, a).triu(), b,
                                                                    upper=True), SQ, B2),
@@ -241,18 +245,14 @@ def test_eig_forward_ad_refused():
             gg.linalg.eig(x)
 
 
-def test_complex_refusals():
-    """What glassgrad cannot do yet with complex matrices is refused with NotImplementedError
-    (torch computes these)."""
-    a = gg.eye(3, dtype=gg.complex128)
-    with pytest.raises(NotImplementedError, match="adjoint=True"):
-        gg.linalg.lu_solve(*gg.linalg.lu_factor(a), a, adjoint=True)
-
-
 SECOND = {
     "inv": lambda t, a: t.linalg.inv(_well(t, a)).abs().sum(),
     "det": lambda t, a: t.linalg.det(_well(t, a)).abs(),
     "solve": lambda t, a: t.linalg.solve(_well(t, a), a[:, :1]).abs().sum(),
+    "lu_solve_adjoint": lambda t, a: t.linalg.lu_solve(
+        *t.linalg.lu_factor(_well(t, a)), a[:, :2], adjoint=True).abs().sum(),
+    "lu_solve_right_adjoint": lambda t, a: t.linalg.lu_solve(
+        *t.linalg.lu_factor(_well(t, a)), a[:2], left=False, adjoint=True).abs().sum(),
     "svdvals": lambda t, a: t.linalg.svdvals(a).sum(),
     "eigvals": lambda t, a: t.linalg.eigvals(a).abs().sum(),
     "cholesky": lambda t, a: t.linalg.cholesky(_hpd(t, a)).abs().sum(),

@@ -358,30 +358,31 @@ def _lu_solve_forward(xp, LU, B, pivots, left, adjoint):
     lu = xp.broadcast_to(LU, batch + (n, n))
     piv = xp.broadcast_to(pivots, batch + (n,))
     b = xp.broadcast_to(B, batch + B.shape[-2:])
+    conj = adjoint and xp.iscomplexobj(lu)     # A^H X = B, or X A^H = B: conj(A) X^T = B^T
     if left:
-        return _colmajor(_lu_solve(lu, piv, b, adjoint=adjoint))
-    X = _lu_solve(lu, piv, xp.swapaxes(b, -1, -2), adjoint=not adjoint)
+        return _colmajor(_lu_solve(lu, piv, b, adjoint=adjoint, conj=conj))
+    X = _lu_solve(lu, piv, xp.swapaxes(b, -1, -2), adjoint=not adjoint, conj=conj)
     return xp.ascontiguousarray(xp.swapaxes(X, -1, -2))
 
 
 def _lu_solve_LU_grad(grad, LU, pivots, result, left, adjoint):
-    """torch's linalg_lu_solve_LU (real): gR = U^{-T} op(-gX) op(X)^T, then L's and U's
-    parts of it pulled back through the other factor."""
+    """torch's linalg_lu_solve_LU: gR = U^{-H} op(-gX) op(X)^H, then L's and U's parts of it
+    pulled back through the other factor (its complex formula; for real tensors mH is mT)."""
     X = result
     P, L, U = lu_unpack(LU, pivots, True, left == adjoint)
     if left != adjoint:
-        gR = solve_triangular(U.mT, -matmul(grad if left else grad.mT, X.mT if left else X),
+        gR = solve_triangular(U.mH, -matmul(grad if left else grad.mH, X.mH if left else X),
                               upper=False)
-        gL = tril(solve_triangular(L.mT, matmul(gR, U.mT), upper=True, unitriangular=True), -1)
+        gL = tril(solve_triangular(L.mH, matmul(gR, U.mH), upper=True, unitriangular=True), -1)
         return gL + triu(gR)
-    gR = -matmul(matmul(matmul(P.mT, X if left else X.mT), grad.mT if left else grad), P)
-    gR = solve_triangular(L.mT, gR, upper=True, left=False, unitriangular=True)
-    gU = triu(solve_triangular(U.mT, matmul(L.mT, gR), upper=False, left=False))
+    gR = -matmul(matmul(matmul(P.mH, X if left else X.mH), grad.mH if left else grad), P)
+    gR = solve_triangular(L.mH, gR, upper=True, left=False, unitriangular=True)
+    gU = triu(solve_triangular(U.mH, matmul(L.mH, gR), upper=False, left=False))
     return tril(gR, -1) + gU
 
 
 _lu_solve_row = defop(
-    "LinalgLuSolveBackward0", _lu_solve_forward, ("LU", "B"), dtype="same",
+    "LinalgLuSolveBackward0", _lu_solve_forward, ("LU", "B"), dtype="same", wirtinger=False,
     grads={"LU": _lu_solve_LU_grad,
            "B": lambda grad, LU, pivots, left, adjoint: _lu_solve_row(
                LU, grad, pivots=pivots, left=left, adjoint=not adjoint)})
@@ -408,11 +409,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
     if pivots.dtype is not dtypes.int32:
         raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
     _same_dtype(fn, LU, B, "LU", "B")
-    if LU.dtype.is_complex:
-        if adjoint:     # (the row's adjoint is a transpose: what its gradients need)
-            raise NotImplementedError("linalg.lu_solve: glassgrad has no adjoint=True solve of "
-                                      "complex matrices (A^H X = B) yet")
-    else:
+    if not LU.dtype.is_complex:
         _float_check(fn, LU, "LU")
     return _lu_solve_row(LU, B, pivots=pivots, left=left, adjoint=adjoint)
 

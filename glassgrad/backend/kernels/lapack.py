@@ -149,15 +149,18 @@ def _lapack_view(A):
     return xp.swapaxes(A, -1, -2) if A.flags.c_contiguous else A
 
 
-def _lu_solve(lu, piv, b, adjoint=False):
-    """getrs: X with A X = B (adjoint: A^T X = B) from getrf's packed factors of A = P L U and
-    its 1-based pivots, batched over b's leading dims (lu's and piv's, the same). As LAPACK's
-    triangular solves, a zero pivot divides (inf, nan), no check."""
+def _lu_solve(lu, piv, b, adjoint=False, conj=False):
+    """getrs: X with A X = B (adjoint: A^T X = B; conj: conj(A) in place of A, so adjoint and
+    conj together solve A^H X = B) from getrf's packed factors of A = P L U and its 1-based
+    pivots, batched over b's leading dims (lu's and piv's, the same). As LAPACK's triangular
+    solves, a zero pivot divides (inf, nan), no check."""
     n = lu.shape[-1]
     k = b.shape[-1]
     x = xp.array(b, copy=True)
     batch = math.prod(lu.shape[:-2])
     flat, L = x.reshape(batch, n, k), lu.reshape(batch, n, n)
+    if conj:
+        L = xp.conj(L)
     pflat = piv.reshape(batch, n) - 1
     rows = xp.arange(flat.shape[0])
 
