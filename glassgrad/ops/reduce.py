@@ -37,20 +37,24 @@ def _short_rows(xp, a, axis, dtype):
     """Whether a sum over ``axis`` is one over many short rows that einsum adds faster: the
     last axis, contiguous, at most 128 long (NumPy's pairwise sum adds such a row with eight
     running sums, einsum with its vector lanes: the same kind of order, another one), of a
-    float32/float64 array with 16 rows or more, summed in its own dtype. NumPy's reduce
-    calls its inner loop once per row; einsum's loop is several times faster per row."""
-    return ((axis == (a.ndim - 1,) or axis == a.ndim - 1) and a.ndim >= 2
-            and (dtype is None or dtype == a.dtype) and a.dtype in _EINSUM_SUMS
-            and 0 < a.shape[-1] <= 128 and a.strides[-1] == a.itemsize
-            and a.size >= 16 * a.shape[-1])
+    float32/float64 array with 128 rows or more, summed in its own dtype. NumPy's reduce
+    calls its inner loop once per row; einsum's loop is several times faster per row, after
+    a fixed cost that fewer rows do not repay."""
+    shape = a.shape
+    if len(shape) < 2 or not 0 < shape[-1] <= 128 or a.size < 128 * shape[-1]:
+        return False
+    last = len(shape) - 1
+    return ((axis == last or axis == (last,)) and a.dtype in _EINSUM_SUMS
+            and (dtype is None or dtype == a.dtype) and a.strides[-1] == a.itemsize)
 
 
 def _add_reduce(xp, a, axis, keepdims, dtype=None):
-    """xp.add.reduce(a, axis, dtype, keepdims), short rows by einsum (see _short_rows)."""
-    if not _short_rows(xp, a, axis, dtype):
-        return xp.add.reduce(a, axis=axis, keepdims=keepdims, dtype=dtype)
-    total = xp.einsum("...i->...", a)
-    return total.reshape(*total.shape, 1) if keepdims else total
+    """xp.add.reduce(a, axis, dtype, keepdims), short rows by einsum (see _short_rows; the
+    row count first: small sums pay no more than it)."""
+    if a.ndim > 1 and a.size >= 128 * a.shape[-1] and _short_rows(xp, a, axis, dtype):
+        total = xp.einsum("...i->...", a)
+        return total.reshape(*total.shape, 1) if keepdims else total
+    return xp.add.reduce(a, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
 _EINSUM_SUMS = (xp.dtype(xp.float32), xp.dtype(xp.float64))
