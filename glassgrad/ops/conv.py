@@ -152,7 +152,20 @@ def _conv_weight_grad(grad_output, input, weight, stride, padding, dilation, gro
     stride, padding, dilation = _full(len(kernel), stride, padding, dilation)
     cols, out = _columns(input, kernel, stride, [(p, p) for p in padding], dilation, groups)
     go = grad_output.reshape(n, groups, o // groups, math.prod(out))
-    return xp.matmul(go, cols.swapaxes(2, 3)).sum(0).reshape(weight.shape)
+    if not _weight_grad_by_transpose(go, cols):
+        return xp.matmul(go, cols.swapaxes(2, 3)).sum(0).reshape(weight.shape)
+    prods = xp.matmul(cols, xp.ascontiguousarray(go.swapaxes(2, 3)))
+    return xp.ascontiguousarray(prods.sum(0).swapaxes(1, 2)).reshape(weight.shape)
+
+
+def _weight_grad_by_transpose(go, cols):
+    """Whether the weight gradient goes as each sample's product transposed, cols @ go.T
+    with go.T copied row-major, transposed back once summed: for float32 with fewer output
+    channels than column rows (go smaller than the columns), not small (W4's conv2).
+    OpenBLAS's sgemm of row-major by transposed matrices (go @ cols.T) runs 1.4-3x slower per
+    sample on such shapes; its dgemm does not, and below 32768 gradient elements the copies
+    cost what the product saves (measured: docs/performance.md, issue 17's kernels)."""
+    return cols.dtype == xp.float32 and go.shape[2] < cols.shape[2] and go.size >= 32768
 
 
 # -- rows ------------------------------------------------------------------------------------

@@ -66,7 +66,28 @@ def _product(xp, self, mat2):
                 and self.shape[0] == mat2.shape[0]):
             n, k = self.shape[1:]
             return xp.matmul(self.reshape(-1, k), mat2[0]).reshape(self.shape[0], n, -1)
+        if _transposed_stack(self, mat2):
+            mat2 = xp.ascontiguousarray(mat2)
     return xp.matmul(self, mat2)
+
+
+def _transposed_stack(self, mat2):
+    """Whether a stack of row-major matrices times a stack of transposed ones (q @ k.mT) is
+    faster with the transposed ones copied row-major: OpenBLAS's GEMM of a row-major by a
+    transposed 64x64 matrix runs ~1.5x as long as by a row-major one, which the copy repays
+    for stacks of at least 32 rows times at most 64x64 (16 to 64 columns) real floats, with
+    2**18 multiply-adds or more in all (measured on this machine: docs/performance.md, issue
+    17's kernels; 8 stacks of 64x64: 0.78x float32, 0.87x float64; outside that window the
+    copy costs more than it saves)."""
+    m, k, n = self.shape[-2], mat2.shape[-2], mat2.shape[-1]
+    size = mat2.itemsize
+    return (m >= 32 and k <= 64 and 16 <= n <= 64 and self.size * n >= 1 << 18
+            and mat2.dtype in _GEMM_COPIES
+            and mat2.strides[-2] == size and mat2.strides[-1] == size * k
+            and self.strides[-1] == self.itemsize and 0 not in mat2.strides[:-2])
+
+
+_GEMM_COPIES = (xp.dtype(xp.float32), xp.dtype(xp.float64))
 
 
 _matmul = _in_float("matmul")

@@ -44,7 +44,7 @@ def _softmax_forward(self, dim, log):
     shifted = a - a.max(axis=dim, keepdims=True, initial=-xp.inf)
     # in place on the fresh temporaries: fewer passes over memory
     e = xp.exp(shifted) if log else xp.exp(shifted, out=shifted)
-    s = e.sum(axis=dim, keepdims=True)
+    s = _reduce._add_reduce(xp, e, dim, True)
     if log:
         shifted -= xp.log(s)
         out = shifted

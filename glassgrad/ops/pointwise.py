@@ -92,6 +92,9 @@ def _pow_forward(xp, self, exponent):
     if isinstance(exponent, xp.ndarray) and exponent.dtype.kind == "i" and (
             xp.asarray(self).dtype.kind in "iu") and (exponent < 0).any():
         return _int_pow_negative(xp, self, exponent)
+    if type(exponent) in (int, float) and exponent == 1 and type(self) is xp.ndarray \
+            and self.dtype.kind in "fc":
+        return self.copy()      # NumPy's x ** 1 is positive(x): the same bits, 3x slower
     # the operator: NumPy then computes x ** 2 as square and x ** 0.5 as sqrt (as torch does),
     # several times faster than power
     return self ** exponent

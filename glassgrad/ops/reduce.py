@@ -33,16 +33,42 @@ def _axis(a, dim):
     return None if dim is None or a.ndim == 0 else dim
 
 
+def _short_rows(xp, a, axis, dtype):
+    """Whether a sum over ``axis`` is one over many short rows that einsum adds faster: the
+    last axis, contiguous, at most 128 long (NumPy's pairwise sum adds such a row with eight
+    running sums, einsum with its vector lanes: the same kind of order, another one), of a
+    float32/float64 array with 128 rows or more, summed in its own dtype. NumPy's reduce
+    calls its inner loop once per row; einsum's loop is several times faster per row, after
+    a fixed cost that fewer rows do not repay."""
+    shape = a.shape
+    if len(shape) < 2 or not 0 < shape[-1] <= 128 or a.size < 128 * shape[-1]:
+        return False
+    last = len(shape) - 1
+    return ((axis == last or axis == (last,)) and a.dtype in _EINSUM_SUMS
+            and (dtype is None or dtype == a.dtype) and a.strides[-1] == a.itemsize)
+
+
+def _add_reduce(xp, a, axis, keepdims, dtype=None):
+    """xp.add.reduce(a, axis, dtype, keepdims), short rows by einsum (see _short_rows; the
+    row count first: small sums pay no more than it)."""
+    if a.ndim > 1 and a.size >= 128 * a.shape[-1] and _short_rows(xp, a, axis, dtype):
+        total = xp.einsum("...i->...", a)
+        return total.reshape(*total.shape, 1) if keepdims else total
+    return xp.add.reduce(a, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+_EINSUM_SUMS = (xp.dtype(xp.float32), xp.dtype(xp.float64))
+
+
 def _sum_forward(xp, self, dim, keepdim, dtype):
     # the ufunc's reduce, which numpy.sum calls after a few microseconds of Python
-    return xp.add.reduce(self, axis=_axis(self, dim), keepdims=keepdim,
-                         dtype=dtype.np if dtype else _acc(self))
+    return _add_reduce(xp, self, _axis(self, dim), keepdim, dtype.np if dtype else _acc(self))
 
 
 def _mean_forward(xp, self, dim, keepdim, dtype):
     # numpy.mean's own steps (the sum, then a division by the count) without its Python layer
     axis = _axis(self, dim)
-    total = xp.add.reduce(self, axis=axis, keepdims=keepdim, dtype=_acc(self))
+    total = _add_reduce(xp, self, axis, keepdim, _acc(self))
     count = xp.intp(self.size if axis is None else math.prod(
         self.shape[d] for d in ((axis,) if isinstance(axis, int) else axis)))
     if type(total) is xp.ndarray:
@@ -91,15 +117,28 @@ _sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
                         _sum_backward(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
 
+def _mean_grad(grad, sizes, dim, keepdim, count):
+    """mean's gradient: grad spread back over ``sizes``, divided by the ``count`` of elements
+    averaged. On arrays, grad is divided once and then copied out (the same division per
+    element as dividing the spread gradient, without the slow loop over a broadcast
+    operand); on tensors, the ops torch records (expand, then div)."""
+    if isinstance(grad, Tensor) or not math.prod(sizes):
+        return _sum_backward(grad, sizes, dim, keepdim) / count
+    part = _restore(grad, dim, len(sizes), keepdim) / count
+    out = xp.empty(sizes, part.dtype)
+    xp.copyto(out, part)
+    return out
+
+
 def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
-    return _sum_backward(grad, self_sym_sizes, dim, keepdim) / _numel(self_sym_sizes, dim)
+    return _mean_grad(grad, self_sym_sizes, dim, keepdim, _numel(self_sym_sizes, dim))
 
 
 _mean_all = defop("MeanBackward0", lambda xp, self, dtype: _mean_forward(xp, self, None, False,
                   dtype),
                   dtype=_result_dtype,
-                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel: _sum_backward(
-                      grad, self_sym_sizes, None, True) / self_sym_numel}, arrays=True)
+                  grads={"self": lambda grad, self_sym_sizes, self_sym_numel: _mean_grad(
+                      grad, self_sym_sizes, None, True, self_sym_numel)}, arrays=True)
 _mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
@@ -708,10 +747,28 @@ def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
     """var (std with sqrt): float16 accumulated in float32, the result (after the square root)
     cast back, as torch does."""
     c = 1 if correction is None else correction
-    with warnings.catch_warnings(), xp.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        v = xp.var(self, axis=_axis(self, dim), ddof=c, keepdims=keepdim, dtype=_acc(self))
+    axis = _axis(self, dim)
+    if _short_rows(xp, self, axis, None):
+        with xp.errstate(all="ignore"):
+            v = _var_rows(xp, self, axis, c, keepdim)
+    else:
+        with warnings.catch_warnings(), xp.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            v = xp.var(self, axis=axis, ddof=c, keepdims=keepdim, dtype=_acc(self))
     return (xp.sqrt(v) if sqrt else v).astype(self.real.dtype, copy=False)
+
+
+def _var_rows(xp, self, axis, ddof, keepdim):
+    """numpy.var's steps (the mean, the squared deviations, their sum, each division by a
+    count in float64 as NumPy's intp count makes it) with the sums over short rows (see
+    _short_rows)."""
+    n = xp.intp(self.shape[-1])
+    mean = _add_reduce(xp, self, axis, True)
+    xp.true_divide(mean, n, out=mean, casting="unsafe")
+    x = xp.subtract(self, mean)
+    xp.multiply(x, x, out=x)
+    v = _add_reduce(xp, x, axis, keepdim)
+    return xp.true_divide(v, xp.maximum(n - ddof, 0), out=v, casting="unsafe")
 
 
 def _var_backward(grad, self, dim, correction, keepdim):
