@@ -17,6 +17,8 @@ from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
 from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
 from .. import dtypes
+from ..backend import ndarray, xp
+from .dispatch import narrowed
 from .views import view_meta
 
 # how a formula's parameter is saved (OpDef._save_kind)
@@ -87,29 +89,56 @@ def _wrap_lines(op, out):
         f"state._inference, {op.multi})"]
 
 
-def record_source(op):
-    """The text of ``op``'s record: wrap the output array(s) as tensors, recording a node when
-    an input needs grad. One output: record(values, attrs, out) returns its tensor; several:
-    record(values, attrs, outs) returns a list. Every op call comes here."""
+def _forward_lines(op):
+    """Lines that run the forward of a call: the interceptor (forward AD, vmap, compile's
+    capture) takes it whole; else the dtype decision, then the kernel bound for the first
+    array's type, ``out`` its result. A failing call first collects its inputs' edges, as
+    PyTorch does before its kernel runs."""
+    attrs = ("(_narrowed(op, attrs, want) if want is not None and want.reduced else attrs)"
+             if op.narrow_attrs else "attrs")
+    return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
+            "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
+            "        return state.handler.handle_call(op, values, attrs)",
+            "    try:",
+            "        arrays, want = op.prepare(values, attrs)",
+            "        kernel = op.kernels.get(type(arrays[0])) if arrays else None",
+            f"        out = (kernel or op.kernel(arrays))(*arrays, **{attrs})",
+            "    except Exception:",
+            "        op._edges_first(values)",
+            "        raise"]
+
+
+def call_source(op):
+    """The text of ``op``'s call (the row's ``__call__``; every op call comes here): run the
+    forward, wrap the output array(s) as tensors (results in the dtype the rule decided),
+    record a node when an input needs grad. One output: returns its tensor; several: a
+    tuple for named outputs, else a list."""
+    lines = _forward_lines(op)
+    if op.view:
+        lines.append("    src = values[0]")
     if op.multi:
-        lines = ["def record(values, attrs, outs):"]
-        if op.view:
-            lines.append("    src = values[0]")
-        lines += ["    results = []", "    for out in outs:",
+        n = "len(out)" if op.outputs is None else str(op.diff_outputs)
+        lines += ["    outs = out",
+                  "    np_want = None if want is None else want.np",
+                  f"    n = {n}",
+                  "    results = []",
+                  "    for i, out in enumerate(outs):",
+                  "        out = asarray(out, dtype=np_want if i < n else None)",
                   *["    " + line for line in _wrap_lines(op, "out")],
                   "        results.append(r)"]
-        first, results, value = "outs and outs[0]", "results", "results"
+        first = "results and results[0]._data"
+        value = "tuple(results)" if op.outputs is not None else "results"
     else:
-        lines = ["def record(values, attrs, out):"]
-        if op.view:
-            lines.append("    src = values[0]")
-        lines += _wrap_lines(op, "out")
-        first, results, value = "out", "[r]", "r"
+        lines += ["    if type(out) is not ndarray or (want is not None and out.dtype is not "
+                  "want.np and out.dtype != want.np):",
+                  "        out = asarray(out, dtype=None if want is None else want.np)",
+                  *_wrap_lines(op, "out")]
+        first, value = "out", "r"
     if op.differentiable:
         lines += [f"    if state.grad and {first}.dtype in DIFFERENTIABLE:",
                   *["    " + line for line in _needs_lines(op)],
                   "        if needs is not None:",
-                  f"            attach({results}, values, attrs, needs)"]
+                  *["        " + line for line in _attach_lines(op, True)]]
     lines.append(f"    return {value}")
     return "\n".join(lines) + "\n"
 
@@ -138,7 +167,7 @@ def saves(users, edges):
     return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
 
 
-def _saved_expr(op, n, kind, i, users):
+def _saved_expr(op, n, kind, i, users, inplace):
     """The expression that saves ``n`` (like PyTorch: metadata and outputs always, an input
     only for formulas that run: ``saves``, its first two tests decided here, as a row has
     one edge per differentiable input)."""
@@ -146,14 +175,15 @@ def _saved_expr(op, n, kind, i, users):
         return f"attrs.get({n!r}, NOT_SAVED)"
     if kind == SAVE_INPUT:
         v = f"values[{i}]"
-        if n == "self":     # an in-place op saves the copy of self's old value it passes
+        if n == "self" and inplace:   # an in-place op saves the copy of self's old value
             v = f"(values[{i}] if saved_self is None else saved_self)"
         save = f"(SavedTensor(v, False) if isinstance(v := {v}, Tensor) else v)"
         if len(users) == 1 and len(op.diff) > 1:
             return f"NOT_SAVED if edges[{users[0]}][0] is None else {save}"
         return save
-    if kind == SAVE_OUTPUT:
-        return f"SavedTensor(results[{i}], {i < op.diff_outputs}, {i})"
+    if kind == SAVE_OUTPUT:     # (the row's call names its one result r)
+        out = f"results[{i}]" if inplace or op.multi else "r"
+        return f"SavedTensor({out}, {i < op.diff_outputs}, {i})"
     return {SAVE_SIZES: f"values[{i}]._data.shape", SAVE_NUMEL: f"values[{i}]._data.size",
             SAVE_ALL_INPUTS: "tuple([SavedTensor(v, False) for v in values])",
             SAVE_ARGS_SIZES: "tuple([v._data.shape for v in values])",
@@ -177,17 +207,16 @@ def edges_source(op):
     return f"def edges(values, needs):\n    return {_edges_expr(op)}\n"
 
 
-def attach_source(op):
-    """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
-    edges=None): make a node for ``results`` and save what the needed formulas use (an in-place
-    op passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
-    collected before it bumped the version)."""
+def _attach_lines(op, inline):
+    """Lines that make the node for the results (``r``: one, ``results``: several) and save
+    what the needed formulas use. inline: in the row's call (the edges are collected here,
+    nothing was written in place); else attach's body (an in-place op passes ``saved_self``
+    and the ``edges`` it collected)."""
     one = op.outputs is not None and op.diff_outputs == 1
-    lines = ["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
-             "    if edges is None:",
-             f"        edges = {_edges_expr(op)}"]
+    lines = [f"    edges = {_edges_expr(op)}"] if inline else [
+        "    if edges is None:", f"        edges = {_edges_expr(op)}"]
     if one:
-        lines += ["    r = results[0]",
+        lines += [*([] if inline and not op.multi else ["    r = results[0]"]),
                   "    d = r._data",
                   "    meta = META.get((d.shape, d.dtype)) or meta_of(d)"]
     else:
@@ -202,8 +231,9 @@ def attach_source(op):
         # NumPy's weak Python scalars, gives a gradient that already fits, so the engine's
         # _validate could never change or refuse it (the attrs no formula sees cannot matter)
         plain = "".join(f" and type(attrs.get({n!r})) in PLAIN" for n in op._formula_attrs)
-        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta and "
-                  "saved_self is None",
+        fresh = "" if inline else " and saved_self is None"
+        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta"
+                  f"{fresh}",
                   "            and (len(values) == 1 or len(values) == 2 and "
                   f"type(values[1]) in PLAIN){plain}):",
                   "        cls = exact_cls"]
@@ -211,22 +241,30 @@ def attach_source(op):
         test = ("meta[0][1].is_complex" if one else
                 "any([dtype.is_complex for _, dtype in meta])")
         lines += [f"    if {test}:", "        cls = wirtinger_cls"]
-    # where user code made the node: attach's caller (record, apply_inplace, an in-place view
-    # op) is called by glassgrad's own code, so the walk starts above that frame
-    lines += ["    node = cls(edges, meta)", "    node._source = site_above(3)"]
+    # where user code made the node: the row's call, or attach's caller (apply_inplace, an
+    # in-place view op), is called by glassgrad's own code, so the walk starts above it
+    lines += ["    node = cls(edges, meta)", f"    node._source = site_above({1 if inline else 3})"]
     if one:     # before saving: a pack hook sees grad_fn
         lines += ["    r._grad_fn = node", "    r._output_nr = 0"]
     else:
         lines += [f"    for i, r in enumerate(results[:{ndiff}]):",
                   "        r._grad_fn = node", "        r._output_nr = i"]
-    saves = [_saved_expr(op, *entry) for entry in op._save_plan]
-    lines += ["    node._saved = (", *[f"        {s}," for s in saves], "    )"]
-    lines.append("    return node")
-    return "\n".join(lines) + "\n"
+    saves = [_saved_expr(op, *entry, inplace=not inline) for entry in op._save_plan]
+    return lines + ["    node._saved = (", *[f"        {s}," for s in saves], "    )"]
+
+
+def attach_source(op):
+    """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
+    edges=None), for the in-place paths (the row's call records its own node): make a node
+    for ``results`` and save what the needed formulas use (an in-place op passes
+    ``saved_self``, the copy of self's old value its formulas see, and ``edges``, collected
+    before it bumped the version)."""
+    return "\n".join(["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
+                      *_attach_lines(op, False), "    return node"]) + "\n"
 
 
 def path_functions(op):
-    """``op``'s (record, needs, edges, attach), compiled from their sources."""
+    """``op``'s (__call__, needs, edges, attach), compiled from their sources."""
     scope = {"op": op, "node_cls": op.node_cls, "exact_cls": op._exact_cls,
              "wirtinger_cls": op._wirtinger_cls, "edge": edge, "NO_EDGE": NO_EDGE,
              "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
@@ -235,8 +273,9 @@ def path_functions(op):
              "VersionCounter": VersionCounter, "view_meta": view_meta,
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
-             "TENSOR_TYPES": dtypes.TENSOR_TYPES}
-    source = "\n".join([attach_source(op), record_source(op), needs_source(op),
+             "TENSOR_TYPES": dtypes.TENSOR_TYPES, "ndarray": ndarray, "asarray": xp.asarray,
+             "_narrowed": narrowed}
+    source = "\n".join([attach_source(op), call_source(op), needs_source(op),
                         edges_source(op)])
     exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
-    return scope["record"], scope["needs"], scope["edges"], scope["attach"]
+    return scope["__call__"], scope["needs"], scope["edges"], scope["attach"]

@@ -324,17 +324,22 @@ class OpDef:
         TABLE.append(self)
 
     def __getattr__(self, name):
-        """The row's record path, generated from this entry (ops/_paths.py) when the row is
-        first called and kept as the instance's attributes: record(values, attrs, out or outs)
-        wraps the output array(s) as tensors and records the node of a call (every op call
-        comes there); needs(values) says which differentiable inputs require grad (None:
-        none); edges(values, needs) are the node's next_functions (each needed input's
-        gradient edge); attach(results, values, attrs, needs, saved_self=None, edges=None)
-        makes the node and saves what its formulas use."""
-        if name not in ("record", "needs", "edges", "attach"):
+        """The row's call path, generated from this entry (ops/_paths.py) when the row is
+        first used: its ``__call__`` (every op call: the forward, its outputs wrapped as
+        tensors, the node recorded) on a class of its own, and as the instance's attributes
+        needs(values), which differentiable inputs require grad (None: none); edges(values,
+        needs), the node's next_functions (each needed input's gradient edge); and
+        attach(results, values, attrs, needs, saved_self=None, edges=None), which makes the
+        node and saves what its formulas use."""
+        if name not in ("needs", "edges", "attach"):
             raise AttributeError(f"'OpDef' object has no attribute '{name}'")
-        self.record, self.needs, self.edges, self.attach = path_functions(self)
+        self._generate()
         return getattr(self, name)
+
+    def _generate(self):
+        call, self.needs, self.edges, self.attach = path_functions(self)
+        self.__class__ = type("OpDef", (OpDef,), {"__call__": call, "__slots__": (),
+                                                  "__module__": __name__})
 
     def _plan_saves(self):
         """The node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
@@ -414,28 +419,10 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        if state.handler is not None:   # a forward AD level (tangents) or a vmap (batching)
-            return state.handler.handle_call(self, values, attrs)
-        try:
-            arrays, want = self.prepare(values, attrs)
-            kernel = self.kernels.get(type(arrays[0])) if arrays else None
-            if self.narrow_attrs and want is not None and want.reduced:
-                out = (kernel or self.kernel(arrays))(*arrays, **_narrowed(self, attrs, want))
-            else:
-                out = (kernel or self.kernel(arrays))(*arrays, **attrs)
-        except Exception:
-            self._edges_first(values)
-            raise
-        if self.multi:
-            n = len(out) if self.outputs is None else self.diff_outputs
-            outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
-                         for i, o in enumerate(out))
-            results = self.record(values, attrs, outs)
-            return tuple(results) if self.outputs is not None else results
-        if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
-                                        out.dtype != want.np):
-            out = xp.asarray(out, dtype=None if want is None else want.np)
-        return self.record(values, attrs, out)
+        """The row's first call: from then on the row's class has its generated call path
+        (see __getattr__)."""
+        self._generate()
+        return self(*values, **attrs)
 
     def kernel(self, arrays):
         """The forward bound to the namespace of ``arrays`` (see _xp_of), kept in
@@ -771,13 +758,6 @@ def _operand(v, npd, narrow=None):
     if narrow is not None and type(v) in (int, float):
         return narrow(v)
     return v
-
-
-def _narrowed(op, attrs, want):
-    """attrs with op.narrow_attrs's Python floats rounded to ``want`` (float16, bfloat16)."""
-    narrow = want.np.type
-    return {k: xp.float32(narrow(v)) if k in op.narrow_attrs and type(v) is float else v
-            for k, v in attrs.items()}
 
 
 def _check_operands(name, values):
