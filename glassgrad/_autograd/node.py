@@ -14,11 +14,13 @@ import weakref
 
 from .._tensor import Tensor
 from ..backend import ndarray, xp
+from ..dtypes import _FROM_NP
 from .anomaly import record as _record_anomaly
 from .grad_mode import state
 from .hooks import add_hook
 
 _refcount = sys.getrefcount
+_INF = float("inf")
 _sequence = itertools.count()
 # held around every read-modify-write of a leaf's .grad, as PyTorch's AccumulateGrad holds its
 # mutex: backward passes in several threads into one leaf lose no update (NumPy releases the
@@ -126,11 +128,12 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
     _exact = True       # no outputs to validate
 
-    def __init__(self, variable):
-        super().__init__((), ((variable.shape, variable.dtype),))
+    def __init__(self, variable, hook_state):
+        d = variable._data
+        super().__init__((), ((d.shape, _FROM_NP[d.dtype]),))
         self.variable = variable
-        self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
-        self._plain = not self.hooked()
+        self._sequence_nr = _INF    # PyTorch runs accumulators as soon as they are ready
+        self._plain = not (hook_state.backward_hooks or hook_state.post_accumulate_grad_hooks)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -199,10 +202,11 @@ class AccumulateGrad(Node):
 def grad_accumulator(t):
     """The leaf's AccumulateGrad node, shared by every op that uses the leaf (PyTorch's
     impl::grad_accumulator)."""
-    hs = t._hooks()
-    node = hs.accumulator and hs.accumulator()
+    hs = t._hook_state or t._hooks()
+    ref = hs.accumulator
+    node = ref and ref()
     if node is None:
-        node = AccumulateGrad(t)
+        node = AccumulateGrad(t, hs)
         hs.accumulator = weakref.ref(node)
     return node
 

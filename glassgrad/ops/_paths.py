@@ -17,7 +17,7 @@ from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
 from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
 from .. import dtypes
-from ..backend import ndarray, xp
+from ..backend import array_out as array_out_of, ndarray, xp
 from .dispatch import narrowed
 from .views import view_meta
 
@@ -92,17 +92,21 @@ def _wrap_lines(op, out):
 def _forward_lines(op):
     """Lines that run the forward of a call: the interceptor (forward AD, vmap, compile's
     capture) takes it whole; else the dtype decision, then the kernel bound for the first
-    array's type, ``out`` its result. A failing call first collects its inputs' edges, as
+    array's type, ``out`` its result (attrs passed only where there are some). A failing call first collects its inputs' edges, as
     PyTorch does before its kernel runs."""
     attrs = ("(_narrowed(op, attrs, want) if want is not None and want.reduced else attrs)"
              if op.narrow_attrs else "attrs")
+    # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
+    array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
     return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
             "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
             "        return state.handler.handle_call(op, values, attrs)",
             "    try:",
             "        arrays, want = op.prepare(values, attrs)",
             "        kernel = op.kernels.get(type(arrays[0])) if arrays else None",
-            f"        out = (kernel or op.kernel(arrays))(*arrays, **{attrs})",
+            "        if kernel is None:",
+            "            kernel = op.kernel(arrays)",
+            f"        out = kernel(*arrays, **{attrs}) if attrs else kernel(*arrays{array_out})",
             "    except Exception:",
             "        op._edges_first(values)",
             "        raise"]
