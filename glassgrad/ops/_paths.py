@@ -98,11 +98,21 @@ def _forward_lines(op):
              if op.narrow_attrs else "attrs")
     # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
     array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
+    prepare = ["        arrays, want = op.prepare(values, attrs)"]
+    if op.dtype_rule == "same" and not op.variadic:
+        # no promotion: each tensor's array, anything else as it is (slow_prepare's rule),
+        # spelt out for the row's inputs
+        n = len(op.inputs)
+        prepare = [f"        if len(values) == {n}:",
+                   "            arrays, want = [" + ", ".join(
+                       f"v._data if type(v := values[{i}]) in TENSOR_TYPES else v"
+                       for i in range(n)) + "], None",
+                   "        else:", "    " + prepare[0]]
     return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
             "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
             "        return state.handler.handle_call(op, values, attrs)",
             "    try:",
-            "        arrays, want = op.prepare(values, attrs)",
+            *prepare,
             "        kernel = op.kernels.get(type(arrays[0])) if arrays else None",
             "        if kernel is None:",
             "            kernel = op.kernel(arrays)",
