@@ -29,7 +29,7 @@ from functools import partial
 from .. import dtypes
 from .._tensor import Tensor
 from .._autograd.grad_mode import state
-from .._autograd.provenance import bumped as _bumped
+from .._autograd.provenance import bumped as _bumped, site_above as _site_above
 from .._autograd import explain_hook
 from .._autograd.node import Node, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
@@ -627,7 +627,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         raise
     if callable(op.dtype_rule):     # (a named rule's result is the common dtype)
         _check_common_fits(op, self, values)
-    if want is not None:
+    if want is not None and want.np is not self._data.dtype:     # (self's own dtype fits)
         _check_fits(self, want)
     saved_self = None
     if needs and "self" in op.saved_index and saves(
@@ -649,7 +649,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                                f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
-    _bumped(self, op.name)
+    _bumped(self, op.name, _site_above(1))     # (the caller is glassgrad's: the walk starts above)
     if needs:
         old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
@@ -698,6 +698,8 @@ def _partial_overlap(out, a):
     """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
     and not with the same range and strides. When either is not dense PyTorch does not look
     (its result then depends on the order its kernels write; ours reads every input first)."""
+    if out.base is None and a.base is None:     # each owns its memory: apart, or one array
+        return False
     if not (out.size and a.size and may_share_memory(out, a) and _dense(out) and _dense(a)):
         return False
     o0, a0 = data_ptr(out), data_ptr(a)
