@@ -21,7 +21,7 @@ from .hooks import add_hook
 
 _refcount = sys.getrefcount
 _INF = float("inf")
-_sequence = itertools.count()
+sequence = itertools.count()    # nodes' sequence numbers (ops/_paths.py writes __init__ out)
 # held around every read-modify-write of a leaf's .grad, as PyTorch's AccumulateGrad holds its
 # mutex: backward passes in several threads into one leaf lose no update (NumPy releases the
 # GIL during a large in-place add). One lock for all leaves: a leaf may have two accumulators
@@ -49,7 +49,7 @@ class Node:
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
         self._input_metadata = input_metadata    # (shape, dtype) of each forward output
-        self._sequence_nr = next(_sequence)
+        self._sequence_nr = next(sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retain_grad_hooks = self._metadata = None
         self._plain = True

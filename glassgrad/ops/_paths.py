@@ -12,7 +12,8 @@ compiled. The
 templates below are the one record path; rows differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
-from .._autograd.node import grad_accumulator
+from .._autograd.anomaly import record as record_anomaly
+from .._autograd.node import grad_accumulator, sequence as node_sequence
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
 from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
@@ -99,6 +100,15 @@ def _forward_lines(op):
     # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
     array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
     prepare = ["        arrays, want = op.prepare(values, attrs)"]
+    cache = op._dtype_cache
+    if cache is not None and cache.attr is None:
+        # one tensor: the cached decision for its dtype (DtypeCache.prepare's first case)
+        prepare = ["        if len(values) == 1 and type(v := values[0]) in TENSOR_TYPES:",
+                   "            a = v._data",
+                   "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
+                   "            npd = hit[0]",
+                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]",
+                   "        else:", "    " + prepare[0]]
     if op.dtype_rule == "same" and not op.variadic:
         # no promotion: each tensor's array, anything else as it is (slow_prepare's rule),
         # spelt out for the row's inputs
@@ -221,6 +231,20 @@ def edges_source(op):
     return f"def edges(values, needs):\n    return {_edges_expr(op)}\n"
 
 
+def _node_lines():
+    """Lines that make ``node``, a ``cls`` with ``edges`` and ``meta``: Node.__init__ written
+    out (no call of the class)."""
+    return ["    node = new(cls)",
+            "    node.next_functions = edges",
+            "    node._input_metadata = meta",
+            "    node._sequence_nr = next(SEQUENCE)",
+            "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None",
+            "    node._retain_grad_hooks = node._metadata = None",
+            "    node._plain = True",
+            "    if state.anomaly:       # the forward traceback (anomaly_mode)",
+            "        record_anomaly(node)"]
+
+
 def _attach_lines(op, inline):
     """Lines that make the node for the results (``r``: one, ``results``: several) and save
     what the needed formulas use. inline: in the row's call (the edges are collected here,
@@ -257,7 +281,7 @@ def _attach_lines(op, inline):
         lines += [f"    if {test}:", "        cls = wirtinger_cls"]
     # where user code made the node: the row's call, or attach's caller (apply_inplace, an
     # in-place view op), is called by glassgrad's own code, so the walk starts above it
-    lines += ["    node = cls(edges, meta)", f"    node._source = site_above({1 if inline else 3})"]
+    lines += [*_node_lines(), f"    node._source = site_above({1 if inline else 3})"]
     if one:     # before saving: a pack hook sees grad_fn
         lines += ["    r._grad_fn = node", "    r._output_nr = 0"]
     else:
@@ -288,7 +312,8 @@ def path_functions(op):
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "ndarray": ndarray, "asarray": xp.asarray,
-             "_narrowed": narrowed}
+             "_narrowed": narrowed, "cache": op._dtype_cache, "SEQUENCE": node_sequence,
+             "record_anomaly": record_anomaly}
     source = "\n".join([attach_source(op), call_source(op), needs_source(op),
                         edges_source(op)])
     exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
