@@ -130,7 +130,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable, hook_state):
         d = variable._data
-        super().__init__((), ((d.shape, _FROM_NP[d.dtype]),))
+        Node.__init__(self, (), ((d.shape, _FROM_NP[d.dtype]),))
         self.variable = variable
         self._sequence_nr = _INF    # PyTorch runs accumulators as soon as they are ready
         self._plain = not (hook_state.backward_hooks or hook_state.post_accumulate_grad_hooks)
