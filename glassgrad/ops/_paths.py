@@ -1,15 +1,17 @@
-"""Each row's record path, generated from its table entry.
+"""Each row's call path, generated from its table entry.
 
-Recording a call (wrap the output arrays as tensors, find which inputs need grad, make the
-node, save what its formulas use) is the same steps for every row, but which steps apply is
-known when the row is defined: one output or several, a view or not, which inputs can have an
-edge, what each saved name is (an input kept only when its formula's edge is valid, an output,
-sizes, an attr), whether the row has an exact or a conjugating node class. Interpreting that
-entry on every call cost calls and a chain of tests per saved name; here each row's
-``record``, ``needs``, ``edges`` and ``attach`` are written out once as straight-line Python
-(``record_source``, ``needs_source``, ``edges_source``, ``attach_source`` show the text) and
-compiled. The
-templates below are the one record path; rows differ only in which of their lines they get.
+A call (run the forward through the dtype decision and the kernel, wrap the output arrays as
+tensors, find which inputs need grad, make the node, save what its formulas use) is the same
+steps for every row, but which steps apply is known when the row is defined: one output or
+several, a view or not, the dtype rule (a lone tensor's cached decision, a 'same' row's arrays
+as they are), a ufunc forward, which inputs can have an edge, what each saved name is (an
+input kept only when its formula's edge is valid, an output, sizes, an attr), whether the row
+has an exact or a conjugating node class. Interpreting that entry on every call cost calls and
+a chain of tests per saved name; here each row's ``__call__`` (the whole call, one Python
+frame) and, for the in-place paths, its ``needs``, ``edges`` and ``attach`` are written out
+once as straight-line Python (``call_source``, ``needs_source``, ``edges_source``,
+``attach_source`` show the text) and compiled. The templates below are the one call path; rows
+differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
 from .._autograd.anomaly import record as record_anomaly
