@@ -48,15 +48,23 @@ def _needs_lines(op):
         v = f"(v := values[{op._single_diff}])"
         return [f"    needs = ONE_NEEDED if isinstance({v}, Tensor) and "
                 f"{_REQUIRES_GRAD.format(v='v')} else None"]
-    if op._pair:
-        return [f"    a = type(a := values[0]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='a')}",
-                f"    b = type(b := values[1]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='b')}",
-                "    needs = (a, b) if a or b else None"]
     chosen = ("values" if op.variadic or op._diff_all else
               "[" + "".join(f"values[{i}], " for i in op.diff) + "]")
-    return [f"    needs = [isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v='v')} "
-            f"for v in {chosen}]",
-            "    if True not in needs:", "        needs = None"]
+    generic = [f"    needs = [isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v='v')} "
+               f"for v in {chosen}]",
+               "    if True not in needs:", "        needs = None"]
+    if op.variadic or not op.diff:
+        return generic
+    # a fixed set of inputs: one test each, spelt out (all of a row's inputs only when the
+    # call passed them all)
+    names = [f"n{k}" for k in range(len(op.diff))]
+    unrolled = [f"    {n} = type(v := values[{i}]) in TENSOR_TYPES and "
+                f"{_REQUIRES_GRAD.format(v='v')}" for n, i in zip(names, op.diff)]
+    unrolled.append(f"    needs = ({', '.join(names)}) if {' or '.join(names)} else None")
+    if not op._diff_all or op._pair:
+        return unrolled
+    return [f"    if len(values) == {len(op.inputs)}:", *["    " + line for line in unrolled],
+            "    else:", *["    " + line for line in generic]]
 
 
 def needs_source(op):
@@ -221,11 +229,10 @@ def _edges_expr(op):
     gives it)."""
     if op._single_diff is not None:
         return f"(edge(values[{op._single_diff}]),)"
-    if op._pair:
-        return ("(edge(values[0]) if needs[0] else NO_EDGE, "
-                "edge(values[1]) if needs[1] else NO_EDGE)")
-    chosen = "values" if op.variadic else "[" + "".join(f"values[{i}], " for i in op.diff) + "]"
-    return f"tuple([edge(v) if need else NO_EDGE for v, need in zip({chosen}, needs)])"
+    if not op.variadic and op.diff:     # one edge per differentiable input, spelt out
+        return "(" + "".join(f"edge(values[{i}]) if needs[{k}] else NO_EDGE, "
+                             for k, i in enumerate(op.diff)) + ")"
+    return "tuple([edge(v) if need else NO_EDGE for v, need in zip(values, needs)])"
 
 
 def edges_source(op):
