@@ -14,12 +14,14 @@ import weakref
 
 from .._tensor import Tensor
 from ..backend import ndarray, xp
+from ..dtypes import _FROM_NP
 from .anomaly import record as _record_anomaly
 from .grad_mode import state
 from .hooks import add_hook
 
 _refcount = sys.getrefcount
-_sequence = itertools.count()
+_INF = float("inf")
+sequence = itertools.count()    # nodes' sequence numbers (ops/_paths.py writes __init__ out)
 # held around every read-modify-write of a leaf's .grad, as PyTorch's AccumulateGrad holds its
 # mutex: backward passes in several threads into one leaf lose no update (NumPy releases the
 # GIL during a large in-place add). One lock for all leaves: a leaf may have two accumulators
@@ -47,7 +49,7 @@ class Node:
     def __init__(self, next_functions=(), input_metadata=()):
         self.next_functions = next_functions
         self._input_metadata = input_metadata    # (shape, dtype) of each forward output
-        self._sequence_nr = next(_sequence)
+        self._sequence_nr = next(sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
         self._retain_grad_hooks = self._metadata = None
         self._plain = True
@@ -126,11 +128,12 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
     _exact = True       # no outputs to validate
 
-    def __init__(self, variable):
-        super().__init__((), ((variable.shape, variable.dtype),))
+    def __init__(self, variable, hook_state):
+        d = variable._data
+        Node.__init__(self, (), ((d.shape, _FROM_NP[d.dtype]),))
         self.variable = variable
-        self._sequence_nr = float("inf")   # PyTorch runs accumulators as soon as they are ready
-        self._plain = not self.hooked()
+        self._sequence_nr = _INF    # PyTorch runs accumulators as soon as they are ready
+        self._plain = not (hook_state.backward_hooks or hook_state.post_accumulate_grad_hooks)
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
@@ -199,10 +202,11 @@ class AccumulateGrad(Node):
 def grad_accumulator(t):
     """The leaf's AccumulateGrad node, shared by every op that uses the leaf (PyTorch's
     impl::grad_accumulator)."""
-    hs = t._hooks()
-    node = hs.accumulator and hs.accumulator()
+    hs = t._hook_state or t._hooks()
+    ref = hs.accumulator
+    node = ref and ref()
     if node is None:
-        node = AccumulateGrad(t)
+        node = AccumulateGrad(t, hs)
         hs.accumulator = weakref.ref(node)
     return node
 

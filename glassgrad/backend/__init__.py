@@ -6,7 +6,7 @@ A backend is an object with ``name``, ``device``, ``xp`` (the array namespace), 
 ``scalar_types``, and the memory facts: ``data_ptr(a)``, ``may_share_memory(a, b)``,
 ``as_strided(a, shape, strides)``, ``word(dtype)``, ``bits(a)``, ``from_bits(w, dtype)``,
 ``to_host(a)``, ``from_dlpack(obj)``, ``to_dlpack(a)``, and for storages ``memory(a)``,
-``typed_view(span, dtype, offset, shape, strides)``, ``empty_bytes(n)``,
+``typed_view(span, dtype, offset, shape, strides)``, ``empty_bytes(n)``, ``array_out(name)``,
 ``map_bytes(path, offset, n)`` (numpy_backend.NumpyBackend is the reference). Kernels that
 replay torch's exact numerics on one backend live in ``backend/kernels/``.
 """
@@ -21,6 +21,7 @@ host_xp = NUMPY.xp
 bfloat16 = NUMPY.bfloat16
 reduced_floats = NUMPY.reduced_floats
 finfo = NUMPY.finfo     # a float dtype's machine limits (NumPy's finfo, bfloat16's too)
+array_out = NUMPY.array_out     # whether a namespace function takes out=... (0-d arrays)
 
 
 def kind(dtype):

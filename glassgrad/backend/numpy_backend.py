@@ -145,6 +145,24 @@ class NumpyBackend:
         """a as a NumPy array in host memory (already there: the array itself)."""
         return numpy.asarray(a)
 
+    @staticmethod
+    def array_out(name):
+        """Whether the namespace's function ``name`` takes ``out=...`` to return a 0-d array
+        where it would return a scalar (a ufunc with one output, NumPy 2.3 on): the op path
+        then needs no asarray for 0-d results."""
+        fn = getattr(numpy, name, None)
+        return isinstance(fn, numpy.ufunc) and fn.nout == 1 and _ARRAY_OUT
+
+
+def _array_out():
+    try:
+        return type(numpy.negative(numpy.float64(1), out=...)) is numpy.ndarray
+    except TypeError:
+        return False
+
+
+_ARRAY_OUT = _array_out()
+
 
 class _Span:
     """A byte range of an array's memory, as NumPy's array interface (``base`` keeps the

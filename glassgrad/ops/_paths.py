@@ -1,22 +1,27 @@
-"""Each row's record path, generated from its table entry.
+"""Each row's call path, generated from its table entry.
 
-Recording a call (wrap the output arrays as tensors, find which inputs need grad, make the
-node, save what its formulas use) is the same steps for every row, but which steps apply is
-known when the row is defined: one output or several, a view or not, which inputs can have an
-edge, what each saved name is (an input kept only when its formula's edge is valid, an output,
-sizes, an attr), whether the row has an exact or a conjugating node class. Interpreting that
-entry on every call cost calls and a chain of tests per saved name; here each row's
-``record``, ``needs``, ``edges`` and ``attach`` are written out once as straight-line Python
-(``record_source``, ``needs_source``, ``edges_source``, ``attach_source`` show the text) and
-compiled. The
-templates below are the one record path; rows differ only in which of their lines they get.
+A call (run the forward through the dtype decision and the kernel, wrap the output arrays as
+tensors, find which inputs need grad, make the node, save what its formulas use) is the same
+steps for every row, but which steps apply is known when the row is defined: one output or
+several, a view or not, the dtype rule (a lone tensor's cached decision, a 'same' row's arrays
+as they are), a ufunc forward, which inputs can have an edge, what each saved name is (an
+input kept only when its formula's edge is valid, an output, sizes, an attr), whether the row
+has an exact or a conjugating node class. Interpreting that entry on every call cost calls and
+a chain of tests per saved name; here each row's ``__call__`` (the whole call, one Python
+frame) and, for the in-place paths, its ``needs``, ``edges`` and ``attach`` are written out
+once as straight-line Python (``call_source``, ``needs_source``, ``edges_source``,
+``attach_source`` show the text) and compiled. The templates below are the one call path; rows
+differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
-from .._autograd.node import grad_accumulator
+from .._autograd.anomaly import record as record_anomaly
+from .._autograd.node import grad_accumulator, sequence as node_sequence
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
 from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
 from .. import dtypes
+from ..backend import array_out as array_out_of, ndarray, xp
+from .dispatch import narrowed
 from .views import view_meta
 
 # how a formula's parameter is saved (OpDef._save_kind)
@@ -43,15 +48,23 @@ def _needs_lines(op):
         v = f"(v := values[{op._single_diff}])"
         return [f"    needs = ONE_NEEDED if isinstance({v}, Tensor) and "
                 f"{_REQUIRES_GRAD.format(v='v')} else None"]
-    if op._pair:
-        return [f"    a = type(a := values[0]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='a')}",
-                f"    b = type(b := values[1]) in TENSOR_TYPES and {_REQUIRES_GRAD.format(v='b')}",
-                "    needs = (a, b) if a or b else None"]
     chosen = ("values" if op.variadic or op._diff_all else
               "[" + "".join(f"values[{i}], " for i in op.diff) + "]")
-    return [f"    needs = [isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v='v')} "
-            f"for v in {chosen}]",
-            "    if True not in needs:", "        needs = None"]
+    generic = [f"    needs = [isinstance(v, Tensor) and {_REQUIRES_GRAD.format(v='v')} "
+               f"for v in {chosen}]",
+               "    if True not in needs:", "        needs = None"]
+    if op.variadic or not op.diff:
+        return generic
+    # a fixed set of inputs: one test each, spelt out (all of a row's inputs only when the
+    # call passed them all)
+    names = [f"n{k}" for k in range(len(op.diff))]
+    unrolled = [f"    {n} = type(v := values[{i}]) in TENSOR_TYPES and "
+                f"{_REQUIRES_GRAD.format(v='v')}" for n, i in zip(names, op.diff)]
+    unrolled.append(f"    needs = ({', '.join(names)}) if {' or '.join(names)} else None")
+    if not op._diff_all or op._pair:
+        return unrolled
+    return [f"    if len(values) == {len(op.inputs)}:", *["    " + line for line in unrolled],
+            "    else:", *["    " + line for line in generic]]
 
 
 def needs_source(op):
@@ -87,29 +100,79 @@ def _wrap_lines(op, out):
         f"state._inference, {op.multi})"]
 
 
-def record_source(op):
-    """The text of ``op``'s record: wrap the output array(s) as tensors, recording a node when
-    an input needs grad. One output: record(values, attrs, out) returns its tensor; several:
-    record(values, attrs, outs) returns a list. Every op call comes here."""
+def _forward_lines(op):
+    """Lines that run the forward of a call: the interceptor (forward AD, vmap, compile's
+    capture) takes it whole; else the dtype decision, then the kernel bound for the first
+    array's type, ``out`` its result (attrs passed only where there are some). A failing call first collects its inputs' edges, as
+    PyTorch does before its kernel runs."""
+    attrs = ("(_narrowed(op, attrs, want) if want is not None and want.reduced else attrs)"
+             if op.narrow_attrs else "attrs")
+    # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
+    array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
+    prepare = ["        arrays, want = op.prepare(values, attrs)"]
+    cache = op._dtype_cache
+    if cache is not None and cache.attr is None:
+        # one tensor: the cached decision for its dtype (DtypeCache.prepare's first case)
+        prepare = ["        if len(values) == 1 and type(v := values[0]) in TENSOR_TYPES:",
+                   "            a = v._data",
+                   "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
+                   "            npd = hit[0]",
+                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]",
+                   "        else:", "    " + prepare[0]]
+    if op.dtype_rule == "same" and not op.variadic:
+        # no promotion: each tensor's array, anything else as it is (slow_prepare's rule),
+        # spelt out for the row's inputs
+        n = len(op.inputs)
+        prepare = [f"        if len(values) == {n}:",
+                   "            arrays, want = [" + ", ".join(
+                       f"v._data if type(v := values[{i}]) in TENSOR_TYPES else v"
+                       for i in range(n)) + "], None",
+                   "        else:", "    " + prepare[0]]
+    return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
+            "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
+            "        return state.handler.handle_call(op, values, attrs)",
+            "    try:",
+            *prepare,
+            "        kernel = op.kernels.get(type(arrays[0])) if arrays else None",
+            "        if kernel is None:",
+            "            kernel = op.kernel(arrays)",
+            f"        out = kernel(*arrays, **{attrs}) if attrs else kernel(*arrays{array_out})",
+            "    except Exception:",
+            "        op._edges_first(values)",
+            "        raise"]
+
+
+def call_source(op):
+    """The text of ``op``'s call (the row's ``__call__``; every op call comes here): run the
+    forward, wrap the output array(s) as tensors (results in the dtype the rule decided),
+    record a node when an input needs grad. One output: returns its tensor; several: a
+    tuple for named outputs, else a list."""
+    lines = _forward_lines(op)
+    if op.view:
+        lines.append("    src = values[0]")
     if op.multi:
-        lines = ["def record(values, attrs, outs):"]
-        if op.view:
-            lines.append("    src = values[0]")
-        lines += ["    results = []", "    for out in outs:",
+        n = "len(out)" if op.outputs is None else str(op.diff_outputs)
+        lines += ["    outs = out",
+                  "    np_want = None if want is None else want.np",
+                  f"    n = {n}",
+                  "    results = []",
+                  "    for i, out in enumerate(outs):",
+                  "        out = asarray(out, dtype=np_want if i < n else None)",
                   *["    " + line for line in _wrap_lines(op, "out")],
                   "        results.append(r)"]
-        first, results, value = "outs and outs[0]", "results", "results"
+        first = "results and results[0]._data"
+        value = "tuple(results)" if op.outputs is not None else "results"
     else:
-        lines = ["def record(values, attrs, out):"]
-        if op.view:
-            lines.append("    src = values[0]")
-        lines += _wrap_lines(op, "out")
-        first, results, value = "out", "[r]", "r"
+        lines += ["    if type(out) is not ndarray or (want is not None and out.dtype is not "
+                  "want.np and out.dtype != want.np):",
+                  "        out = asarray(out, dtype=None if want is None else want.np)",
+                  *_wrap_lines(op, "out")]
+        first, value = "out", "r"
     if op.differentiable:
         lines += [f"    if state.grad and {first}.dtype in DIFFERENTIABLE:",
                   *["    " + line for line in _needs_lines(op)],
                   "        if needs is not None:",
-                  f"            attach({results}, values, attrs, needs)"]
+                  *["        " + line for line in _attach_lines(op, True)]]
     lines.append(f"    return {value}")
     return "\n".join(lines) + "\n"
 
@@ -138,7 +201,7 @@ def saves(users, edges):
     return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
 
 
-def _saved_expr(op, n, kind, i, users):
+def _saved_expr(op, n, kind, i, users, inplace):
     """The expression that saves ``n`` (like PyTorch: metadata and outputs always, an input
     only for formulas that run: ``saves``, its first two tests decided here, as a row has
     one edge per differentiable input)."""
@@ -146,14 +209,15 @@ def _saved_expr(op, n, kind, i, users):
         return f"attrs.get({n!r}, NOT_SAVED)"
     if kind == SAVE_INPUT:
         v = f"values[{i}]"
-        if n == "self":     # an in-place op saves the copy of self's old value it passes
+        if n == "self" and inplace:   # an in-place op saves the copy of self's old value
             v = f"(values[{i}] if saved_self is None else saved_self)"
         save = f"(SavedTensor(v, False) if isinstance(v := {v}, Tensor) else v)"
         if len(users) == 1 and len(op.diff) > 1:
             return f"NOT_SAVED if edges[{users[0]}][0] is None else {save}"
         return save
-    if kind == SAVE_OUTPUT:
-        return f"SavedTensor(results[{i}], {i < op.diff_outputs}, {i})"
+    if kind == SAVE_OUTPUT:     # (the row's call names its one result r)
+        out = f"results[{i}]" if inplace or op.multi else "r"
+        return f"SavedTensor({out}, {i < op.diff_outputs}, {i})"
     return {SAVE_SIZES: f"values[{i}]._data.shape", SAVE_NUMEL: f"values[{i}]._data.size",
             SAVE_ALL_INPUTS: "tuple([SavedTensor(v, False) for v in values])",
             SAVE_ARGS_SIZES: "tuple([v._data.shape for v in values])",
@@ -165,11 +229,10 @@ def _edges_expr(op):
     gives it)."""
     if op._single_diff is not None:
         return f"(edge(values[{op._single_diff}]),)"
-    if op._pair:
-        return ("(edge(values[0]) if needs[0] else NO_EDGE, "
-                "edge(values[1]) if needs[1] else NO_EDGE)")
-    chosen = "values" if op.variadic else "[" + "".join(f"values[{i}], " for i in op.diff) + "]"
-    return f"tuple([edge(v) if need else NO_EDGE for v, need in zip({chosen}, needs)])"
+    if not op.variadic and op.diff:     # one edge per differentiable input, spelt out
+        return "(" + "".join(f"edge(values[{i}]) if needs[{k}] else NO_EDGE, "
+                             for k, i in enumerate(op.diff)) + ")"
+    return "tuple([edge(v) if need else NO_EDGE for v, need in zip(values, needs)])"
 
 
 def edges_source(op):
@@ -177,17 +240,30 @@ def edges_source(op):
     return f"def edges(values, needs):\n    return {_edges_expr(op)}\n"
 
 
-def attach_source(op):
-    """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
-    edges=None): make a node for ``results`` and save what the needed formulas use (an in-place
-    op passes ``saved_self``, the copy of self's old value its formulas see, and ``edges``,
-    collected before it bumped the version)."""
+def _node_lines():
+    """Lines that make ``node``, a ``cls`` with ``edges`` and ``meta``: Node.__init__ written
+    out (no call of the class)."""
+    return ["    node = new(cls)",
+            "    node.next_functions = edges",
+            "    node._input_metadata = meta",
+            "    node._sequence_nr = next(SEQUENCE)",
+            "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None",
+            "    node._retain_grad_hooks = node._metadata = None",
+            "    node._plain = True",
+            "    if state.anomaly:       # the forward traceback (anomaly_mode)",
+            "        record_anomaly(node)"]
+
+
+def _attach_lines(op, inline):
+    """Lines that make the node for the results (``r``: one, ``results``: several) and save
+    what the needed formulas use. inline: in the row's call (the edges are collected here,
+    nothing was written in place); else attach's body (an in-place op passes ``saved_self``
+    and the ``edges`` it collected)."""
     one = op.outputs is not None and op.diff_outputs == 1
-    lines = ["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
-             "    if edges is None:",
-             f"        edges = {_edges_expr(op)}"]
+    lines = [f"    edges = {_edges_expr(op)}"] if inline else [
+        "    if edges is None:", f"        edges = {_edges_expr(op)}"]
     if one:
-        lines += ["    r = results[0]",
+        lines += [*([] if inline and not op.multi else ["    r = results[0]"]),
                   "    d = r._data",
                   "    meta = META.get((d.shape, d.dtype)) or meta_of(d)"]
     else:
@@ -202,8 +278,9 @@ def attach_source(op):
         # NumPy's weak Python scalars, gives a gradient that already fits, so the engine's
         # _validate could never change or refuse it (the attrs no formula sees cannot matter)
         plain = "".join(f" and type(attrs.get({n!r})) in PLAIN" for n in op._formula_attrs)
-        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta and "
-                  "saved_self is None",
+        fresh = "" if inline else " and saved_self is None"
+        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta"
+                  f"{fresh}",
                   "            and (len(values) == 1 or len(values) == 2 and "
                   f"type(values[1]) in PLAIN){plain}):",
                   "        cls = exact_cls"]
@@ -211,22 +288,30 @@ def attach_source(op):
         test = ("meta[0][1].is_complex" if one else
                 "any([dtype.is_complex for _, dtype in meta])")
         lines += [f"    if {test}:", "        cls = wirtinger_cls"]
-    # where user code made the node: attach's caller (record, apply_inplace, an in-place view
-    # op) is called by glassgrad's own code, so the walk starts above that frame
-    lines += ["    node = cls(edges, meta)", "    node._source = site_above(3)"]
+    # where user code made the node: the row's call, or attach's caller (apply_inplace, an
+    # in-place view op), is called by glassgrad's own code, so the walk starts above it
+    lines += [*_node_lines(), f"    node._source = site_above({1 if inline else 3})"]
     if one:     # before saving: a pack hook sees grad_fn
         lines += ["    r._grad_fn = node", "    r._output_nr = 0"]
     else:
         lines += [f"    for i, r in enumerate(results[:{ndiff}]):",
                   "        r._grad_fn = node", "        r._output_nr = i"]
-    saves = [_saved_expr(op, *entry) for entry in op._save_plan]
-    lines += ["    node._saved = (", *[f"        {s}," for s in saves], "    )"]
-    lines.append("    return node")
-    return "\n".join(lines) + "\n"
+    saves = [_saved_expr(op, *entry, inplace=not inline) for entry in op._save_plan]
+    return lines + ["    node._saved = (", *[f"        {s}," for s in saves], "    )"]
+
+
+def attach_source(op):
+    """The text of ``op``'s attach(results, values, attrs, needs, saved_self=None,
+    edges=None), for the in-place paths (the row's call records its own node): make a node
+    for ``results`` and save what the needed formulas use (an in-place op passes
+    ``saved_self``, the copy of self's old value its formulas see, and ``edges``, collected
+    before it bumped the version)."""
+    return "\n".join(["def attach(results, values, attrs, needs, saved_self=None, edges=None):",
+                      *_attach_lines(op, False), "    return node"]) + "\n"
 
 
 def path_functions(op):
-    """``op``'s (record, needs, edges, attach), compiled from their sources."""
+    """``op``'s (__call__, needs, edges, attach), compiled from their sources."""
     scope = {"op": op, "node_cls": op.node_cls, "exact_cls": op._exact_cls,
              "wirtinger_cls": op._wirtinger_cls, "edge": edge, "NO_EDGE": NO_EDGE,
              "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
@@ -235,8 +320,10 @@ def path_functions(op):
              "VersionCounter": VersionCounter, "view_meta": view_meta,
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
-             "TENSOR_TYPES": dtypes.TENSOR_TYPES}
-    source = "\n".join([attach_source(op), record_source(op), needs_source(op),
+             "TENSOR_TYPES": dtypes.TENSOR_TYPES, "ndarray": ndarray, "asarray": xp.asarray,
+             "_narrowed": narrowed, "cache": op._dtype_cache, "SEQUENCE": node_sequence,
+             "record_anomaly": record_anomaly}
+    source = "\n".join([attach_source(op), call_source(op), needs_source(op),
                         edges_source(op)])
     exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
-    return scope["record"], scope["needs"], scope["edges"], scope["attach"]
+    return scope["__call__"], scope["needs"], scope["edges"], scope["attach"]

@@ -36,6 +36,14 @@ def narrowing(op, want, npd):
     return lambda v: _float32.type(narrow(v))
 
 
+def narrowed(op, attrs, want):
+    """attrs with op.narrow_attrs's Python floats rounded to ``want`` (float16, bfloat16), as
+    the row's kernel reads them."""
+    narrow = want.np.type
+    return {k: _float32.type(narrow(v)) if k in op.narrow_attrs and type(v) is float else v
+            for k, v in attrs.items()}
+
+
 def _trailing(a, b):
     """Whether one shape is the other's last dimensions (a bias's shape): they broadcast, no
     need to ask broadcast_shapes."""

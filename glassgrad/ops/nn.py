@@ -343,11 +343,13 @@ def bilinear(input1, input2, weight, bias=None):
 
 # -- linear ----------------------------------------------------------------------------------
 def _addmm_checked(bias, mat1, mat2):
-    (s1, s2), d = (mat1.shape, mat2.shape), mat2.dtype
-    if (len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0] and mat1.dtype is d
-            and bias.dtype is d and d is not dtypes.bool
-            and (bias.shape == (s2[1],) or bias.shape == (s1[0], s2[1]))):   # (the usual case)
-        return _linalg._addmm(bias, mat1, mat2, beta=1, alpha=1)
+    if not (bias._batched or mat1._batched or mat2._batched):   # (vmap's: by their shapes)
+        a1, a2, b = mat1._data, mat2._data, bias._data
+        (s1, s2), d = (a1.shape, a2.shape), a2.dtype
+        if (len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0] and a1.dtype is d
+                and b.dtype is d and d.kind != "b"
+                and (b.shape == (s2[1],) or b.shape == (s1[0], s2[1]))):   # (the usual case)
+            return _linalg._addmm(bias, mat1, mat2, beta=1, alpha=1)
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.dim() != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")

@@ -1846,7 +1846,7 @@ def _binary(fn, **attrs):
                 other = int(other)
             else:
                 return NotImplemented
-        return fn(self, other, **attrs)
+        return fn(self, other, **attrs) if attrs else fn(self, other)
     return method
 
 

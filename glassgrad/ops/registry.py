@@ -29,7 +29,7 @@ from functools import partial
 from .. import dtypes
 from .._tensor import Tensor
 from .._autograd.grad_mode import state
-from .._autograd.provenance import bumped as _bumped
+from .._autograd.provenance import bumped as _bumped, site_above as _site_above
 from .._autograd import explain_hook
 from .._autograd.node import Node, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
@@ -324,17 +324,22 @@ class OpDef:
         TABLE.append(self)
 
     def __getattr__(self, name):
-        """The row's record path, generated from this entry (ops/_paths.py) when the row is
-        first called and kept as the instance's attributes: record(values, attrs, out or outs)
-        wraps the output array(s) as tensors and records the node of a call (every op call
-        comes there); needs(values) says which differentiable inputs require grad (None:
-        none); edges(values, needs) are the node's next_functions (each needed input's
-        gradient edge); attach(results, values, attrs, needs, saved_self=None, edges=None)
-        makes the node and saves what its formulas use."""
-        if name not in ("record", "needs", "edges", "attach"):
+        """The row's call path, generated from this entry (ops/_paths.py) when the row is
+        first used: its ``__call__`` (every op call: the forward, its outputs wrapped as
+        tensors, the node recorded) on a class of its own, and as the instance's attributes
+        needs(values), which differentiable inputs require grad (None: none); edges(values,
+        needs), the node's next_functions (each needed input's gradient edge); and
+        attach(results, values, attrs, needs, saved_self=None, edges=None), which makes the
+        node and saves what its formulas use."""
+        if name not in ("needs", "edges", "attach"):
             raise AttributeError(f"'OpDef' object has no attribute '{name}'")
-        self.record, self.needs, self.edges, self.attach = path_functions(self)
+        self._generate()
         return getattr(self, name)
+
+    def _generate(self):
+        call, self.needs, self.edges, self.attach = path_functions(self)
+        self.__class__ = type("OpDef", (OpDef,), {"__call__": call, "__slots__": (),
+                                                  "__module__": __name__})
 
     def _plan_saves(self):
         """The node's saved values: (name, kind, index, the formulas that use it), in PyTorch's
@@ -414,28 +419,10 @@ class OpDef:
         return arrays, (dtypes.bool if rule == "bool" else want)
 
     def __call__(self, /, *values, **attrs):     # '/': an attr may be called 'self'
-        if state.handler is not None:   # a forward AD level (tangents) or a vmap (batching)
-            return state.handler.handle_call(self, values, attrs)
-        try:
-            arrays, want = self.prepare(values, attrs)
-            kernel = self.kernels.get(type(arrays[0])) if arrays else None
-            if self.narrow_attrs and want is not None and want.reduced:
-                out = (kernel or self.kernel(arrays))(*arrays, **_narrowed(self, attrs, want))
-            else:
-                out = (kernel or self.kernel(arrays))(*arrays, **attrs)
-        except Exception:
-            self._edges_first(values)
-            raise
-        if self.multi:
-            n = len(out) if self.outputs is None else self.diff_outputs
-            outs = tuple(xp.asarray(o, dtype=want.np if want is not None and i < n else None)
-                         for i, o in enumerate(out))
-            results = self.record(values, attrs, outs)
-            return tuple(results) if self.outputs is not None else results
-        if type(out) is not ndarray or (want is not None and out.dtype is not want.np and
-                                        out.dtype != want.np):
-            out = xp.asarray(out, dtype=None if want is None else want.np)
-        return self.record(values, attrs, out)
+        """The row's first call: from then on the row's class has its generated call path
+        (see __getattr__)."""
+        self._generate()
+        return self(*values, **attrs)
 
     def kernel(self, arrays):
         """The forward bound to the namespace of ``arrays`` (see _xp_of), kept in
@@ -640,7 +627,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         raise
     if callable(op.dtype_rule):     # (a named rule's result is the common dtype)
         _check_common_fits(op, self, values)
-    if want is not None:
+    if want is not None and want.np is not self._data.dtype:     # (self's own dtype fits)
         _check_fits(self, want)
     saved_self = None
     if needs and "self" in op.saved_index and saves(
@@ -662,7 +649,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
                                f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
     self._version_counter.version += 1
-    _bumped(self, op.name)
+    _bumped(self, op.name, _site_above(1))     # (the caller is glassgrad's: the walk starts above)
     if needs:
         old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)
@@ -711,6 +698,8 @@ def _partial_overlap(out, a):
     """PyTorch's get_overlap_status(out, a) == Partial: both dense, their memory ranges meet,
     and not with the same range and strides. When either is not dense PyTorch does not look
     (its result then depends on the order its kernels write; ours reads every input first)."""
+    if out.base is None and a.base is None:     # each owns its memory: apart, or one array
+        return False
     if not (out.size and a.size and may_share_memory(out, a) and _dense(out) and _dense(a)):
         return False
     o0, a0 = data_ptr(out), data_ptr(a)
@@ -771,13 +760,6 @@ def _operand(v, npd, narrow=None):
     if narrow is not None and type(v) in (int, float):
         return narrow(v)
     return v
-
-
-def _narrowed(op, attrs, want):
-    """attrs with op.narrow_attrs's Python floats rounded to ``want`` (float16, bfloat16)."""
-    narrow = want.np.type
-    return {k: xp.float32(narrow(v)) if k in op.narrow_attrs and type(v) is float else v
-            for k, v in attrs.items()}
 
 
 def _check_operands(name, values):
