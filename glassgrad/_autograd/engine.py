@@ -12,6 +12,7 @@ import heapq
 
 from .._tensor import Tensor
 from ..backend import xp
+from ..backend.kernels.sums import add_reduce
 from ..dtypes import _FROM_NP
 from . import explain_hook
 from .anomaly import check_nan, warn_failure
@@ -139,12 +140,12 @@ def sum_dims(shape, to):
 
 
 def sum_to_array(a, shape):
-    """Sum the array ``a`` down to ``shape`` (the reverse of broadcasting): NumPy's ufunc reduce,
-    float16 accumulated in float32 as torch does."""
+    """Sum the array ``a`` down to ``shape`` (the reverse of broadcasting): the reductions' sum
+    (backend/kernels/sums.py), float16 accumulated in float32 as torch does."""
     dims = sum_dims(a.shape, shape)
     if dims:
-        a = xp.add.reduce(a, axis=dims, dtype=xp.float32 if a.dtype == xp.float16 else None
-                          ).astype(a.dtype, copy=False)
+        a = add_reduce(a, dims, dtype=xp.float32 if a.dtype == xp.float16 else None
+                       ).astype(a.dtype, copy=False)
     return a if a.shape == shape else a.reshape(shape)
 
 

@@ -15,6 +15,7 @@ from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad, state
 from ..backend import reduced_floats, xp
 from ..backend.kernels.random import visit_order
+from ..backend.kernels.sums import add_reduce
 from . import linalg as _linalg, reduce as _reduce
 from .linalg import matmul
 from .pointwise import _exp, clamp_, clamp_min, where
@@ -44,7 +45,7 @@ def _softmax_forward(self, dim, log):
     shifted = a - a.max(axis=dim, keepdims=True, initial=-xp.inf)
     # in place on the fresh temporaries: fewer passes over memory
     e = xp.exp(shifted) if log else xp.exp(shifted, out=shifted)
-    s = _reduce._add_reduce(xp, e, dim, True)
+    s = add_reduce(e, dim, True)
     if log:
         shifted -= xp.log(s)
         out = shifted

@@ -10,6 +10,7 @@ from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from ..backend import kind as _kind, reduced_floats, xp
+from ..backend.kernels.sums import add_reduce, short_rows
 from ..backend.kernels.select import (_kth_row, _median_row, _mode_row, _nanmedian_row,
                                       _sort_row, _topk_row)
 from . import _formula, public, publish, shape as _shape  # (shape is partial here: use lazily)
@@ -33,42 +34,17 @@ def _axis(a, dim):
     return None if dim is None or a.ndim == 0 else dim
 
 
-def _short_rows(xp, a, axis, dtype):
-    """Whether a sum over ``axis`` is one over many short rows that einsum adds faster: the
-    last axis, contiguous, at most 128 long (NumPy's pairwise sum adds such a row with eight
-    running sums, einsum with its vector lanes: the same kind of order, another one), of a
-    float32/float64 array with 128 rows or more, summed in its own dtype. NumPy's reduce
-    calls its inner loop once per row; einsum's loop is several times faster per row, after
-    a fixed cost that fewer rows do not repay."""
-    shape = a.shape
-    if len(shape) < 2 or not 0 < shape[-1] <= 128 or a.size < 128 * shape[-1]:
-        return False
-    last = len(shape) - 1
-    return ((axis == last or axis == (last,)) and a.dtype in _EINSUM_SUMS
-            and (dtype is None or dtype == a.dtype) and a.strides[-1] == a.itemsize)
-
-
-def _add_reduce(xp, a, axis, keepdims, dtype=None):
-    """xp.add.reduce(a, axis, dtype, keepdims), short rows by einsum (see _short_rows; the
-    row count first: small sums pay no more than it)."""
-    if a.ndim > 1 and a.size >= 128 * a.shape[-1] and _short_rows(xp, a, axis, dtype):
-        total = xp.einsum("...i->...", a)
-        return total.reshape(*total.shape, 1) if keepdims else total
-    return xp.add.reduce(a, axis=axis, keepdims=keepdims, dtype=dtype)
-
-
-_EINSUM_SUMS = (xp.dtype(xp.float32), xp.dtype(xp.float64))
 
 
 def _sum_forward(xp, self, dim, keepdim, dtype):
     # the ufunc's reduce, which numpy.sum calls after a few microseconds of Python
-    return _add_reduce(xp, self, _axis(self, dim), keepdim, dtype.np if dtype else _acc(self))
+    return add_reduce(self, _axis(self, dim), keepdim, dtype.np if dtype else _acc(self))
 
 
 def _mean_forward(xp, self, dim, keepdim, dtype):
     # numpy.mean's own steps (the sum, then a division by the count) without its Python layer
     axis = _axis(self, dim)
-    total = _add_reduce(xp, self, axis, keepdim, _acc(self))
+    total = add_reduce(self, axis, keepdim, _acc(self))
     count = xp.intp(self.size if axis is None else math.prod(
         self.shape[d] for d in ((axis,) if isinstance(axis, int) else axis)))
     if type(total) is xp.ndarray:
@@ -748,7 +724,7 @@ def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
     cast back, as torch does."""
     c = 1 if correction is None else correction
     axis = _axis(self, dim)
-    if _short_rows(xp, self, axis, None):
+    if short_rows(self, axis, None):
         with xp.errstate(all="ignore"):
             v = _var_rows(xp, self, axis, c, keepdim)
     else:
@@ -761,13 +737,13 @@ def _var_forward(xp, self, dim, correction, keepdim, sqrt=False):
 def _var_rows(xp, self, axis, ddof, keepdim):
     """numpy.var's steps (the mean, the squared deviations, their sum, each division by a
     count in float64 as NumPy's intp count makes it) with the sums over short rows (see
-    _short_rows)."""
+    backend/kernels/sums.py)."""
     n = xp.intp(self.shape[-1])
-    mean = _add_reduce(xp, self, axis, True)
+    mean = add_reduce(self, axis, True)
     xp.true_divide(mean, n, out=mean, casting="unsafe")
     x = xp.subtract(self, mean)
     xp.multiply(x, x, out=x)
-    v = _add_reduce(xp, x, axis, keepdim)
+    v = add_reduce(x, axis, keepdim)
     return xp.true_divide(v, xp.maximum(n - ddof, 0), out=v, casting="unsafe")
 
 
