@@ -829,6 +829,31 @@ def test_views_in_inference_mode():
     same(program)
 
 
+_INFERENCE_WRITES = {
+    "add_": lambda lib, x: x.add_(1),
+    "setitem": lambda lib, x: x.__setitem__(0, 5),
+    "zero_": lambda lib, x: x.zero_(),
+    "copy_": lambda lib, x: x.copy_(lib.zeros(2, 3)),
+    "out=": lambda lib, x: lib.mul(lib.ones(2, 3), 2, out=x),
+    "t_": lambda lib, x: x.t_(),
+    "unsqueeze_": lambda lib, x: x.unsqueeze_(0),
+    "resize_": lambda lib, x: x.resize_(6),
+    "as_strided_": lambda lib, x: x.as_strided_((3,), (1,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INFERENCE_WRITES))
+def test_inplace_into_inference_tensor_outside_inference_mode(name):
+    """torch writes (data, or the new geometry), then refuses to move the version an inference
+    tensor does not have: the tensor is changed and the error raised."""
+    def program(lib):
+        with lib.inference_mode():
+            x = lib.ones(2, 3)
+        err = catch(_INFERENCE_WRITES[name], lib, x)
+        return [err, x.shape, x.clone()]
+    same(program)
+
+
 def _thread_result(fn):
     box = []
     t = threading.Thread(target=lambda: box.append(fn()))

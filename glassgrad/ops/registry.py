@@ -546,11 +546,6 @@ _C10_NAMES = dtypes.C10_NAMES
 
 def check_inplace(self):
     """PyTorch's refusals for writing into ``self`` while grad mode records."""
-    if self._inference and not state.inference:
-        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
-                           "allowed.You can make a clone to get a normal tensor before doing "
-                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
-                           "more details.")
     if not state.grad:
         return
     if self._view is not None:      # views: checked once the op is known to record
@@ -562,6 +557,19 @@ def check_inplace(self):
     if base is not None and base.grad_fn is None and base._requires_grad:
         raise _leaf_error(RuntimeError("a view of a leaf Variable that requires grad is being "
                                        "used in an in-place operation."), self, True)
+
+
+def bump(t, op_name, where):
+    """Move ``t``'s version after an in-place write and record who wrote (provenance's
+    ``bumped``). An inference tensor outside inference mode has no version to move: as in
+    torch, the write has happened and the bump refuses."""
+    if t._inference and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+                           "more details.")
+    t._version_counter.version += 1
+    _bumped(t, op_name, where)
 
 
 def _leaf_error(exc, t, view=False):
@@ -648,8 +656,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
             raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
                                f"broadcast shape {list(shape)}")
     xp.copyto(self._data, out, casting="unsafe")
-    self._version_counter.version += 1
-    _bumped(self, op.name, _site_above(1))     # (the caller is glassgrad's: the walk starts above)
+    bump(self, op.name, _site_above(1))     # (the caller is glassgrad's: the walk starts above)
     if needs:
         old = self._grad_fn, self._output_nr
         node = op.attach((self,), values, attrs, needs, saved_self, edges)

@@ -11,10 +11,9 @@ from .._creation import uninitialized, zeros
 from .._storage import TypedStorage, UntypedStorage, storage_of
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
 from .._autograd.grad_mode import state
-from .._autograd.provenance import bumped
 from ..backend import backend_of, xp
 from . import public, publish
-from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, check_inplace, defop
+from .registry import _SCALAR_NAMES, TABLE, broadcast_shapes, bump, check_inplace, defop
 from .reduce import sum_to
 
 _INT64_MAX = 9223372036854775807
@@ -320,7 +319,7 @@ def as_strided_(input, size, stride, storage_offset=None):
         raise NotImplementedError("as_strided_ on a tensor that requires grad is not supported "
                                   "by glassgrad")
     input._data = _storage_view(input._data, size, stride, offset)
-    input._version_counter.version += 1
+    bump(input, "as_strided_", None)
     return input
 
 
@@ -337,8 +336,7 @@ def _relayout(input, storage, offset, size, stride):
     """input made to view storage with the given layout (its version bumped, as torch's)."""
     input._data = backend_of(storage.span).typed_view(storage.span, input._data.dtype, offset,
                                                       size, stride)
-    input._version_counter.version += 1
-    bumped(input, "set_")
+    bump(input, "set_", None)
     return input
 
 
@@ -679,8 +677,7 @@ def _view_inplace(op, self, **attrs):
         shaped = Tensor._make(new)      # carries the new geometry into the node's metadata
         node = op.attach((shaped,), (self,), attrs, [True])
     self._data = new
-    self._version_counter.version += 1
-    bumped(self, op.name)
+    bump(self, op.name, None)
     if node is not None:
         self.grad_fn, self._output_nr = node, 0
     if state.handler is not None:   # forward AD: the tangent takes the new geometry too
