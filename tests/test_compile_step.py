@@ -411,3 +411,143 @@ def test_a_gradient_that_differs_after_the_backward_break_is_an_error_not_a_sile
     m[0].weight.register_post_accumulate_grad_hook(lambda p: setattr(p, "grad", None))
     with pytest.raises(RuntimeError, match=r"the \.grad of a tensor of shape \[8, 4\] is not"):
         run(x, y)
+
+
+# -- the whole step in one go (_Graph.run_fused): the region, its backward and the leaves'
+# accumulation without SavedTensors, the engine or a live node
+def _fused_calls(monkeypatch):
+    """A list that gets one entry per region that ran fused (run_fused did the work)."""
+    from glassgrad.compiler._capture import _Graph
+    calls, own = [], _Graph.run_fused
+
+    def counted(self, tensors):
+        out = own(self, tensors)
+        if out is not None:
+            calls.append(self)
+        return out
+    monkeypatch.setattr(_Graph, "run_fused", counted)
+    return calls
+
+
+def _held_grad_steps(lib, compiled, set_to_none, steps=4):
+    """A step with torch.optim (momentum, weight decay) whose caller keeps each step's .grad
+    tensors: what eager leaves in them (new tensors after the grads are set to None, else the
+    same ones, added into in place) is what the replay leaves."""
+    m, x, y = model_and_data(lib)
+    opt = lib.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+
+    def step(x, y):
+        if set_to_none:
+            for p in m.parameters():
+                p.grad = None
+        loss = lib.nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    run = lib.compile(step, backend="aot_eager") if compiled else step
+    out, held = [], []
+    for _ in range(steps):
+        loss = run(x, y)
+        grads = [p.grad for p in m.parameters()]
+        out.append([loss.detach(), loss.requires_grad, type(loss.grad_fn).__name__,
+                    [g is h for g, h in zip(grads, held[-1])] if held else None,
+                    [p.grad._version for p in m.parameters()],
+                    snapshot(m, opt, False)])
+        held.append(grads)
+    return out, [[g.clone() for g in gs] for gs in held], loss
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_a_whole_step_runs_fused_with_eager_s_grads_versions_and_state(monkeypatch, set_to_none):
+    lib_reset()
+    calls = _fused_calls(monkeypatch)
+    got, got_held, loss = _held_grad_steps(gg, True, set_to_none)
+    # the first call creates the momentum buffers (eagerly), the second captures, the others
+    # replay fused
+    assert len(calls) == 2
+    ref, ref_held, _ = _held_grad_steps(gg, False, set_to_none)
+    for a, b in zip(got, ref):
+        exact([a[0]], [b[0]])
+        assert a[3:5] == b[3:5]         # .grad identities and versions as eager's
+        exact(a[5], b[5])
+    for a, b in zip(got_held, ref_held):
+        exact(a, b)
+    assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert loss.grad_fn.covers and all(type(f).__name__ == "AccumulateGrad"
+                                        for f, _ in loss.grad_fn.next_functions)
+    # as torch's: the replay's loss has the compiled node, its graph already freed
+    lib_reset()
+
+    def program(lib):
+        out, held, loss = _held_grad_steps(lib, True, set_to_none)
+        # (not the versions: torch's compiled step bumps them twice per write; the node's
+        # name from the third step on: glassgrad's first step, which makes the momentum
+        # buffers, runs eagerly)
+        return ([o[:2] + [o[2] if k >= 2 else None, o[3]] + o[5:] for k, o in enumerate(out)],
+                held, catch(loss.backward))
+    assert_same(outcome(program, torch), outcome(program, gg))
+
+
+def test_the_fused_step_s_freed_graph_is_explained_as_the_engine_s_pass_leaves_it(monkeypatch):
+    """A second backward from a replayed step's loss: torch's error, and the glass box names
+    the line that made the node and the pass that freed it, as after the region's node and
+    the engine (run_fused turned off)."""
+    from glassgrad.compiler._capture import _Graph
+
+    def explained():
+        lib_reset()
+        m, x, y = model_and_data(gg)
+        opt = gg.optim.SGD(m.parameters(), lr=0.1)
+        run = gg.compile(train_step(gg, m, opt))
+        for _ in range(3):
+            loss = run(x, y)
+        with pytest.raises(RuntimeError, match="a second time") as info:
+            loss.backward()
+        return gg.explain(info.value)
+    fused = explained()
+    assert "freed by the backward at" in fused and "`loss = run(x, y)`" in fused
+    monkeypatch.setattr(_Graph, "run_fused", lambda self, tensors: None)
+    assert fused == explained()
+
+
+def test_a_hook_added_after_the_capture_sends_the_backward_through_the_engine(monkeypatch):
+    """A leaf hook, which the fused step could not run, makes it fall back to the region's
+    node and the engine: the hook runs and the values are eager's."""
+    def program(compiled):
+        lib_reset()
+        m, x, y = model_and_data(gg)
+        opt = gg.optim.SGD(m.parameters(), lr=0.1)
+        run = gg.compile(train_step(gg, m, opt)) if compiled else train_step(gg, m, opt)
+        out = [run(x, y).detach() for _ in range(3)]
+        seen = []
+        m[0].bias.register_hook(lambda g: seen.append(g.clone()) or g * 2)
+        out += [run(x, y).detach() for _ in range(2)]
+        return out + [p.detach() for p in m.parameters()] + seen
+    calls = _fused_calls(monkeypatch)
+    got = program(True)
+    assert len(calls) == 2      # the second and third calls; after the hook, none
+    exact(got, program(False))
+
+
+def test_a_non_leaf_argument_sends_the_backward_through_the_engine(monkeypatch):
+    """An argument that requires grad keys the same graph whether it is a leaf or not; from a
+    non-leaf the gradient must go on into its own graph, which only the engine does."""
+    def program(compiled):
+        lib_reset()
+        gg.manual_seed(3)
+        w0 = gg.randn(4, 3, requires_grad=True)
+        x = gg.randn(5, 4)
+
+        def step(w):
+            loss = (x @ w).tanh().sum()
+            loss.backward()
+            return loss
+        run = gg.compile(step) if compiled else step
+        out = [run(w0).detach() for _ in range(3)]
+        out.append(w0.grad.clone())
+        out.append(run(w0 * 3).detach())        # a non-leaf argument
+        return out + [w0.grad.clone()]
+    calls = _fused_calls(monkeypatch)
+    got = program(True)
+    assert len(calls) == 2
+    exact(got, program(False))

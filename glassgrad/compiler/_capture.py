@@ -58,7 +58,7 @@ from .. import autograd, dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
 from .._autograd.grad_mode import state
-from .._autograd.node import AccumulateGrad, Node
+from .._autograd.node import AccumulateGrad, Node, grad_accumulator
 from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
@@ -513,6 +513,7 @@ class _Graph:
         self.ops = []           # (row name, site) of each step, for the glass box
         self.written = set()    # the slots written in place
         self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
+        self.fused = None       # the bare forward of run_fused, where a backward follows
 
     def holds(self, guards=True):
         for _, t, meta in self.externals:
@@ -543,6 +544,18 @@ class _Graph:
         for k, s in enumerate(self.diff_slots):
             t = made[s] = Tensor._make(made[s], grad_fn=node)
             t._output_nr = k
+        leaves = self._leaves(made)
+        if node is not None:
+            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
+                t = made[s]     # version counter (torch's message names no node for them)
+                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
+                                         False))
+            node._values = saved
+        return tree_unflatten(leaves, self.out_spec)
+
+    def _leaves(self, made):
+        """The output leaves: ``made``'s arrays (slot -> array or tensor) as tensors, each
+        slot's once, and the plain values."""
         leaves = []
         for s, c in self.out_leaves:
             if s is None:
@@ -552,13 +565,50 @@ class _Graph:
             if type(t) is ndarray:
                 t = made[s] = Tensor._make(t)
             leaves.append(t)
-        if node is not None:
-            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
-                t = made[s]     # version counter (torch's message names no node for them)
-                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
-                                         False))
-            node._values = saved
-        return tree_unflatten(leaves, self.out_spec)
+        return leaves
+
+    def run_fused(self, tensors):
+        """run() and the backward pass from its one differentiable output, in one go: the
+        forward, the region's backward on the saved arrays, then each leaf's AccumulateGrad;
+        the output comes back as a tensor under a CompiledFunctionBackward node already
+        released, as a backward pass leaves it. Inside one call nothing can write the saved
+        arguments between forward and backward, so no SavedTensor or version check is made.
+        None (nothing done; run() and the pass take over) unless, as _direct_backward asks,
+        every edge goes to a leaf whose AccumulateGrad has no hooks and no anomaly mode,
+        trace, enclosing pass or vmap is on."""
+        if (state.anomaly or state.tracer is not None or state.graph_task is not None
+                or state.vmap is not None):
+            return None
+        sinks = []
+        for s in self.edge_slots:
+            v = self._input(s, tensors)
+            if v._grad_fn is not None or v._view is not None or not v._requires_grad:
+                return None
+            fn = grad_accumulator(v)
+            if not fn._plain:
+                return None
+            sinks.append((fn, 0))
+        arrays, saved = self.fused(tensors, [t for _, t, _ in self.externals])
+        made = dict(zip(self.result_slots, arrays))
+        saved += [made[s] for s in self.sv_late]
+        root = made[self.diff_slots[0]]
+        prev, state.grad_enabled = state.grad_enabled, False
+        try:
+            grads = self.backward(None, saved, [xp.ones(root.shape, root.dtype)])
+        finally:
+            state.grad_enabled = prev
+        del saved
+        node = CompiledFunctionBackward(tuple(sinks), self.diff_meta)
+        node._source = provenance.site(2)
+        node._graph, node._values = self, None
+        t = made[self.diff_slots[0]] = Tensor._make(root, grad_fn=node)
+        del root
+        for fn, _ in reversed(sinks):
+            box = [grads.pop()]     # the only reference: AccumulateGrad may keep the array
+            if box[0] is not None:
+                fn.apply_arrays(box)
+        provenance.backward_ran(t, False)
+        return tree_unflatten(self._leaves(made), self.out_spec)
 
     def _input(self, s, tensors):
         k = self.input_index[s]
@@ -839,6 +889,8 @@ class _Trace:
                 if not index:
                     raise _Unsupported("a backward pass from a tensor the region did not make")
                 self.steps.append((None, index[0]))
+                if index[0] >= len(env) - len(outs):
+                    _fusable(g, g.out_leaves[index[0] - len(env) + len(outs)][0])
         leaves, self.out_spec = tree_flatten(result)
         self.out_leaves = []
         for leaf in leaves:
@@ -857,14 +909,33 @@ class _Trace:
 
     def run(self, tensors):
         env = list(tensors)
+        fused = None
         for g, n in self.steps:
             if g is None:
-                if not _direct_backward(env[n]):
+                if fused is None and not _direct_backward(env[n]):
                     env[n].backward()
-            else:
-                env += g.run(env[:n])
+                continue
+            fused = g.run_fused(env[:n]) if g.fused is not None else None
+            env += g.run(env[:n]) if fused is None else fused
         return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
                               self.out_spec)
+
+
+def _fusable(g, root):
+    """Give ``g`` its fused replay (``g.fused``, a forward that returns the saved arguments
+    as arrays; see _Graph.run_fused) when the backward pass that follows it starts from its
+    only output that requires grad, a one-element floating tensor."""
+    if g.diff_slots == [root] and len(g.diff_meta) == 1:
+        shape, dtype = g.diff_meta[0]
+        if dtype.is_floating_point and _size(shape) == 1:
+            g.fused = _codegen.forward_source(g, bare=True)
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _direct_backward(t):

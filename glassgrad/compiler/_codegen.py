@@ -76,8 +76,10 @@ def bump(t, name, where):
     provenance.bumped(t, name, where)
 
 
-def forward_source(g):
-    """Steps: ("op", kernel, operands, attrs, want, n_diff or None, outs, attr Syms, free);
+def forward_source(g, bare=False):
+    """(bare: the arguments and externals the backward reads are returned as their arrays, not
+    as SavedTensors: for a region whose backward runs inside the same call, where nothing can
+    write them in between.) Steps: ("op", kernel, operands, attrs, want, n_diff or None, outs, attr Syms, free);
     ("inplace", kernel, operands, attrs, -, -, (), (attr Syms, target slot, its tensor's name
     or None for an intermediate, row name, site), free): the kernel's result copied into the
     target, whose version is bumped; ("grad_read", -, -, -, -, -, outs, (owner's name,
@@ -117,14 +119,14 @@ def forward_source(g):
         lines += [f" del s{s}" for s in free]
     saved = []
     for kind, x in g.sv_plan:
-        if kind == 1:
+        if kind == 1 or bare:
             saved.append(f"s{x}")
         else:
             k = g.input_index[x]
             saved.append(f"ST(I[{k}], False)" if k >= 0 else f"ST(E[{-k - 1}], False)")
     outs = "".join(f"s{s}, " for s in g.result_slots)
     lines.append(f" return ({outs}), [{', '.join(saved)}]")
-    return _define("forward", lines, ns)
+    return _define("forward", lines, ns, "bare forward" if bare else "forward")
 
 
 def _kernel_call(ns, i, kernel, operands, attrs, syms):
@@ -284,9 +286,9 @@ def _held(v):
     return s
 
 
-def _define(name, lines, ns):
+def _define(name, lines, ns, label=None):
     source = "\n".join(lines)
-    exec(compile(source, f"<glassgrad.compile {name}>", "exec"), ns)
+    exec(compile(source, f"<glassgrad.compile {label or name}>", "exec"), ns)
     fn = ns[name]
     fn.source = source
     return fn
