@@ -551,3 +551,33 @@ def test_a_non_leaf_argument_sends_the_backward_through_the_engine(monkeypatch):
     got = program(True)
     assert len(calls) == 2
     exact(got, program(False))
+
+
+def test_an_in_place_update_written_by_its_ufunc_is_the_row_s_kernel_bit_for_bit():
+    """compiler/_codegen.ufunc_into: the rows whose in-place op a replay writes with the ufunc's
+    out= give their kernel's values (then copied into the target), broadcast operands, an
+    operand that is the target itself, NaN, inf and -0.0 included; other dtypes, attrs and
+    rows keep the kernel and the copy."""
+    from glassgrad.compiler import _codegen
+    from glassgrad.ops.registry import TABLE
+    rows = {op.name: op for op in TABLE if op.name in _codegen._UFUNC_ROWS}
+    assert set(rows) == set(_codegen._UFUNC_ROWS)
+    rng = np.random.default_rng(0)
+    for name, (_, attrs) in _codegen._UFUNC_ROWS.items():
+        op = rows[name]
+        for dtype in (np.float32, np.float64):
+            a = rng.standard_normal((6, 5)).astype(dtype)
+            a[0, :3] = np.nan, np.inf, -0.0
+            for b in (rng.standard_normal((6, 5)).astype(dtype), rng.standard_normal(5).astype(dtype),
+                      None):
+                target = a.copy()
+                b = target if b is None else b
+                want = op.kernel([target, b])(target, b, **attrs)
+                ufunc = _codegen.ufunc_into(op, attrs, [target, b], target)
+                assert ufunc is not None
+                ufunc(target, b, out=target)
+                assert want.dtype == target.dtype and want.tobytes() == target.tobytes()
+        x = np.ones(3, np.float16)
+        assert _codegen.ufunc_into(op, attrs, [x, x], x) is None
+        y = np.ones(3)
+        assert _codegen.ufunc_into(op, {"alpha": 2}, [y, y], y) is None

@@ -828,8 +828,9 @@ class _Builder:
         g.ops.append((op.name, site))
         if inplace:
             s = self.slot(target)
+            into = None if syms else _codegen.ufunc_into(op, attrs, arrays, target._data)
             g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
-                            (syms and syms[1], s, self.texpr.get(s), op.name, site)))
+                            (syms and syms[1], s, self.texpr.get(s), op.name, site, into)))
             g.written.add(s)
             return
         results = list(out) if op.multi else [out]

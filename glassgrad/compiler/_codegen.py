@@ -77,15 +77,16 @@ def bump(t, name, where):
 
 
 def forward_source(g, bare=False):
-    """(bare: the arguments and externals the backward reads are returned as their arrays, not
-    as SavedTensors: for a region whose backward runs inside the same call, where nothing can
-    write them in between.) Steps: ("op", kernel, operands, attrs, want, n_diff or None, outs, attr Syms, free);
+    """Steps: ("op", kernel, operands, attrs, want, n_diff or None, outs, attr Syms, free);
     ("inplace", kernel, operands, attrs, -, -, (), (attr Syms, target slot, its tensor's name
-    or None for an intermediate, row name, site), free): the kernel's result copied into the
-    target, whose version is bumped; ("grad_read", -, -, -, -, -, outs, (owner's name,
+    or None for an intermediate, row name, site, the ufunc that writes into the target or
+    None: see ufunc_into), free): the kernel's result copied into the target, whose version
+    is bumped; ("grad_read", -, -, -, -, -, outs, (owner's name,
     expected: None, ("same", name) or ("new", slot, (shape, dtype, strides)), after an
     effect), free); ("grad_write", ..., (owner's name, value's name or None)); ("item", -,
-    ((slot, -, -),), ..., n): ``y<n> = s<slot>.item()``."""
+    ((slot, -, -),), ..., n): ``y<n> = s<slot>.item()``. bare: the arguments and externals
+    the backward reads are returned as their arrays, not as SavedTensors (for a region whose
+    backward runs inside the same call, where nothing can write them in between)."""
     ns = {"ndarray": ndarray, "asarray": xp.asarray, "ST": SavedTensor, "copyto": xp.copyto,
           "bump": bump, "Miss": Miss, "changed": _changed}
     lines = ["def forward(I, E):"]
@@ -98,11 +99,17 @@ def forward_source(g, bare=False):
             lines.append(f" {extra[0]}._grad = {extra[1]}")
         elif kind == "item":
             lines.append(f" y{extra} = s{operands[0][0]}.item()")
+        elif kind == "inplace" and extra[5] is not None:     # the ufunc into the target
+            _, target, name, op_name, site, ufunc = extra
+            ns[f"U{i}"], ns[f"X{i}"] = ufunc, (op_name, site)
+            lines.append(f" U{i}({', '.join(f's{x}' for x, _, _ in operands)}, out=s{target})")
+            if name is not None:
+                lines.append(f" bump({name}, *X{i})")
         else:
             lines += _kernel_call(ns, i, kernel, operands, attrs, extra if kind == "op" else
                                   extra[0])
             if kind == "inplace":
-                _, target, name, op_name, site = extra
+                _, target, name, op_name, site, _ = extra
                 lines.append(f" copyto(s{target}, o, casting='unsafe')")
                 if name is not None:
                     ns[f"X{i}"] = (op_name, site)
@@ -127,6 +134,25 @@ def forward_source(g, bare=False):
     outs = "".join(f"s{s}, " for s in g.result_slots)
     lines.append(f" return ({outs}), [{', '.join(saved)}]")
     return _define("forward", lines, ns, "bare forward" if bare else "forward")
+
+
+# rows whose kernel, on two arrays of one float32 or float64 dtype and these attrs, is one NumPy
+# ufunc: an in-place op of one writes its result into its target with out=, which gives the
+# kernel's values (the same loop) without the copy (tests/test_compile_step.py compares them)
+_UFUNC_ROWS = {"AddBackward0": ("add", {"alpha": 1}), "SubBackward0": ("subtract", {"alpha": 1}),
+               "MulBackward0": ("multiply", {})}
+_UFUNC_DTYPES = (xp.dtype("float32"), xp.dtype("float64"))
+
+
+def ufunc_into(op, attrs, arrays, target):
+    """The ufunc of an in-place op on ``target`` (its prepared ``arrays``, the first the
+    target's own) that can write into the target with out=, or None."""
+    row = _UFUNC_ROWS.get(op.name)
+    if row is None or attrs != row[1] or len(arrays) != 2 or arrays[0] is not target:
+        return None
+    if any(type(a) is not ndarray or a.dtype != target.dtype for a in arrays):
+        return None
+    return getattr(xp, row[0]) if target.dtype in _UFUNC_DTYPES else None
 
 
 def _kernel_call(ns, i, kernel, operands, attrs, syms):
