@@ -71,6 +71,7 @@ _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
 _EXACT = {int, float, bool, str, type(None), complex}
 _MISSING = object()
+_CONTAINERS = (tuple, list, dict)   # what tree_flatten walks into
 _log = logging.getLogger("glassgrad._dynamo")
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
 
@@ -482,6 +483,23 @@ def _guards_hold(guards):
 
 
 # -- the graph -------------------------------------------------------------------------------------
+def _tensors_hold(externals, grad_guards):
+    """Are the externals' shape, dtype, strides and requires_grad, and the gradients read
+    first, what the capture saw?"""
+    for _, t, meta in externals:
+        d = t._data
+        if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
+            return False
+    for t, meta in grad_guards:
+        grad = t._grad
+        if grad is None or meta is None:
+            if grad is not meta:
+                return False
+        elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
+            return False
+    return True
+
+
 class _Target:
     """What a captured node's edge points at for engine._validate: the input's shape, dtype."""
     __slots__ = ("_input_metadata",)
@@ -515,19 +533,8 @@ class _Graph:
         self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
         self.fused = None       # the bare forward of run_fused, where a backward follows
 
-    def holds(self, guards=True):
-        for _, t, meta in self.externals:
-            d = t._data
-            if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
-                return False
-        for t, meta in self.grad_guards:
-            grad = t._grad
-            if grad is None or meta is None:
-                if grad is not meta:
-                    return False
-            elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
-                return False
-        return not guards or _guards_hold(self.guards)
+    def holds(self):
+        return _tensors_hold(self.externals, self.grad_guards) and _guards_hold(self.guards)
 
     def run(self, tensors):
         """This call's outputs: the generated forward (see _codegen.py), then the outputs as
@@ -904,9 +911,17 @@ class _Trace:
                 self.out_leaves.append(_plain_out(leaf))
         self.graphs = [g for g, _ in self.steps if g is not None]
         self.effects = True
+        # each external once (the regions read the same parameters), every first gradient read
+        seen = {}
+        for g in self.graphs:
+            for e in g.externals:
+                seen.setdefault((id(e[1]), e[2]), e)
+        self.externals = list(seen.values())
+        self.grad_guards = [x for g in self.graphs for x in g.grad_guards]
 
     def holds(self):        # (the graphs share the function's guards)
-        return all(g.holds(False) for g in self.graphs) and _guards_hold(self.graphs[0].guards)
+        return (_tensors_hold(self.externals, self.grad_guards)
+                and _guards_hold(self.graphs[0].guards))
 
     def run(self, tensors):
         env = list(tensors)
@@ -1150,7 +1165,10 @@ class CompiledFunction:
         if (state.handler is not None or _local.capture is not None or state.anomaly
                 or state.saved_hooks is not None or state.on_mutate is not None):
             return self.fn(*args, **kwargs)      # inside a capture, forward AD or vmap: eager
-        leaves, spec = tree_flatten((args, kwargs))
+        if kwargs or any(type(a) in _CONTAINERS for a in args):
+            leaves, spec = tree_flatten((args, kwargs))
+        else:       # (the same key as a spec: a call like this one always comes here)
+            leaves, spec = list(args), len(args)
         key = _key(leaves, spec)
         try:
             entries = self.cache.get(key)
