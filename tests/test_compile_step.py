@@ -581,3 +581,43 @@ def test_an_in_place_update_written_by_its_ufunc_is_the_row_s_kernel_bit_for_bit
         assert _codegen.ufunc_into(op, attrs, [x, x], x) is None
         y = np.ones(3)
         assert _codegen.ufunc_into(op, {"alpha": 2}, [y, y], y) is None
+
+
+def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit():
+    """compiler/_codegen._CHEAPER's MeanBackward0 (the quotient written by full()) and
+    AddBackward0 into a bias (summed over the rows at once) against the row's formula and,
+    for the bias, the engine's fit of its result (sum_to_array), -0.0, NaN, inf and float16
+    included; shapes and dtypes they were not written for take the row's formula."""
+    from glassgrad._autograd.engine import sum_to_array
+    from glassgrad.compiler import _codegen
+
+    def node(f, *args):
+        return f(*args).grad_fn
+
+    def target(shape, dtype):
+        return type("Target", (), {"_input_metadata": ((shape, dtype),)})
+
+    def same_bits(a, b):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    x = gg.randn(4, 3, requires_grad=True)
+    mean = node(lambda t: t.mean(), x)
+    own = type(mean).op.formula_index[0][0]
+    cheap = _codegen._fused(type(mean), 0, [("c", (4, 3)), ("c", 12)], target((4, 3), gg.float32))
+    for dtype in (np.float32, np.float64, np.float16):
+        for value in (1.0, -0.0, np.nan, np.inf, 3.3):
+            g = np.array(value, dtype)
+            same_bits(cheap(g, (4, 3), 12), np.ascontiguousarray(own(g, (4, 3), 12)))
+    same_bits(cheap(np.ones(2, np.float32), (2,), 2), own(np.ones(2, np.float32), (2,), 2))
+
+    add = node(lambda t, b: t + b, x, gg.randn(3, requires_grad=True))
+    own = type(add).op.formula_index[1][0]
+    rng = np.random.default_rng(1)
+    for dtype, gdtype in ((np.float32, gg.float32), (np.float64, gg.float64)):
+        cheap = _codegen._fused(type(add), 1, [("c", 1)], target((3,), gdtype))
+        g = rng.standard_normal((64, 3)).astype(dtype)
+        g[0, 0], g[1, 1], g[2, 2] = -0.0, np.nan, np.inf
+        same_bits(cheap(g, 1), sum_to_array(own(g, 1), (3,)))
+        same_bits(cheap(g[:, :1], 1), own(g[:, :1], 1))       # not a (rows, 3) gradient
+    assert _codegen._fused(type(add), 1, [("c", 1)], target((3,), gg.float16)) is None
+    assert _codegen._fused(type(add), 1, [("c", 2)], target((3,), gg.float32)) is None
+    assert _codegen._fused(type(add), 1, [("c", 1)], target((2, 3), gg.float32)) is None

@@ -258,16 +258,23 @@ def _formulas(ns, i, recipe, cls, edges, eslots):
 
 def _fused(cls, k, args, target):
     """A cheaper formula with the row's exact results where the captured shapes allow one
-    (None: the row's own). GatherBackward0 of a matrix gathered along its last dim by a
-    one-column index (the picked log-probabilities of a cross-entropy written with
-    log_softmax and gather): the row's scatter_add into zeros adds each row's one value to a
-    zero, which a one-hot write does without scatter's coordinates and ufunc.at."""
-    if cls.__name__ != "GatherBackward0" or k != 0:
-        return None
+    (None: the row's own): one of _CHEAPER's, keyed by the node's name and the input's index,
+    given the row's formula, the recipe of its saved arguments and the input's edge target.
+    Each checks at run time that it has the arrays it was written for and otherwise calls the
+    row's formula; tests/test_compile_step.py compares each with the row's formula (and the
+    engine's fit) bit for bit."""
+    make = _CHEAPER.get((cls.__name__, k))
+    return None if make is None else make(cls.op.formula_index[k][0], args, target)
+
+
+def _gather_column(own, args, target):
+    """GatherBackward0 of a matrix gathered along its last dim by a one-column index (the
+    picked log-probabilities of a cross-entropy written with log_softmax and gather): the
+    row's scatter_add into zeros adds each row's one value to a zero, which a one-hot write
+    does without scatter's coordinates and ufunc.at."""
     dim = args[1]       # (self, dim, index, sparse_grad): a constant
     if len(target._input_metadata[0][0]) != 2 or dim[0] != "c" or dim[1] not in (1, -1):
         return None
-    own = cls.op.formula_index[0][0]
 
     def gather_column_backward(grad, self, dim, index, sparse_grad):
         if index.ndim != 2 or index.shape[1] != 1 or grad.shape != index.shape:
@@ -276,6 +283,42 @@ def _fused(cls, k, args, target):
         out[xp.arange(index.shape[0]), index[:, 0]] += grad[:, 0]     # 0 + value, as scatter_add
         return out
     return gather_column_backward
+
+
+def _mean_all(own, args, target):
+    """MeanBackward0's expand(grad, sizes) / numel: every element is the one gradient divided
+    by numel in grad's dtype (the same ufunc loop), which full() writes from the quotient
+    computed once, without expand's view."""
+    full = xp.full
+
+    def mean_backward(grad, self_sym_sizes, self_sym_numel):
+        if type(grad) is not ndarray or grad.ndim or type(self_sym_numel) is not int:
+            return own(grad, self_sym_sizes, self_sym_numel)
+        q = grad / self_sym_numel
+        return full(self_sym_sizes, q, q.dtype)
+    return mean_backward
+
+
+def _bias(own, args, target):
+    """AddBackward0's gradient of a 1-D float32/float64 ``other`` added with alpha=1 to a
+    matrix (a bias): the row returns grad, which the engine's fit sums over the rows
+    (sum_to_array: add.reduce over dim 0); summed here directly."""
+    shape, dtype = target._input_metadata[0]
+    npd = dtype.np
+    if len(shape) != 1 or args[0] != ("c", 1) or npd not in _UFUNC_DTYPES:
+        return None
+    reduce = xp.add.reduce
+
+    def add_backward_bias(grad, alpha):
+        if type(grad) is not ndarray or grad.ndim != 2 or grad.shape[1:] != shape \
+                or grad.dtype != npd:
+            return own(grad, alpha)
+        return reduce(grad, axis=0)
+    return add_backward_bias
+
+
+_CHEAPER = {("GatherBackward0", 0): _gather_column, ("MeanBackward0", 0): _mean_all,
+            ("AddBackward0", 1): _bias}
 
 
 def _generic(recipe, cls, edges, meta, op):
