@@ -621,3 +621,62 @@ def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit()
     assert _codegen._fused(type(add), 1, [("c", 1)], target((3,), gg.float16)) is None
     assert _codegen._fused(type(add), 1, [("c", 2)], target((3,), gg.float32)) is None
     assert _codegen._fused(type(add), 1, [("c", 1)], target((2, 3), gg.float32)) is None
+
+
+def test_the_cheaper_matrix_product_backwards_are_the_rows_formulas_bit_for_bit():
+    """_CHEAPER's MmBackward0 formulas (one matmul on a transposed view) against the row's
+    (_mm.call of _t.call), transposed and sliced operands included; float16 takes the row's
+    own float32 detour."""
+    from glassgrad.compiler import _codegen
+    node = (gg.randn(4, 3, requires_grad=True) @ gg.randn(3, 5, requires_grad=True)).grad_fn
+    rng = np.random.default_rng(2)
+    for dtype in (np.float32, np.float64, np.float16):
+        grad = rng.standard_normal((4, 5)).astype(dtype)
+        a = rng.standard_normal((3, 4)).astype(dtype).T          # (4, 3), not contiguous
+        b = rng.standard_normal((3, 10)).astype(dtype)[:, ::2]   # (3, 5), sliced
+        grad[0, 0], a[1, 1] = np.nan, -0.0
+        for k, args in ((0, (grad, b, (4, 3))), (1, (grad, a, (3, 5)))):
+            own = type(node).op.formula_index[k][0]
+            cheap = _codegen._fused(type(node), k, [], None)
+            want, got = own(*args), cheap(*args)
+            assert want.dtype == got.dtype and want.shape == got.shape
+            assert want.tobytes() == got.tobytes()
+
+
+def test_the_cheaper_unsqueeze_and_gather_kernels_are_the_rows_kernels_bit_for_bit():
+    """_CHEAPER_KERNELS: an unsqueeze of a contiguous array is a view with the kernel's shape
+    and strides; a one-column gather along the last dim has the kernel's values and strides
+    (negative indices included) and raises the kernel's error for an index out of range."""
+    from glassgrad.compiler import _codegen
+    from glassgrad.ops.indexing import _gather
+    from glassgrad.ops.shape import _unsqueeze
+    rng = np.random.default_rng(3)
+    for a in (np.arange(6), rng.standard_normal((2, 3)).astype(np.float32), np.ones(())):
+        for dim in range(a.ndim + 1):      # (the op wraps a negative dim before the kernel)
+            kernel = _unsqueeze.kernel([a])
+            out = kernel(a, dim=dim)
+            cheap = _codegen.cheaper_kernel(_unsqueeze, kernel, [a], {"dim": dim}, out)
+            got = cheap(a, dim=dim)
+            assert (got.shape, got.strides, got.dtype) == (out.shape, out.strides, out.dtype)
+            assert np.shares_memory(got, a) and got.tobytes() == out.tobytes()
+    t = rng.standard_normal((3, 4))[:, ::2]
+    assert _codegen.cheaper_kernel(_unsqueeze, _unsqueeze.kernel([t]), [t], {"dim": 1},
+                                   _unsqueeze.kernel([t])(t, dim=1)) is None
+    for dtype in (np.float32, np.float64, np.float16):
+        x = rng.standard_normal((6, 5)).astype(dtype)
+        x[0, 1] = np.nan
+        index = np.array([[1], [0], [4], [-1], [2], [3]])[:5]
+        kernel = _gather.kernel([x, index])
+        attrs = {"dim": 1, "sparse_grad": False}
+        out = kernel(x, index, **attrs)
+        cheap = _codegen.cheaper_kernel(_gather, kernel, [x, index], attrs, out)
+        got = cheap(x, index, **attrs)
+        assert (got.shape, got.strides, got.dtype) == (out.shape, out.strides, out.dtype)
+        assert got.tobytes() == out.tobytes()
+        bad = index.copy()
+        bad[2, 0] = 9
+        with pytest.raises(IndexError) as want:
+            kernel(x, bad, **attrs)
+        with pytest.raises(IndexError) as error:
+            cheap(x, bad, **attrs)
+        assert str(error.value) == str(want.value)

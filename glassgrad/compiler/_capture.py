@@ -841,6 +841,8 @@ class _Builder:
             g.written.add(s)
             return
         results = list(out) if op.multi else [out]
+        if not op.multi:
+            kernel = _codegen.cheaper_kernel(op, kernel, arrays, attrs, out._data) or kernel
         outs = tuple(self.new_slot(r) for r in results)
         self.data_slots.update(zip(outs, results))
         ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)

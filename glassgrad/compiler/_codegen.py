@@ -15,7 +15,7 @@ from .._autograd import provenance
 from .._autograd.engine import _validate, expandable, sum_to_array
 from .._autograd.saved import SavedTensor
 from .._tensor import Tensor
-from ..backend import ndarray, xp
+from ..backend import ndarray, reduced_floats, xp
 from . import _sym
 
 _new = object.__new__
@@ -317,8 +317,83 @@ def _bias(own, args, target):
     return add_backward_bias
 
 
+def _mm_self(own, args, target):
+    """MmBackward0's grad @ mat2.T: the row's _mm.call(grad, _t.call(mat2)) is NumPy's matmul
+    of grad and mat2's transposed view (.T, _t's kernel) wherever grad is no reduced float
+    (_in_float's float32 detour), without the two rows' calls."""
+    matmul = xp.matmul
+
+    def mm_backward_self(grad, mat2, self_sym_sizes):
+        if type(grad) is not ndarray or type(mat2) is not ndarray or grad.dtype in reduced_floats:
+            return own(grad, mat2, self_sym_sizes)
+        return matmul(grad, mat2.T)
+    return mm_backward_self
+
+
+def _mm_mat2(own, args, target):
+    """MmBackward0's self.T @ grad (see _mm_self)."""
+    matmul = xp.matmul
+
+    def mm_backward_mat2(grad, self, mat2_sym_sizes):
+        if type(self) is not ndarray or type(grad) is not ndarray or self.dtype in reduced_floats:
+            return own(grad, self, mat2_sym_sizes)
+        return matmul(self.T, grad)
+    return mm_backward_mat2
+
+
 _CHEAPER = {("GatherBackward0", 0): _gather_column, ("MeanBackward0", 0): _mean_all,
-            ("AddBackward0", 1): _bias}
+            ("AddBackward0", 1): _bias, ("MmBackward0", 0): _mm_self,
+            ("MmBackward0", 1): _mm_mat2}
+
+
+def cheaper_kernel(op, kernel, arrays, attrs, out):
+    """A forward kernel with the row's exact results for the captured operands (their shapes,
+    dtypes and strides are the replay's: guarded, or made by the same kernels from guarded
+    ones), or None: one of _CHEAPER_KERNELS', given the kernel, the operands and attrs as the
+    capture prepared them, and the capture's result array ``out``. Each checks the operands'
+    layout it was written for at run time and otherwise calls the kernel."""
+    make = _CHEAPER_KERNELS.get(op.name)
+    return None if make is None or type(out) is not ndarray else make(kernel, arrays, attrs, out)
+
+
+def _unsqueeze_view(kernel, arrays, attrs, out):
+    """unsqueeze of a C-contiguous array: _unsqueezed's view (expand_dims, its new dim's stride
+    set by as_strided) is the reshape to the new shape wherever the capture's reshape had the
+    kernel's strides (the same for the replay's operand of the same layout)."""
+    a = arrays[0]
+    if type(a) is not ndarray or not a.flags.c_contiguous:
+        return None
+    shape = out.shape
+    if a.reshape(shape).strides != out.strides:
+        return None
+
+    def unsqueeze(a, dim):
+        return a.reshape(shape) if a.flags.c_contiguous else kernel(a, dim)
+    return unsqueeze
+
+
+def _gather_column_forward(kernel, arrays, attrs, out):
+    """gather along the last dim of a matrix by a one-column index (a cross-entropy's picked
+    log-probabilities): take_along_axis' own fancy index (the row numbers against the index
+    column), built once, where the capture's result had the kernel's strides."""
+    self, index = arrays
+    if (type(self) is not ndarray or type(index) is not ndarray or self.ndim != 2
+            or attrs.get("dim") not in (1, -1) or index.ndim != 2 or index.shape[1] != 1
+            or index.shape[0] > self.shape[0] or index.dtype != xp.int64):
+        return None
+    rows = xp.arange(index.shape[0])[:, None]
+    if self[rows, index].strides != out.strides:
+        return None
+
+    def gather_column(self, index, dim, sparse_grad):
+        if index.shape != rows.shape or index.dtype != xp.int64 or self.ndim != 2:
+            return kernel(self, index, dim=dim, sparse_grad=sparse_grad)
+        return self[rows, index]
+    return gather_column
+
+
+_CHEAPER_KERNELS = {"UnsqueezeBackward0": _unsqueeze_view,
+                    "GatherBackward0": _gather_column_forward}
 
 
 def _generic(recipe, cls, edges, meta, op):
