@@ -553,34 +553,61 @@ def test_a_non_leaf_argument_sends_the_backward_through_the_engine(monkeypatch):
     exact(got, program(False))
 
 
-def test_an_in_place_update_written_by_its_ufunc_is_the_row_s_kernel_bit_for_bit():
-    """compiler/_codegen.ufunc_into: the rows whose in-place op a replay writes with the ufunc's
-    out= give their kernel's values (then copied into the target), broadcast operands, an
-    operand that is the target itself, NaN, inf and -0.0 included; other dtypes, attrs and
-    rows keep the kernel and the copy."""
+def test_the_ufunc_forms_are_the_rows_kernels_bit_for_bit():
+    """compiler/_codegen._UFUNC_ROWS: a step of one of these rows on float32/float64 arrays
+    calls the ufunc (ufunc_step), and an in-place one writes with its out= (ufunc_into): the
+    row's kernel's values (then copied into the target), NaN, inf and -0.0, broadcast operands
+    and an operand that is the target itself included; other dtypes, attrs and numbers keep
+    the kernel."""
     from glassgrad.compiler import _codegen
     from glassgrad.ops.registry import TABLE
-    rows = {op.name: op for op in TABLE if op.name in _codegen._UFUNC_ROWS}
-    assert set(rows) == set(_codegen._UFUNC_ROWS)
+    ops = [op for op in TABLE if op.name in _codegen._UFUNC_ROWS]
+    assert {op.name for op in ops} == set(_codegen._UFUNC_ROWS)
     rng = np.random.default_rng(0)
-    for name, (_, attrs) in _codegen._UFUNC_ROWS.items():
-        op = rows[name]
+
+    def run(step, arrays):
+        ufunc, operands, attrs = step
+        it = iter(arrays)
+        return ufunc(*[next(it) if x == "slot" else x[1] for x in operands], **attrs)
+    for op in ops:
+        _, want_attrs, attr, _ = _codegen._UFUNC_ROWS[op.name]
         for dtype in (np.float32, np.float64):
             a = rng.standard_normal((6, 5)).astype(dtype)
-            a[0, :3] = np.nan, np.inf, -0.0
-            for b in (rng.standard_normal((6, 5)).astype(dtype), rng.standard_normal(5).astype(dtype),
-                      None):
-                target = a.copy()
-                b = target if b is None else b
-                want = op.kernel([target, b])(target, b, **attrs)
-                ufunc = _codegen.ufunc_into(op, attrs, [target, b], target)
-                assert ufunc is not None
-                ufunc(target, b, out=target)
-                assert want.dtype == target.dtype and want.tobytes() == target.tobytes()
+            a[0, :4] = np.nan, np.inf, -0.0, 0.0
+            b = rng.standard_normal((6, 5)).astype(dtype)
+            b[0, :4] = 1.0, -np.inf, 0.0, -0.0
+            if attr is not None:
+                cases = [([a], {attr: v}) for v in (0.37, 3, -0.0)]
+            elif op.name == "MmBackward0":
+                cases = [([a, b.T], want_attrs), ([a[:, :3], b[:3]], want_attrs)]
+            elif op.name in ("AddBackward0", "SubBackward0", "MulBackward0"):
+                cases = [([a, b], want_attrs), ([a, b[0]], want_attrs), ([a, a], want_attrs)]
+            else:
+                cases = [([a], want_attrs)]
+            for arrays, attrs in cases:
+                kernel = op.kernel(arrays)
+                want = kernel(*arrays, **attrs)
+                step = _codegen.ufunc_step(op, kernel, ["slot"] * len(arrays), arrays, attrs)
+                assert step is not None, op.name
+                got = run(step, arrays)
+                assert want.dtype == got.dtype and want.tobytes() == got.tobytes(), op.name
+                if op.name == "MmBackward0":
+                    assert _codegen.ufunc_into(op, kernel, attrs, arrays, arrays[0]) is None
+                elif len(arrays) == 2 and arrays[1].shape[-1:] == (5,):
+                    target = arrays[0].copy()
+                    other = target if arrays[1] is arrays[0] else arrays[1]
+                    ufunc = _codegen.ufunc_into(op, kernel, attrs, [target, other], target)
+                    ufunc(target, other, out=target)
+                    assert want.tobytes() == target.tobytes(), op.name
         x = np.ones(3, np.float16)
-        assert _codegen.ufunc_into(op, attrs, [x, x], x) is None
+        assert _codegen.ufunc_step(op, op.kernel([x]), ["slot"], [x], {attr: 2.0} if attr
+                                   else want_attrs) is None
         y = np.ones(3)
-        assert _codegen.ufunc_into(op, {"alpha": 2}, [y, y], y) is None
+        assert _codegen.ufunc_step(op, op.kernel([y, y]), ["slot"] * 2, [y, y],
+                                   {"alpha": 2}) is None
+    mul = next(op for op in ops if op.name == "MulBackward1")
+    y = np.ones(3)
+    assert _codegen.ufunc_step(mul, mul.kernel([y]), ["slot"], [y], {"other": True}) is None
 
 
 def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit():

@@ -835,14 +835,18 @@ class _Builder:
         g.ops.append((op.name, site))
         if inplace:
             s = self.slot(target)
-            into = None if syms else _codegen.ufunc_into(op, attrs, arrays, target._data)
+            into = None if syms else _codegen.ufunc_into(op, kernel, attrs, arrays, target._data)
             g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
                             (syms and syms[1], s, self.texpr.get(s), op.name, site, into)))
             g.written.add(s)
             return
         results = list(out) if op.multi else [out]
         if not op.multi:
-            kernel = _codegen.cheaper_kernel(op, kernel, arrays, attrs, out._data) or kernel
+            cheap = None if syms else _codegen.ufunc_step(op, kernel, operands, arrays, attrs)
+            if cheap is not None:
+                kernel, operands, attrs = cheap
+            else:
+                kernel = _codegen.cheaper_kernel(op, kernel, arrays, attrs, out._data) or kernel
         outs = tuple(self.new_slot(r) for r in results)
         self.data_slots.update(zip(outs, results))
         ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)

@@ -136,23 +136,51 @@ def forward_source(g, bare=False):
     return _define("forward", lines, ns, "bare forward" if bare else "forward")
 
 
-# rows whose kernel, on two arrays of one float32 or float64 dtype and these attrs, is one NumPy
-# ufunc: an in-place op of one writes its result into its target with out=, which gives the
-# kernel's values (the same loop) without the copy (tests/test_compile_step.py compares them)
-_UFUNC_ROWS = {"AddBackward0": ("add", {"alpha": 1}), "SubBackward0": ("subtract", {"alpha": 1}),
-               "MulBackward0": ("multiply", {})}
+# rows whose kernel, on float32/float64 arrays and these attrs, is one NumPy ufunc of the
+# operands: row name -> (ufunc's name, the attrs, the attr that is the ufunc's last operand, a
+# constant first operand); tests/test_compile_step.py compares each form with the row's kernel
+_UFUNC_ROWS = {"AddBackward0": ("add", {"alpha": 1}, None, ()),
+               "SubBackward0": ("subtract", {"alpha": 1}, None, ()),
+               "MulBackward0": ("multiply", {}, None, ()),
+               "MulBackward1": ("multiply", None, "other", ()),    # tensor * a Python number
+               "ReluBackward0": ("maximum", {}, None, (0,)),       # keep_self's maximum(0, a)
+               "NegBackward0": ("negative", {}, None, ()),
+               "MmBackward0": ("matmul", {}, None, ())}             # (_in_float's own call)
 _UFUNC_DTYPES = (xp.dtype("float32"), xp.dtype("float64"))
 
 
-def ufunc_into(op, attrs, arrays, target):
+def ufunc_step(op, kernel, operands, arrays, attrs):
+    """(ufunc, operands, attrs) of a step whose row's kernel is one NumPy ufunc on these
+    float32/float64 arrays (see _UFUNC_ROWS: the same loop on the same operands without the
+    kernel's Python frames), or None. ``kernel`` must be the row's forward bound to NumPy."""
+    form = _UFUNC_ROWS.get(op.name)
+    if form is None or not arrays or any(type(a) is not ndarray or a.dtype not in _UFUNC_DTYPES
+                                         for a in arrays):
+        return None
+    if not (kernel is getattr(xp, op.fname or "", None)
+            or getattr(kernel, "func", None) is op.forward and kernel.args == (xp,)):
+        return None
+    name, want, attr, first = form
+    if attr is not None:
+        value = attrs.get(attr)
+        if len(attrs) != 1 or type(value) not in (int, float):
+            return None
+        operands = [*operands, (None, value, None)]
+    elif attrs != want:
+        return None
+    return getattr(xp, name), [*((None, c, None) for c in first), *operands], {}
+
+
+def ufunc_into(op, kernel, attrs, arrays, target):
     """The ufunc of an in-place op on ``target`` (its prepared ``arrays``, the first the
-    target's own) that can write into the target with out=, or None."""
-    row = _UFUNC_ROWS.get(op.name)
-    if row is None or attrs != row[1] or len(arrays) != 2 or arrays[0] is not target:
+    target's own) that can write into the target with out= (a binary elementwise _UFUNC_ROWS
+    form on arrays of the target's dtype), or None."""
+    step = ufunc_step(op, kernel, [None] * len(arrays), arrays, attrs)
+    if (step is None or len(step[1]) != 2 or len(arrays) != 2 or arrays[0] is not target
+            or step[0] is xp.matmul
+            or any(a.dtype != target.dtype for a in arrays)):
         return None
-    if any(type(a) is not ndarray or a.dtype != target.dtype for a in arrays):
-        return None
-    return getattr(xp, row[0]) if target.dtype in _UFUNC_DTYPES else None
+    return step[0]
 
 
 def _kernel_call(ns, i, kernel, operands, attrs, syms):
