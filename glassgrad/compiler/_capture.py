@@ -63,7 +63,7 @@ from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
 from ..ops import _paths, registry
-from ..utils._pytree import tree_flatten, tree_unflatten
+from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import _codegen, _sym, config, exc
 
 _new = object.__new__
@@ -71,7 +71,7 @@ _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
 _EXACT = {int, float, bool, str, type(None), complex}
 _MISSING = object()
-_CONTAINERS = (tuple, list, dict)   # what tree_flatten walks into
+_CONTAINERS = frozenset((tuple, list, dict))   # what tree_flatten walks into
 _log = logging.getLogger("glassgrad._dynamo")
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
 
@@ -539,8 +539,7 @@ class _Graph:
     def run(self, tensors):
         """This call's outputs: the generated forward (see _codegen.py), then the outputs as
         tensors under one CompiledFunctionBackward node when one requires grad."""
-        externals = [t for _, t, _ in self.externals]
-        arrays, saved = self.forward(tensors, externals)
+        arrays, saved = self.forward(tensors, self.ext)
         made = dict(zip(self.result_slots, arrays))
         node = None
         if self.diff_slots:
@@ -558,7 +557,7 @@ class _Graph:
                 saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
                                          False))
             node._values = saved
-        return tree_unflatten(leaves, self.out_spec)
+        return _unflatten(leaves, self.out_spec, self.out_kind)
 
     def _leaves(self, made):
         """The output leaves: ``made``'s arrays (slot -> array or tensor) as tensors, each
@@ -586,16 +585,16 @@ class _Graph:
         if (state.anomaly or state.tracer is not None or state.graph_task is not None
                 or state.vmap is not None):
             return None
-        sinks = []
-        for s in self.edge_slots:
-            v = self._input(s, tensors)
+        sinks, ext = [], self.ext
+        for k in self.edge_index:
+            v = tensors[k] if k >= 0 else ext[-k - 1]
             if v._grad_fn is not None or v._view is not None or not v._requires_grad:
                 return None
             fn = grad_accumulator(v)
             if not fn._plain:
                 return None
             sinks.append((fn, 0))
-        arrays, saved = self.fused(tensors, [t for _, t, _ in self.externals])
+        arrays, saved = self.fused(tensors, ext)
         made = dict(zip(self.result_slots, arrays))
         saved += [made[s] for s in self.sv_late]
         root = made[self.diff_slots[0]]
@@ -615,7 +614,7 @@ class _Graph:
             if box[0] is not None:
                 fn.apply_arrays(box)
         provenance.backward_ran(t, False)
-        return tree_unflatten(self._leaves(made), self.out_spec)
+        return _unflatten(self._leaves(made), self.out_spec, self.out_kind)
 
     def _input(self, s, tensors):
         k = self.input_index[s]
@@ -906,6 +905,7 @@ class _Trace:
                 if index[0] >= len(env) - len(outs):
                     _fusable(g, g.out_leaves[index[0] - len(env) + len(outs)][0])
         leaves, self.out_spec = tree_flatten(result)
+        self.out_kind = _spec_kind(self.out_spec)
         self.out_leaves = []
         for leaf in leaves:
             if type(leaf) in _TENSOR_TYPES:
@@ -939,8 +939,8 @@ class _Trace:
                 continue
             fused = g.run_fused(env[:n]) if g.fused is not None else None
             env += g.run(env[:n]) if fused is None else fused
-        return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
-                              self.out_spec)
+        return _unflatten([c if i is None else env[i] for i, c in self.out_leaves],
+                          self.out_spec, self.out_kind)
 
 
 def _fusable(g, root):
@@ -951,6 +951,7 @@ def _fusable(g, root):
         shape, dtype = g.diff_meta[0]
         if dtype.is_floating_point and _size(shape) == 1:
             g.fused = _codegen.forward_source(g, bare=True)
+            g.edge_index = [g.input_index[s] for s in g.edge_slots]
 
 
 def _size(shape):
@@ -1039,6 +1040,23 @@ def _live(records, result):
     return out[::-1]
 
 
+def _spec_kind(spec):
+    """"leaf" for a result that is one value, "list" for a list of values, else None (the
+    cases _unflatten builds without tree_unflatten's walk)."""
+    if type(spec) is LeafSpec:
+        return "leaf"
+    if spec.type is list and all(type(c) is LeafSpec for c in spec.children):
+        return "list"
+    return None
+
+
+def _unflatten(leaves, spec, kind):
+    """tree_unflatten(leaves, spec), ``kind`` that of _spec_kind(spec)."""
+    if kind == "leaf":
+        return leaves[0]
+    return leaves if kind == "list" else tree_unflatten(leaves, spec)
+
+
 def _plain_out(leaf):
     """An output leaf that is no tensor: (None, the value) for a plain Python value, which a
     replay returns as it is; refused otherwise."""
@@ -1051,6 +1069,8 @@ def _plain_out(leaf):
 
 def _outputs(g, result, slots, data_slots, args):
     leaves, g.out_spec = tree_flatten(result)
+    g.out_kind = _spec_kind(g.out_spec)
+    g.ext = [t for _, t, _ in g.externals]
     g.out_leaves = []
     inputs = [t._data for s, t, _ in g.externals] + [t._data for t in args]
     for leaf in leaves:
@@ -1171,7 +1191,7 @@ class CompiledFunction:
         if (state.handler is not None or _local.capture is not None or state.anomaly
                 or state.saved_hooks is not None or state.on_mutate is not None):
             return self.fn(*args, **kwargs)      # inside a capture, forward AD or vmap: eager
-        if kwargs or any(type(a) in _CONTAINERS for a in args):
+        if kwargs or not _CONTAINERS.isdisjoint(map(type, args)):
             leaves, spec = tree_flatten((args, kwargs))
         else:       # (the same key as a spec: a call like this one always comes here)
             leaves, spec = list(args), len(args)
