@@ -600,7 +600,7 @@ class _Graph:
         root = made[self.diff_slots[0]]
         prev, state.grad_enabled = state.grad_enabled, False
         try:
-            grads = self.backward(None, saved, [xp.ones(root.shape, root.dtype)])
+            grads = self.backward(None, saved, [self.one.copy()])
         finally:
             state.grad_enabled = prev
         del saved
@@ -952,6 +952,7 @@ def _fusable(g, root):
         if dtype.is_floating_point and _size(shape) == 1:
             g.fused = _codegen.forward_source(g, bare=True)
             g.edge_index = [g.input_index[s] for s in g.edge_slots]
+            g.one = xp.ones(shape, dtype.np)    # (the seed gradient, copied for each pass)
 
 
 def _size(shape):
