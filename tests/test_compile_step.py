@@ -632,8 +632,8 @@ def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit()
     cheap = _codegen._fused(type(mean), 0, [("c", (4, 3)), ("c", 12)], target((4, 3), gg.float32))
     for dtype in (np.float32, np.float64, np.float16):
         for value in (1.0, -0.0, np.nan, np.inf, 3.3):
-            g = np.array(value, dtype)
-            same_bits(cheap(g, (4, 3), 12), np.ascontiguousarray(own(g, (4, 3), 12)))
+            for g in (np.array(value, dtype), dtype(value)):      # (-grad of a 0-d: a scalar)
+                same_bits(cheap(g, (4, 3), 12), np.ascontiguousarray(own(g, (4, 3), 12)))
     same_bits(cheap(np.ones(2, np.float32), (2,), 2), own(np.ones(2, np.float32), (2,), 2))
 
     add = node(lambda t, b: t + b, x, gg.randn(3, requires_grad=True))
