@@ -611,7 +611,7 @@ def test_the_ufunc_forms_are_the_rows_kernels_bit_for_bit():
 
 
 def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit():
-    """compiler/_codegen._CHEAPER's MeanBackward0 (the quotient written by full()) and
+    """compiler/_codegen._CHEAPER's MeanBackward0 (the quotient written by a fill) and
     AddBackward0 into a bias (summed over the rows at once) against the row's formula and,
     for the bias, the engine's fit of its result (sum_to_array), -0.0, NaN, inf and float16
     included; shapes and dtypes they were not written for take the row's formula."""

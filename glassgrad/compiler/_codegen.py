@@ -316,16 +316,18 @@ def _gather_column(own, args, target):
 def _mean_all(own, args, target):
     """MeanBackward0's expand(grad, sizes) / numel: every element is the one gradient (a 0-d
     array or a NumPy scalar, what a formula such as neg's returns) divided by numel in grad's
-    dtype (the same ufunc loop), which full() writes from the quotient computed once, without
+    dtype (the same ufunc loop), which a fill writes from the quotient computed once, without
     expand's view (as_strided)."""
-    full = xp.full
+    empty = xp.empty
 
     def mean_backward(grad, self_sym_sizes, self_sym_numel):
         if (type(grad) is not ndarray and not isinstance(grad, xp.floating) or grad.ndim
                 or type(self_sym_numel) is not int):
             return own(grad, self_sym_sizes, self_sym_numel)
         q = grad / self_sym_numel
-        return full(self_sym_sizes, q, q.dtype)
+        out = empty(self_sym_sizes, q.dtype)
+        out.fill(q)     # (numpy.full's own fill, without its Python layer)
+        return out
     return mean_backward
 
 
