@@ -50,6 +50,7 @@ eagerly with torch's logged warning.
 import builtins
 import functools
 import logging
+import math
 import sys
 import threading
 import weakref
@@ -949,17 +950,10 @@ def _fusable(g, root):
     only output that requires grad, a one-element floating tensor."""
     if g.diff_slots == [root] and len(g.diff_meta) == 1:
         shape, dtype = g.diff_meta[0]
-        if dtype.is_floating_point and _size(shape) == 1:
+        if dtype.is_floating_point and math.prod(shape) == 1:
             g.fused = _codegen.forward_source(g, bare=True)
             g.edge_index = [g.input_index[s] for s in g.edge_slots]
             g.one = xp.ones(shape, dtype.np)    # (the seed gradient, copied for each pass)
-
-
-def _size(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _direct_backward(t):
