@@ -10,7 +10,15 @@ and externals they use (SavedTensors: the version check).
 backward(node, SV, G) -> one gradient per edge of the node: locals ``b<slot>`` are gradient
 buffers, each released once its op's formulas ran; a row whose formulas take arrays and that
 has one output is called formula by formula (OpNode._formulas' work, written out), any other
-row through its OpNode (``generic``)."""
+row through its OpNode (``generic``).
+
+Where the captured operands allow it, a step calls something cheaper with the row's exact
+results: the row's NumPy ufunc itself (ufunc_step; an in-place one with out=, ufunc_into),
+a forward kernel or a backward formula without NumPy's Python-level helpers (cheaper_kernel,
+_CHEAPER). Inside a training step every Python-level call costs several times what it costs
+alone (the step's arrays push the interpreter's data out of the caches), so these pay more
+than their own time. Each checks its operands at run time and otherwise calls the row's
+code; tests/test_compile_step.py compares each with the row bit for bit."""
 from .._autograd import provenance
 from .._autograd.engine import _validate, expandable, sum_to_array
 from .._autograd.saved import SavedTensor
