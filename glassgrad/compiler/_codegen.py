@@ -16,9 +16,9 @@ Where the captured operands allow it, a step calls something cheaper with the ro
 results: the row's NumPy ufunc itself (ufunc_step; an in-place one with out=, ufunc_into),
 a forward kernel or a backward formula without NumPy's Python-level helpers (cheaper_kernel,
 _CHEAPER). Inside a training step every Python-level call costs several times what it costs
-alone (most likely the step's arrays push the interpreter's data out of the caches), so these pay more
-than their own time. Each checks its operands at run time and otherwise calls the row's
-code; tests/test_compile_step.py compares each with the row bit for bit."""
+alone (most likely the step's arrays push the interpreter's data out of the caches), so
+these pay more than their own time. Each checks its operands at run time and otherwise calls
+the row's code; tests/test_compile_step.py compares each with the row bit for bit."""
 from .._autograd import provenance
 from .._autograd.engine import _validate, expandable, sum_to_array
 from .._autograd.saved import SavedTensor
