@@ -411,3 +411,299 @@ def test_a_gradient_that_differs_after_the_backward_break_is_an_error_not_a_sile
     m[0].weight.register_post_accumulate_grad_hook(lambda p: setattr(p, "grad", None))
     with pytest.raises(RuntimeError, match=r"the \.grad of a tensor of shape \[8, 4\] is not"):
         run(x, y)
+
+
+# -- the whole step in one go (_Graph.run_fused): the region, its backward and the leaves'
+# accumulation without SavedTensors, the engine or a live node
+def _fused_calls(monkeypatch):
+    """A list that gets one entry per region that ran fused (run_fused did the work)."""
+    from glassgrad.compiler._capture import _Graph
+    calls, own = [], _Graph.run_fused
+
+    def counted(self, tensors):
+        out = own(self, tensors)
+        if out is not None:
+            calls.append(self)
+        return out
+    monkeypatch.setattr(_Graph, "run_fused", counted)
+    return calls
+
+
+def _held_grad_steps(lib, compiled, set_to_none, steps=4):
+    """A step with torch.optim (momentum, weight decay) whose caller keeps each step's .grad
+    tensors: what eager leaves in them (new tensors after the grads are set to None, else the
+    same ones, added into in place) is what the replay leaves."""
+    m, x, y = model_and_data(lib)
+    opt = lib.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+
+    def step(x, y):
+        if set_to_none:
+            for p in m.parameters():
+                p.grad = None
+        loss = lib.nn.functional.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    run = lib.compile(step, backend="aot_eager") if compiled else step
+    out, held = [], []
+    for _ in range(steps):
+        loss = run(x, y)
+        grads = [p.grad for p in m.parameters()]
+        out.append([loss.detach(), loss.requires_grad, type(loss.grad_fn).__name__,
+                    [g is h for g, h in zip(grads, held[-1])] if held else None,
+                    [p.grad._version for p in m.parameters()],
+                    snapshot(m, opt, False)])
+        held.append(grads)
+    return out, [[g.clone() for g in gs] for gs in held], loss
+
+
+@pytest.mark.parametrize("set_to_none", [True, False])
+def test_a_whole_step_runs_fused_with_eager_s_grads_versions_and_state(monkeypatch, set_to_none):
+    lib_reset()
+    calls = _fused_calls(monkeypatch)
+    got, got_held, loss = _held_grad_steps(gg, True, set_to_none)
+    # the first call creates the momentum buffers (eagerly), the second captures, the others
+    # replay fused
+    assert len(calls) == 2
+    ref, ref_held, _ = _held_grad_steps(gg, False, set_to_none)
+    for a, b in zip(got, ref):
+        exact([a[0]], [b[0]])
+        assert a[3:5] == b[3:5]         # .grad identities and versions as eager's
+        exact(a[5], b[5])
+    for a, b in zip(got_held, ref_held):
+        exact(a, b)
+    assert type(loss.grad_fn).__name__ == "CompiledFunctionBackward"
+    assert loss.grad_fn.covers and all(type(f).__name__ == "AccumulateGrad"
+                                        for f, _ in loss.grad_fn.next_functions)
+    # as torch's: the replay's loss has the compiled node, its graph already freed
+    lib_reset()
+
+    def program(lib):
+        out, held, loss = _held_grad_steps(lib, True, set_to_none)
+        # (not the versions: torch's compiled step bumps them twice per write; the node's
+        # name from the third step on: glassgrad's first step, which makes the momentum
+        # buffers, runs eagerly)
+        return ([o[:2] + [o[2] if k >= 2 else None, o[3]] + o[5:] for k, o in enumerate(out)],
+                held, catch(loss.backward))
+    assert_same(outcome(program, torch), outcome(program, gg))
+
+
+def test_the_fused_step_s_freed_graph_is_explained_as_the_engine_s_pass_leaves_it(monkeypatch):
+    """A second backward from a replayed step's loss: torch's error, and the glass box names
+    the line that made the node and the pass that freed it, as after the region's node and
+    the engine (run_fused turned off)."""
+    from glassgrad.compiler._capture import _Graph
+
+    def explained():
+        lib_reset()
+        m, x, y = model_and_data(gg)
+        opt = gg.optim.SGD(m.parameters(), lr=0.1)
+        run = gg.compile(train_step(gg, m, opt))
+        for _ in range(3):
+            loss = run(x, y)
+        with pytest.raises(RuntimeError, match="a second time") as info:
+            loss.backward()
+        return gg.explain(info.value)
+    fused = explained()
+    assert "freed by the backward at" in fused and "`loss = run(x, y)`" in fused
+    monkeypatch.setattr(_Graph, "run_fused", lambda self, tensors: None)
+    assert fused == explained()
+
+
+def test_a_hook_added_after_the_capture_sends_the_backward_through_the_engine(monkeypatch):
+    """A leaf hook, which the fused step could not run, makes it fall back to the region's
+    node and the engine: the hook runs and the values are eager's."""
+    def program(compiled):
+        lib_reset()
+        m, x, y = model_and_data(gg)
+        opt = gg.optim.SGD(m.parameters(), lr=0.1)
+        run = gg.compile(train_step(gg, m, opt)) if compiled else train_step(gg, m, opt)
+        out = [run(x, y).detach() for _ in range(3)]
+        seen = []
+        m[0].bias.register_hook(lambda g: seen.append(g.clone()) or g * 2)
+        out += [run(x, y).detach() for _ in range(2)]
+        return out + [p.detach() for p in m.parameters()] + seen
+    calls = _fused_calls(monkeypatch)
+    got = program(True)
+    assert len(calls) == 2      # the second and third calls; after the hook, none
+    exact(got, program(False))
+
+
+def test_a_non_leaf_argument_sends_the_backward_through_the_engine(monkeypatch):
+    """An argument that requires grad keys the same graph whether it is a leaf or not; from a
+    non-leaf the gradient must go on into its own graph, which only the engine does."""
+    def program(compiled):
+        lib_reset()
+        gg.manual_seed(3)
+        w0 = gg.randn(4, 3, requires_grad=True)
+        x = gg.randn(5, 4)
+
+        def step(w):
+            loss = (x @ w).tanh().sum()
+            loss.backward()
+            return loss
+        run = gg.compile(step) if compiled else step
+        out = [run(w0).detach() for _ in range(3)]
+        out.append(w0.grad.clone())
+        out.append(run(w0 * 3).detach())        # a non-leaf argument
+        return out + [w0.grad.clone()]
+    calls = _fused_calls(monkeypatch)
+    got = program(True)
+    assert len(calls) == 2
+    exact(got, program(False))
+
+
+def test_the_ufunc_forms_are_the_rows_kernels_bit_for_bit():
+    """compiler/_codegen._UFUNC_ROWS: a step of one of these rows on float32/float64 arrays
+    calls the ufunc (ufunc_step), and an in-place one writes with its out= (ufunc_into): the
+    row's kernel's values (then copied into the target), NaN, inf and -0.0, broadcast operands
+    and an operand that is the target itself included; other dtypes, attrs and numbers keep
+    the kernel."""
+    from glassgrad.compiler import _codegen
+    from glassgrad.ops.registry import TABLE
+    ops = [op for op in TABLE if op.name in _codegen._UFUNC_ROWS]
+    assert {op.name for op in ops} == set(_codegen._UFUNC_ROWS)
+    rng = np.random.default_rng(0)
+
+    def run(step, arrays):
+        ufunc, operands, attrs = step
+        it = iter(arrays)
+        return ufunc(*[next(it) if x == "slot" else x[1] for x in operands], **attrs)
+    for op in ops:
+        _, want_attrs, attr, _ = _codegen._UFUNC_ROWS[op.name]
+        for dtype in (np.float32, np.float64):
+            a = rng.standard_normal((6, 5)).astype(dtype)
+            a[0, :4] = np.nan, np.inf, -0.0, 0.0
+            b = rng.standard_normal((6, 5)).astype(dtype)
+            b[0, :4] = 1.0, -np.inf, 0.0, -0.0
+            if attr is not None:
+                cases = [([a], {attr: v}) for v in (0.37, 3, -0.0)]
+            elif op.name == "MmBackward0":
+                cases = [([a, b.T], want_attrs), ([a[:, :3], b[:3]], want_attrs)]
+            elif op.name in ("AddBackward0", "SubBackward0", "MulBackward0"):
+                cases = [([a, b], want_attrs), ([a, b[0]], want_attrs), ([a, a], want_attrs)]
+            else:
+                cases = [([a], want_attrs)]
+            for arrays, attrs in cases:
+                kernel = op.kernel(arrays)
+                want = kernel(*arrays, **attrs)
+                step = _codegen.ufunc_step(op, kernel, ["slot"] * len(arrays), arrays, attrs)
+                assert step is not None, op.name
+                got = run(step, arrays)
+                assert want.dtype == got.dtype and want.tobytes() == got.tobytes(), op.name
+                if op.name == "MmBackward0":
+                    assert _codegen.ufunc_into(op, kernel, attrs, arrays, arrays[0]) is None
+                elif len(arrays) == 2 and arrays[1].shape[-1:] == (5,):
+                    target = arrays[0].copy()
+                    other = target if arrays[1] is arrays[0] else arrays[1]
+                    ufunc = _codegen.ufunc_into(op, kernel, attrs, [target, other], target)
+                    ufunc(target, other, out=target)
+                    assert want.tobytes() == target.tobytes(), op.name
+        x = np.ones(3, np.float16)
+        assert _codegen.ufunc_step(op, op.kernel([x]), ["slot"], [x], {attr: 2.0} if attr
+                                   else want_attrs) is None
+        y = np.ones(3)
+        assert _codegen.ufunc_step(op, op.kernel([y, y]), ["slot"] * 2, [y, y],
+                                   {"alpha": 2}) is None
+    mul = next(op for op in ops if op.name == "MulBackward1")
+    y = np.ones(3)
+    assert _codegen.ufunc_step(mul, mul.kernel([y]), ["slot"], [y], {"other": True}) is None
+
+
+def test_the_cheaper_mean_and_bias_backwards_are_the_rows_formulas_bit_for_bit():
+    """compiler/_codegen._CHEAPER's MeanBackward0 (the quotient written by a fill) and
+    AddBackward0 into a bias (summed over the rows at once) against the row's formula and,
+    for the bias, the engine's fit of its result (sum_to_array), -0.0, NaN, inf and float16
+    included; shapes and dtypes they were not written for take the row's formula."""
+    from glassgrad._autograd.engine import sum_to_array
+    from glassgrad.compiler import _codegen
+
+    def node(f, *args):
+        return f(*args).grad_fn
+
+    def target(shape, dtype):
+        return type("Target", (), {"_input_metadata": ((shape, dtype),)})
+
+    def same_bits(a, b):
+        assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    x = gg.randn(4, 3, requires_grad=True)
+    mean = node(lambda t: t.mean(), x)
+    own = type(mean).op.formula_index[0][0]
+    cheap = _codegen._fused(type(mean), 0, [("c", (4, 3)), ("c", 12)], target((4, 3), gg.float32))
+    for dtype in (np.float32, np.float64, np.float16):
+        for value in (1.0, -0.0, np.nan, np.inf, 3.3):
+            for g in (np.array(value, dtype), dtype(value)):      # (-grad of a 0-d: a scalar)
+                same_bits(cheap(g, (4, 3), 12), np.ascontiguousarray(own(g, (4, 3), 12)))
+    same_bits(cheap(np.ones(2, np.float32), (2,), 2), own(np.ones(2, np.float32), (2,), 2))
+
+    add = node(lambda t, b: t + b, x, gg.randn(3, requires_grad=True))
+    own = type(add).op.formula_index[1][0]
+    rng = np.random.default_rng(1)
+    for dtype, gdtype in ((np.float32, gg.float32), (np.float64, gg.float64)):
+        cheap = _codegen._fused(type(add), 1, [("c", 1)], target((3,), gdtype))
+        g = rng.standard_normal((64, 3)).astype(dtype)
+        g[0, 0], g[1, 1], g[2, 2] = -0.0, np.nan, np.inf
+        same_bits(cheap(g, 1), sum_to_array(own(g, 1), (3,)))
+        same_bits(cheap(g[:, :1], 1), own(g[:, :1], 1))       # not a (rows, 3) gradient
+    assert _codegen._fused(type(add), 1, [("c", 1)], target((3,), gg.float16)) is None
+    assert _codegen._fused(type(add), 1, [("c", 2)], target((3,), gg.float32)) is None
+    assert _codegen._fused(type(add), 1, [("c", 1)], target((2, 3), gg.float32)) is None
+
+
+def test_the_cheaper_matrix_product_backwards_are_the_rows_formulas_bit_for_bit():
+    """_CHEAPER's MmBackward0 formulas (one matmul on a transposed view) against the row's
+    (_mm.call of _t.call), transposed and sliced operands included; float16 takes the row's
+    own float32 detour."""
+    from glassgrad.compiler import _codegen
+    node = (gg.randn(4, 3, requires_grad=True) @ gg.randn(3, 5, requires_grad=True)).grad_fn
+    rng = np.random.default_rng(2)
+    for dtype in (np.float32, np.float64, np.float16):
+        grad = rng.standard_normal((4, 5)).astype(dtype)
+        a = rng.standard_normal((3, 4)).astype(dtype).T          # (4, 3), not contiguous
+        b = rng.standard_normal((3, 10)).astype(dtype)[:, ::2]   # (3, 5), sliced
+        grad[0, 0], a[1, 1] = np.nan, -0.0
+        for k, args in ((0, (grad, b, (4, 3))), (1, (grad, a, (3, 5)))):
+            own = type(node).op.formula_index[k][0]
+            cheap = _codegen._fused(type(node), k, [], None)
+            want, got = own(*args), cheap(*args)
+            assert want.dtype == got.dtype and want.shape == got.shape
+            assert want.tobytes() == got.tobytes()
+
+
+def test_the_cheaper_unsqueeze_and_gather_kernels_are_the_rows_kernels_bit_for_bit():
+    """_CHEAPER_KERNELS: an unsqueeze of a contiguous array is a view with the kernel's shape
+    and strides; a one-column gather along the last dim has the kernel's values and strides
+    (negative indices included) and raises the kernel's error for an index out of range."""
+    from glassgrad.compiler import _codegen
+    from glassgrad.ops.indexing import _gather
+    from glassgrad.ops.shape import _unsqueeze
+    rng = np.random.default_rng(3)
+    for a in (np.arange(6), rng.standard_normal((2, 3)).astype(np.float32), np.ones(())):
+        for dim in range(a.ndim + 1):      # (the op wraps a negative dim before the kernel)
+            kernel = _unsqueeze.kernel([a])
+            out = kernel(a, dim=dim)
+            cheap = _codegen.cheaper_kernel(_unsqueeze, kernel, [a], {"dim": dim}, out)
+            got = cheap(a, dim=dim)
+            assert (got.shape, got.strides, got.dtype) == (out.shape, out.strides, out.dtype)
+            assert np.shares_memory(got, a) and got.tobytes() == out.tobytes()
+    t = rng.standard_normal((3, 4))[:, ::2]
+    assert _codegen.cheaper_kernel(_unsqueeze, _unsqueeze.kernel([t]), [t], {"dim": 1},
+                                   _unsqueeze.kernel([t])(t, dim=1)) is None
+    for dtype in (np.float32, np.float64, np.float16):
+        x = rng.standard_normal((6, 5)).astype(dtype)
+        x[0, 1] = np.nan
+        index = np.array([[1], [0], [4], [-1], [2], [3]])[:5]
+        kernel = _gather.kernel([x, index])
+        attrs = {"dim": 1, "sparse_grad": False}
+        out = kernel(x, index, **attrs)
+        cheap = _codegen.cheaper_kernel(_gather, kernel, [x, index], attrs, out)
+        got = cheap(x, index, **attrs)
+        assert (got.shape, got.strides, got.dtype) == (out.shape, out.strides, out.dtype)
+        assert got.tobytes() == out.tobytes()
+        bad = index.copy()
+        bad[2, 0] = 9
+        with pytest.raises(IndexError) as want:
+            kernel(x, bad, **attrs)
+        with pytest.raises(IndexError) as error:
+            cheap(x, bad, **attrs)
+        assert str(error.value) == str(want.value)

@@ -50,6 +50,7 @@ eagerly with torch's logged warning.
 import builtins
 import functools
 import logging
+import math
 import sys
 import threading
 import weakref
@@ -58,12 +59,12 @@ from .. import autograd, dtypes
 from .._tensor import Size, Tensor
 from .._autograd import provenance
 from .._autograd.grad_mode import state
-from .._autograd.node import AccumulateGrad, Node
+from .._autograd.node import AccumulateGrad, Node, grad_accumulator
 from .._autograd.saved import SavedTensor, freed
 from .._generator import default_generator
 from ..backend import may_share_memory, ndarray, xp
 from ..ops import _paths, registry
-from ..utils._pytree import tree_flatten, tree_unflatten
+from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import _codegen, _sym, config, exc
 
 _new = object.__new__
@@ -71,6 +72,7 @@ _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _PLAIN = (int, float, bool, str, type(None), complex, Size, dtypes.dtype)
 _EXACT = {int, float, bool, str, type(None), complex}
 _MISSING = object()
+_CONTAINERS = frozenset((tuple, list, dict))   # what tree_flatten walks into
 _log = logging.getLogger("glassgrad._dynamo")
 _DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support double backward"
 
@@ -482,6 +484,23 @@ def _guards_hold(guards):
 
 
 # -- the graph -------------------------------------------------------------------------------------
+def _tensors_hold(externals, grad_guards):
+    """Are the externals' shape, dtype, strides and requires_grad, and the gradients read
+    first, what the capture saw?"""
+    for _, t, meta in externals:
+        d = t._data
+        if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
+            return False
+    for t, meta in grad_guards:
+        grad = t._grad
+        if grad is None or meta is None:
+            if grad is not meta:
+                return False
+        elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
+            return False
+    return True
+
+
 class _Target:
     """What a captured node's edge points at for engine._validate: the input's shape, dtype."""
     __slots__ = ("_input_metadata",)
@@ -513,26 +532,15 @@ class _Graph:
         self.ops = []           # (row name, site) of each step, for the glass box
         self.written = set()    # the slots written in place
         self.grad_guards = []   # (external, None or its .grad's (shape, dtype, strides))
+        self.fused = None       # the bare forward of run_fused, where a backward follows
 
-    def holds(self, guards=True):
-        for _, t, meta in self.externals:
-            d = t._data
-            if (d.shape, d.dtype, d.strides, t.requires_grad) != meta:
-                return False
-        for t, meta in self.grad_guards:
-            grad = t._grad
-            if grad is None or meta is None:
-                if grad is not meta:
-                    return False
-            elif (grad._data.shape, grad._data.dtype, grad._data.strides) != meta:
-                return False
-        return not guards or _guards_hold(self.guards)
+    def holds(self):
+        return _tensors_hold(self.externals, self.grad_guards) and _guards_hold(self.guards)
 
     def run(self, tensors):
         """This call's outputs: the generated forward (see _codegen.py), then the outputs as
         tensors under one CompiledFunctionBackward node when one requires grad."""
-        externals = [t for _, t, _ in self.externals]
-        arrays, saved = self.forward(tensors, externals)
+        arrays, saved = self.forward(tensors, self.ext)
         made = dict(zip(self.result_slots, arrays))
         node = None
         if self.diff_slots:
@@ -543,6 +551,18 @@ class _Graph:
         for k, s in enumerate(self.diff_slots):
             t = made[s] = Tensor._make(made[s], grad_fn=node)
             t._output_nr = k
+        leaves = self._leaves(made)
+        if node is not None:
+            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
+                t = made[s]     # version counter (torch's message names no node for them)
+                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
+                                         False))
+            node._values = saved
+        return _unflatten(leaves, self.out_spec, self.out_kind)
+
+    def _leaves(self, made):
+        """The output leaves: ``made``'s arrays (slot -> array or tensor) as tensors, each
+        slot's once, and the plain values."""
         leaves = []
         for s, c in self.out_leaves:
             if s is None:
@@ -552,13 +572,50 @@ class _Graph:
             if type(t) is ndarray:
                 t = made[s] = Tensor._make(t)
             leaves.append(t)
-        if node is not None:
-            for s in self.sv_late:      # returned outputs the backward reads: an alias on the
-                t = made[s]     # version counter (torch's message names no node for them)
-                saved.append(SavedTensor(Tensor._make(t._data, counter=t._version_counter),
-                                         False))
-            node._values = saved
-        return tree_unflatten(leaves, self.out_spec)
+        return leaves
+
+    def run_fused(self, tensors):
+        """run() and the backward pass from its one differentiable output, in one go: the
+        forward, the region's backward on the saved arrays, then each leaf's AccumulateGrad;
+        the output comes back as a tensor under a CompiledFunctionBackward node already
+        released, as a backward pass leaves it. Inside one call nothing can write the saved
+        arguments between forward and backward, so no SavedTensor or version check is made.
+        None (nothing done; run() and the pass take over) unless, as _direct_backward asks,
+        every edge goes to a leaf whose AccumulateGrad has no hooks and no anomaly mode,
+        trace, enclosing pass or vmap is on."""
+        if (state.anomaly or state.tracer is not None or state.graph_task is not None
+                or state.vmap is not None):
+            return None
+        sinks, ext = [], self.ext
+        for k in self.edge_index:
+            v = tensors[k] if k >= 0 else ext[-k - 1]
+            if v._grad_fn is not None or v._view is not None or not v._requires_grad:
+                return None
+            fn = grad_accumulator(v)
+            if not fn._plain:
+                return None
+            sinks.append((fn, 0))
+        arrays, saved = self.fused(tensors, ext)
+        made = dict(zip(self.result_slots, arrays))
+        saved += [made[s] for s in self.sv_late]
+        root = made[self.diff_slots[0]]
+        prev, state.grad_enabled = state.grad_enabled, False
+        try:
+            grads = self.backward(None, saved, [self.one.copy()])
+        finally:
+            state.grad_enabled = prev
+        del saved
+        node = CompiledFunctionBackward(tuple(sinks), self.diff_meta)
+        node._source = provenance.site(2)
+        node._graph, node._values = self, None
+        t = made[self.diff_slots[0]] = Tensor._make(root, grad_fn=node)
+        del root
+        for fn, _ in reversed(sinks):
+            box = [grads.pop()]     # the only reference: AccumulateGrad may keep the array
+            if box[0] is not None:
+                fn.apply_arrays(box)
+        provenance.backward_ran(t, False)
+        return _unflatten(self._leaves(made), self.out_spec, self.out_kind)
 
     def _input(self, s, tensors):
         k = self.input_index[s]
@@ -778,11 +835,18 @@ class _Builder:
         g.ops.append((op.name, site))
         if inplace:
             s = self.slot(target)
+            into = None if syms else _codegen.ufunc_into(op, kernel, attrs, arrays, target._data)
             g.steps.append(("inplace", kernel, tuple(operands), dict(attrs), None, None, (),
-                            (syms and syms[1], s, self.texpr.get(s), op.name, site)))
+                            (syms and syms[1], s, self.texpr.get(s), op.name, site, into)))
             g.written.add(s)
             return
         results = list(out) if op.multi else [out]
+        if not op.multi:
+            cheap = None if syms else _codegen.ufunc_step(op, kernel, operands, arrays, attrs)
+            if cheap is not None:
+                kernel, operands, attrs = cheap
+            else:
+                kernel = _codegen.cheaper_kernel(op, kernel, arrays, attrs, out._data) or kernel
         outs = tuple(self.new_slot(r) for r in results)
         self.data_slots.update(zip(outs, results))
         ndiff = None if not op.multi else (len(results) if op.outputs is None else op.diff_outputs)
@@ -839,7 +903,10 @@ class _Trace:
                 if not index:
                     raise _Unsupported("a backward pass from a tensor the region did not make")
                 self.steps.append((None, index[0]))
+                if index[0] >= len(env) - len(outs):
+                    _fusable(g, g.out_leaves[index[0] - len(env) + len(outs)][0])
         leaves, self.out_spec = tree_flatten(result)
+        self.out_kind = _spec_kind(self.out_spec)
         self.out_leaves = []
         for leaf in leaves:
             if type(leaf) in _TENSOR_TYPES:
@@ -851,20 +918,42 @@ class _Trace:
                 self.out_leaves.append(_plain_out(leaf))
         self.graphs = [g for g, _ in self.steps if g is not None]
         self.effects = True
+        # each external once (the regions read the same parameters), every first gradient read
+        seen = {}
+        for g in self.graphs:
+            for e in g.externals:
+                seen.setdefault((id(e[1]), e[2]), e)
+        self.externals = list(seen.values())
+        self.grad_guards = [x for g in self.graphs for x in g.grad_guards]
 
     def holds(self):        # (the graphs share the function's guards)
-        return all(g.holds(False) for g in self.graphs) and _guards_hold(self.graphs[0].guards)
+        return (_tensors_hold(self.externals, self.grad_guards)
+                and _guards_hold(self.graphs[0].guards))
 
     def run(self, tensors):
         env = list(tensors)
+        fused = None
         for g, n in self.steps:
             if g is None:
-                if not _direct_backward(env[n]):
+                if fused is None and not _direct_backward(env[n]):
                     env[n].backward()
-            else:
-                env += g.run(env[:n])
-        return tree_unflatten([c if i is None else env[i] for i, c in self.out_leaves],
-                              self.out_spec)
+                continue
+            fused = g.run_fused(env[:n]) if g.fused is not None else None
+            env += g.run(env[:n]) if fused is None else fused
+        return _unflatten([c if i is None else env[i] for i, c in self.out_leaves],
+                          self.out_spec, self.out_kind)
+
+
+def _fusable(g, root):
+    """Give ``g`` its fused replay (``g.fused``, a forward that returns the saved arguments
+    as arrays; see _Graph.run_fused) when the backward pass that follows it starts from its
+    only output that requires grad, a one-element floating tensor."""
+    if g.diff_slots == [root] and len(g.diff_meta) == 1:
+        shape, dtype = g.diff_meta[0]
+        if dtype.is_floating_point and math.prod(shape) == 1:
+            g.fused = _codegen.forward_source(g, bare=True)
+            g.edge_index = [g.input_index[s] for s in g.edge_slots]
+            g.one = xp.ones(shape, dtype.np)    # (the seed gradient, copied for each pass)
 
 
 def _direct_backward(t):
@@ -946,6 +1035,23 @@ def _live(records, result):
     return out[::-1]
 
 
+def _spec_kind(spec):
+    """"leaf" for a result that is one value, "list" for a list of values, else None (the
+    cases _unflatten builds without tree_unflatten's walk)."""
+    if type(spec) is LeafSpec:
+        return "leaf"
+    if spec.type is list and all(type(c) is LeafSpec for c in spec.children):
+        return "list"
+    return None
+
+
+def _unflatten(leaves, spec, kind):
+    """tree_unflatten(leaves, spec), ``kind`` that of _spec_kind(spec)."""
+    if kind == "leaf":
+        return leaves[0]
+    return leaves if kind == "list" else tree_unflatten(leaves, spec)
+
+
 def _plain_out(leaf):
     """An output leaf that is no tensor: (None, the value) for a plain Python value, which a
     replay returns as it is; refused otherwise."""
@@ -958,6 +1064,8 @@ def _plain_out(leaf):
 
 def _outputs(g, result, slots, data_slots, args):
     leaves, g.out_spec = tree_flatten(result)
+    g.out_kind = _spec_kind(g.out_spec)
+    g.ext = [t for _, t, _ in g.externals]
     g.out_leaves = []
     inputs = [t._data for s, t, _ in g.externals] + [t._data for t in args]
     for leaf in leaves:
@@ -1078,7 +1186,10 @@ class CompiledFunction:
         if (state.handler is not None or _local.capture is not None or state.anomaly
                 or state.saved_hooks is not None or state.on_mutate is not None):
             return self.fn(*args, **kwargs)      # inside a capture, forward AD or vmap: eager
-        leaves, spec = tree_flatten((args, kwargs))
+        if kwargs or not _CONTAINERS.isdisjoint(map(type, args)):
+            leaves, spec = tree_flatten((args, kwargs))
+        else:       # (the same key as a spec: a call like this one always comes here)
+            leaves, spec = list(args), len(args)
         key = _key(leaves, spec)
         try:
             entries = self.cache.get(key)
