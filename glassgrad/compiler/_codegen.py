@@ -19,11 +19,11 @@ _CHEAPER). Inside a training step every Python-level call costs several times wh
 alone (most likely the step's arrays push the interpreter's data out of the caches), so
 these pay more than their own time. Each checks its operands at run time and otherwise calls
 the row's code; tests/test_compile_step.py compares each with the row bit for bit."""
-from .._autograd import provenance
 from .._autograd.engine import _validate, expandable, sum_to_array
 from .._autograd.saved import SavedTensor
 from .._tensor import Tensor
 from ..backend import ndarray, reduced_floats, xp
+from ..ops.registry import bump
 from . import _sym
 
 _new = object.__new__
@@ -75,13 +75,6 @@ def _changed(t):
                        "not what it was when the function was captured, after the replay had "
                        "begun writing (a backward pass gave it another gradient); call "
                        "glassgrad.compiler.reset() or run the function eagerly")
-
-
-def bump(t, name, where):
-    """An in-place write's version bump, and its entry in the glass box's history (what
-    provenance.bumped records, with the captured line of user code)."""
-    t._version_counter.version += 1
-    provenance.bumped(t, name, where)
 
 
 def forward_source(g, bare=False):
