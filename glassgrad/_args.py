@@ -17,9 +17,11 @@ The implementation is then called with the parsed values by name; a call whose p
 arguments have the exact types of an overload (the common case) goes straight through.
 """
 import ast
+import functools
 import inspect
 import operator
 import warnings
+from types import CodeType, FunctionType
 
 from . import _overrides, dtypes
 from ._autograd.grad_mode import state
@@ -674,6 +676,16 @@ def _fast_types(p):
     return _FAST_TYPES.get(p.kind)
 
 
+@functools.lru_cache(maxsize=None)
+def _binder_code(source):
+    """The code of the binder function ``source`` defines: binders of the same shape (their
+    overloads' arities and type tests; names and types live in each one's globals) share one
+    compile, which import time would otherwise pay a thousand times. (Tracebacks count it as
+    glassgrad's: it is compiled under this file's name.)"""
+    module = compile(source, __file__, "exec")
+    return next(c for c in module.co_consts if isinstance(c, CodeType))
+
+
 def bind(impl, signatures, method=False, positional=False):
     """``impl`` behind the parser of ``signatures``: the public function (or, method=True, the
     Tensor method: the first parameter is the tensor it is called on). positional=True: impl
@@ -739,11 +751,12 @@ def bind(impl, signatures, method=False, positional=False):
                         ("*args", "impl(*args)", "None"))
     body = "".join(f"        if {test}:\n            return {call}\n" for test in tests)
     fn_name = impl.__name__ if not positional and impl.__name__.isidentifier() else name
-    source = (f"def {fn_name}({head}, **kwargs):\n"
+    source = (f"def public({head}, **kwargs):\n"
               f"    if not kwargs:\n        n = len(args)\n{body}"
               f"    return slow({rest}, args, kwargs)\n")
-    exec(compile(source, __file__, "exec"), scope)   # (tracebacks count it as glassgrad's)
-    public = scope[fn_name]     # (slow's closure sees it: the func overrides are handed)
+    # (slow's closure sees it: the func overrides are handed)
+    public = FunctionType(_binder_code(source).replace(co_name=fn_name, co_qualname=fn_name),
+                          scope, fn_name)
     public.__qualname__ = fn_name
     public.__doc__ = impl.__doc__
     public.__wrapped__ = impl
