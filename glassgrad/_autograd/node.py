@@ -171,12 +171,6 @@ class AccumulateGrad(Node):
                     _refuse_hook_result(out)
         return ()
 
-    def hooked(self):
-        """Does the leaf have hooks (tensor hooks, post-accumulate-grad hooks)? The engine
-        then runs it through its hook path, with tensors."""
-        hs = self.variable._hook_state
-        return hs is not None and bool(hs.backward_hooks or hs.post_accumulate_grad_hooks)
-
     def apply_arrays(self, grads):
         """apply() in array mode, for a leaf without hooks: ``grads[0]`` is a NumPy array or
         scalar. The array becomes ``.grad`` as is when only the engine's buffer holds it
