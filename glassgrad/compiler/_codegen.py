@@ -314,24 +314,6 @@ def _gather_column(own, args, target):
     return gather_column_backward
 
 
-def _mean_all(own, args, target):
-    """MeanBackward0's expand(grad, sizes) / numel: every element is the one gradient (a 0-d
-    array or a NumPy scalar, what a formula such as neg's returns) divided by numel in grad's
-    dtype (the same ufunc loop), which a fill writes from the quotient computed once, without
-    expand's view (as_strided)."""
-    empty = xp.empty
-
-    def mean_backward(grad, self_sym_sizes, self_sym_numel):
-        if (type(grad) is not ndarray and not isinstance(grad, xp.floating) or grad.ndim
-                or type(self_sym_numel) is not int):
-            return own(grad, self_sym_sizes, self_sym_numel)
-        q = grad / self_sym_numel
-        out = empty(self_sym_sizes, q.dtype)
-        out.fill(q)     # (numpy.full's own fill, without its Python layer)
-        return out
-    return mean_backward
-
-
 def _bias(own, args, target):
     """AddBackward0's gradient of a 1-D float32/float64 ``other`` added with alpha=1 to a
     matrix (a bias): the row returns grad, which the engine's fit sums over the rows
@@ -374,9 +356,8 @@ def _mm_mat2(own, args, target):
     return mm_backward_mat2
 
 
-_CHEAPER = {("GatherBackward0", 0): _gather_column, ("MeanBackward0", 0): _mean_all,
-            ("AddBackward0", 1): _bias, ("MmBackward0", 0): _mm_self,
-            ("MmBackward0", 1): _mm_mat2}
+_CHEAPER = {("GatherBackward0", 0): _gather_column, ("AddBackward0", 1): _bias,
+            ("MmBackward0", 0): _mm_self, ("MmBackward0", 1): _mm_mat2}
 
 
 def cheaper_kernel(op, kernel, arrays, attrs, out):
