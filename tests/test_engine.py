@@ -613,6 +613,29 @@ def test_grad_of_non_leaf_intermediate():
     same(program)
 
 
+SKIPPED_NODES = {   # a backward to one input leaves what it did not run unfreed, as torch's
+    "other_leaf": lambda lib, x, w: ((x + w.exp()).sum(), [x], [w]),
+    "captured_intermediate": lambda lib, x, w: (lambda h: ((h + 1).sum(), [h], [x]))(x.exp()),
+    "backward_inputs": lambda lib, x, w: ((x * 2 + w.sin()).sum(), [x], [w]),
+    "both_then_other": lambda lib, x, w: ((x.exp() + w.cos()).sum(), [x], [w]),
+}
+
+
+@pytest.mark.parametrize("name", SKIPPED_NODES)
+@pytest.mark.parametrize("how", ["grad", "backward"])
+def test_nodes_a_backward_skips_are_not_freed(name, how):
+    def program(lib):
+        x, w = leaf(lib, X), leaf(lib, W)
+        out, first, second = SKIPPED_NODES[name](lib, x, w)
+        if how == "grad":
+            return [lib.autograd.grad(out, first), catch(lib.autograd.grad, out, second),
+                    catch(lib.autograd.grad, out, first)]
+        out.backward(inputs=first)
+        result = [catch(out.backward, inputs=second)]
+        return result + [x.grad, w.grad, catch(out.backward, inputs=first)]
+    same(program)
+
+
 def test_grad_does_not_touch_dot_grad_but_runs_hooks():
     def program(lib):
         x = leaf(lib, X)

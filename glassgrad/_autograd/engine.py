@@ -39,25 +39,34 @@ def _graph(roots):
     return deps
 
 
-def _reaching(roots, deps, targets):
-    """Nodes from which a target node can be reached by at least one edge."""
-    remaining = dict(deps)
-    order, stack = [], [n for n in roots if not remaining.get(n)]
-    while stack:     # Kahn's topological order, children after parents
-        node = stack.pop()
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                remaining[nxt] -= 1
-                if remaining[nxt] == 0:
-                    stack.append(nxt)
-    reach = set()
-    for node in reversed(order):
-        for n, _ in node.next_functions:
-            if n is not None and (n in targets or n in reach):
-                reach.add(node)
+def _graph_reaching(roots, targets):
+    """``_graph``'s counts, and the nodes from which a target node can be reached by at least
+    one edge (the nodes autograd.grad and backward(inputs=...) run), in one depth-first walk:
+    a node is finished (whether it reaches a target known) before any node above it is."""
+    deps, reach = {}, set()
+    for root in roots:
+        if root in deps:    # (reached from an earlier root: walked then)
+            continue
+        deps[root] = 0      # (a later root's walk that reaches it counts the edge, once)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, edges = stack[-1]
+            for nxt, _ in edges:
+                if nxt is None:
+                    continue
+                if nxt in deps:     # finished (a graph has no cycles): its answer is known
+                    deps[nxt] += 1
+                    if nxt in reach or nxt in targets:
+                        reach.add(node)
+                    continue
+                deps[nxt] = 1
+                stack.append((nxt, iter(nxt.next_functions)))
                 break
-    return reach
+            else:   # every edge of node seen: node is finished, tell the node above it
+                stack.pop()
+                if stack and (node in reach or node in targets):
+                    reach.add(stack[-1][0])
+    return deps, reach
 
 
 def _validate(node, grads):
@@ -251,30 +260,34 @@ class GraphTask:
 
     def __init__(self, roots, root_grads, keep_graph, create_graph, targets, accumulate):
         # (a node may hold several roots)
-        root_nodes = list(dict.fromkeys([n for n, _ in roots]))
-        self.deps = deps = _graph(root_nodes)
+        root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(
+            [n for n, _ in roots]))
         self.keep_graph = keep_graph
         self.needed = self.captures = self.captured = None
-        if targets is not None:
+        if targets is None:
+            self.deps = deps = _graph(root_nodes)
+        else:
             target_nodes = {n for n, _ in targets}
-            self.needed = _reaching(root_nodes, deps, target_nodes)
+            self.deps, self.needed = deps, needed = _graph_reaching(root_nodes, target_nodes)
             if accumulate:
-                self.needed |= target_nodes
+                needed |= target_nodes
             else:
-                self.captures = {}
+                self.captures = captures = {}
                 for i, (n, nr) in enumerate(targets):
-                    self.captures.setdefault(n, []).append((i, nr))
+                    captures.setdefault(n, []).append((i, nr))
                 self.captured = [None] * len(targets)
         # array mode, unless func.vmap's batched gradients run the formulas through its rules
-        self.arrays = (not create_graph or state.inference) and not any(
+        self.arrays = arrays = (not create_graph or state.inference) and not any(
             [g is not None and g._batched for g in root_grads])
         # every node through the hook-aware path: anomaly mode, or a trace_backward running
         self.slow = state.anomaly or state.tracer is not None
         self.buffers = buffers = {}
         for (node, nr), g in zip(roots, root_grads):
-            if self.arrays and g is not None:
+            if arrays and g is not None:
                 g = g._data
-            buf = buffers.setdefault(node, [None] * len(node._input_metadata))
+            buf = buffers.get(node)
+            if buf is None:
+                buf = buffers[node] = [None] * len(node._input_metadata)
             buf[nr] = g if buf[nr] is None else buf[nr] + g
         self.heap, self.tick = [], 0
         for node in buffers:
@@ -300,7 +313,7 @@ class GraphTask:
         the only node made ready, runs without a queue round trip. The node that fails is
         kept in ``self.node``."""
         heap, buffers, deps, heappop = self.heap, self.buffers, self.deps, heapq.heappop
-        plain = not self.slow and self.captures is None and self.needed is None
+        fast, needed, captures = not self.slow, self.needed, self.captures
         arrays, release = self.arrays, not self.keep_graph
         node = grads = None
         try:
@@ -310,18 +323,19 @@ class GraphTask:
                         return
                     node = heappop(heap)[2]
                     grads = buffers.pop(node)
-                if plain and node._plain:
+                if fast and node._plain and (needed is None or node in needed and (
+                        captures is None or node not in captures)):
                     out = node.apply_arrays(grads) if arrays else node.apply(grads)
                     if not node._exact:
                         out = _validate(node, out)
                 else:
                     out = self.evaluate(node, grads)
+                    if out is None:     # a node no target needs: not run, nor freed (PyTorch's)
+                        node = grads = None
+                        continue
                 grads = None    # only the node held them: an AccumulateGrad may have taken one
                 if release:
                     node.release()
-                if out is None:     # a node no target needs
-                    node = None
-                    continue
                 edges = node.next_functions
                 # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the
                 # next node runs now, without a buffer

@@ -11,6 +11,7 @@ from .._autograd.node import gradient_edge
 from .._autograd.provenance import backward_ran
 from .._creation import ones_like, zeros_like
 from .._tensor import Tensor
+from ..backend import xp
 from ..ops.shape import stack
 from . import _functions, anomaly_mode, forward_ad, function, graph, grad_mode  # noqa: F401
 from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
@@ -32,6 +33,17 @@ def _as_tuple(x):
     if x is None:
         return None
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _ones_like(o):
+    """The implicit gradient of a one-element output: ones_like(o), made directly for a plain
+    tensor outside vmap (what ones_like makes then: a fresh one-element array)."""
+    if type(o) is not Tensor or state.vmap is not None:
+        return ones_like(o)
+    d = o._data
+    a = xp.empty(d.shape, d.dtype)
+    a.fill(1)
+    return Tensor._make(a)
 
 
 def _make_grads(outputs, grads, is_grads_batched=False):
@@ -63,7 +75,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not o.is_floating_point():
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {o.dtype}")
-                out.append(ones_like(o))
+                out.append(_ones_like(o))
             else:
                 out.append(None)
         else:
