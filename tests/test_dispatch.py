@@ -59,8 +59,11 @@ def _same(a, b):
 def test_cache_agrees_with_the_rule(op, data):
     values = data.draw(operands(len(op.inputs)))
     attrs = {}
-    if op._dtype_cache.attr is not None:
-        attrs[op._dtype_cache.attr] = data.draw(st.sampled_from([2, 0.5, True]))
+    attr = op._dtype_cache.attr
+    if attr is not None:    # a number (its type decides), or a dtype= argument
+        attrs[attr] = data.draw(st.sampled_from(
+            [None, gg.float64, gg.float16, gg.int32, gg.bool] if attr == "dtype" else
+            [2, 0.5, True]))
     try:
         slow = op.slow_prepare(values, attrs)
     except (RuntimeError, TypeError) as e:     # the rule refuses: so must the cached path

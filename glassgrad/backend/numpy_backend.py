@@ -63,7 +63,14 @@ class NumpyBackend:
     @staticmethod
     def as_strided(a, shape, strides):
         """A view of a's memory with the given shape and byte strides (no bounds check),
-        writable exactly when a is."""
+        writable exactly when a is. Within a one-piece array (an expand's or a window's view)
+        the ndarray constructor makes it on a's buffer (≈ 0.2 µs, NumPy's as_strided ≈ 2.5)."""
+        if type(a) is numpy.ndarray and (a.flags.c_contiguous or a.flags.f_contiguous) and \
+                min(strides, default=0) >= 0:
+            try:
+                return numpy.ndarray(shape, a.dtype, a, 0, strides)
+            except ValueError:  # (reaches past a's own elements)
+                pass
         return numpy.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
     @staticmethod

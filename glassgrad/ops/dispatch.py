@@ -5,6 +5,8 @@ a Python number has (``dtypes.operand_key``); a row's dtype rule ('promote', 'fl
 a callable that depends only on the operands' dtypes and the type of one attr, ``fast_attr``)
 adds nothing else. So an op decides once per such key and keeps the decision:
 (computation NumPy dtype, result dtype, whether Python ints are cast like torch casts them).
+A ``fast_attr`` adds to the key the type of a Python number (pow's exponent) or, for a dtype
+argument (sum's ``dtype=``), the dtype itself or None (``attr_key``).
 ``DtypeCache.prepare`` is the fast path (an OpDef's ``prepare``); the row's ``slow_prepare`` is
 the reference rule it must agree with (tests/test_dispatch.py checks them against each other on
 random operands), and what it falls back to for operands without a key.
@@ -16,6 +18,7 @@ from ..backend import reduced_floats, xp
 _TENSOR_TYPES = dtypes.TENSOR_TYPES
 _operand_key = dtypes.operand_key
 _float32 = xp.dtype(xp.float32)
+_DTYPE = dtypes.dtype
 
 
 def computing(dtype):
@@ -44,6 +47,12 @@ def narrowed(op, attrs, want):
             for k, v in attrs.items()}
 
 
+def attr_key(v):
+    """What a row's fast_attr adds to its decision's key: a dtype (or None) as it is, anything
+    else (a Python number) by its type."""
+    return v if v is None or type(v) is _DTYPE else type(v)
+
+
 def _trailing(a, b):
     """Whether one shape is the other's last dimensions (a bias's shape): they broadcast, no
     need to ask broadcast_shapes."""
@@ -57,7 +66,7 @@ class DtypeCache:
     def __init__(self, op, attr, broadcast):
         self.op = op                # the row (its slow_prepare decides operands without a key)
         self.rule = op.dtype_rule
-        self.attr = attr            # fast_attr: the attr whose type the rule depends on
+        self.attr = attr            # fast_attr: the attr the rule depends on (see attr_key)
         self.broadcast = broadcast  # broadcast_shapes: refuses operands that do not broadcast
         self.table = {}
         dtypes.CACHES.append(self.table)    # cleared when the default dtype changes
@@ -86,7 +95,7 @@ class DtypeCache:
         v = values[0]
         if len(values) == 1 and type(v) in _TENSOR_TYPES:     # one tensor: keyed by its dtype
             a = v._data
-            key = a.dtype if self.attr is None else (a.dtype, type(attrs[self.attr]))
+            key = a.dtype if self.attr is None else (a.dtype, attr_key(attrs.get(self.attr)))
             hit = self.table.get(key) or self.decide(key, values, attrs)
             npd = hit[0]
             return [a if a.dtype is npd else a.astype(npd)], hit[1]
@@ -116,7 +125,7 @@ class DtypeCache:
         if key is None:
             return self.op.slow_prepare(values, attrs)
         if self.attr is not None:
-            key = (*key, type(attrs[self.attr]))
+            key = (*key, attr_key(attrs.get(self.attr)))
         npd, result, cast_ints, narrow = self.table.get(key) or self.decide(key, values, attrs)
         arrays = []
         shape = mismatch = None

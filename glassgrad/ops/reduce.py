@@ -85,10 +85,10 @@ def _result_dtype(values, attrs):
 
 
 _sum_all = defop("SumBackward0", lambda xp, self, dtype: _sum_forward(xp, self, None, False, dtype),
-                 dtype=_result_dtype,
+                 dtype=_result_dtype, fast_attr="dtype",
                  grads={"self": lambda grad, self_sym_sizes: _sum_backward(
                      grad, self_sym_sizes, None, True)}, arrays=True)
-_sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype,
+_sum_dim = defop("SumBackward1", _sum_forward, dtype=_result_dtype, fast_attr="dtype",
                  grads={"self": lambda grad, self_sym_sizes, dim, keepdim:
                         _sum_backward(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
 
@@ -112,10 +112,10 @@ def _mean_dim_grad(grad, self_sym_sizes, dim, keepdim):
 
 _mean_all = defop("MeanBackward0", lambda xp, self, dtype: _mean_forward(xp, self, None, False,
                   dtype),
-                  dtype=_result_dtype,
+                  dtype=_result_dtype, fast_attr="dtype",
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel: _mean_grad(
                       grad, self_sym_sizes, None, True, self_sym_numel)}, arrays=True)
-_mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype,
+_mean_dim = defop("MeanBackward1", _mean_forward, dtype=_result_dtype, fast_attr="dtype",
                   # self_sym_numel is unused here but saved, as PyTorch's MeanBackward1 does
                   grads={"self": lambda grad, self_sym_sizes, self_sym_numel, dim, keepdim:
                          _mean_dim_grad(grad, self_sym_sizes, dim, keepdim)}, arrays=True)
@@ -276,9 +276,10 @@ def _prod_dim_backward(grad, self, result, dim, keepdim):
 
 
 _prod_all = defop("ProdBackward0", lambda xp, self, dtype: _prod_forward(self, None, False, dtype),
-                  dtype=_result_dtype, grads={"self": _prod_all_backward})
+                  dtype=_result_dtype, fast_attr="dtype", grads={"self": _prod_all_backward})
 _prod_dim = defop("ProdBackward1", lambda xp, self, dim, keepdim, dtype: _prod_forward(
-    self, (dim,), keepdim, dtype), dtype=_result_dtype, grads={"self": _prod_dim_backward})
+    self, (dim,), keepdim, dtype), dtype=_result_dtype, fast_attr="dtype",
+    grads={"self": _prod_dim_backward})
 
 
 @public("function", "method", signatures=(

@@ -311,7 +311,7 @@ class OpDef:
                            if self.arrays and not self.multi else None)
         # the fast path: dtype decisions cached per operand kinds (ops/dispatch.py); fast_attr:
         # a callable dtype rule that depends only on the operands' dtypes and the type of this
-        # attr, a Python number (pow's exponent)
+        # attr, a Python number (pow's exponent), or its value, a dtype or None (sum's dtype)
         self._dtype_cache = (DtypeCache(self, fast_attr, broadcast_shapes) if (
             not self.variadic and promote is None and (
                 fast_attr is not None or dtype_rule in ("promote", "float", "bool"))) else None)
@@ -472,7 +472,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     arrays: the formulas also work on NumPy arrays (grad, saved tensors) whenever grad mode is
     off: they use operators and call rows through OpDef.call, never Tensor-only methods.
     fast_attr: a callable dtype depends only on the operands' dtypes and this attr's type (a
-    Python number): decisions are then cached like the named rules'. jvp: the row's own
+    Python number) or value (a dtype, or None): decisions are then cached like the named
+    rules'. jvp: the row's own
     forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
     differentiable input, None where it has none). explain: the derivative in the forward's
