@@ -189,6 +189,14 @@ MISC = [
     row("sum_dim_dtype", lambda t, x: t.sum(x, 0, dtype=t.float64), (3, 4)),
     row("mean_dtype", lambda t, x: x.mean(dtype=t.float64), (3, 4)),
     row("mixed_f32_f64", lambda t, x, y: x.float() * y.double(), (3, 4), (4,), fd=False),
+    # a recorded first derivative: its backward runs torch's fused tanh_backward and
+    # sigmoid_backward rows' own formulas (forward AD through a backward pass is not checked:
+    # glassgrad's tangents of a create_graph backward differ from torch's)
+    row("tanh_grad", lambda t, x, g: t.autograd.grad(x.tanh(), x, g, create_graph=True)[0],
+        (3, 4), (3, 4), fd=False, forward_ad=False),
+    row("sigmoid_grad", lambda t, x, g: t.autograd.grad(t.sigmoid(x), x, g,
+                                                        create_graph=True)[0], (3, 4), (3, 4),
+        fd=False, forward_ad=False),
 ]
 
 BASIC_UNARY = [row(name, fn, (3, 4), **kw) for name, fn, kw in [

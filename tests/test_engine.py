@@ -659,6 +659,8 @@ VALIDATION = {
     "missing_gradient": lambda lib: lib.autograd.backward(
         [leaf(lib, X).sum(), leaf(lib, W).sum()], [lib.tensor(1.0)]),
     "grad_empty_inputs": lambda lib: lib.autograd.grad(leaf(lib, X).sum(), []),
+    "grad_output_checked_before_inputs": lambda lib: lib.autograd.grad(lib.tensor(X).sum(),
+                                                                       lib.tensor(X)),
     "grad_wrong_gradient_type": lambda lib: lib.autograd.grad(leaf(lib, X).sum(), [], 1.0),
     "requires_grad_setter_false_non_leaf": lambda lib: setattr(leaf(lib, X) * 2,
                                                                "requires_grad", False),

@@ -210,6 +210,24 @@ def test_autograd(dtype):
     assert_same(expected, got, tol={dtype: (4 * eps, 4 * eps)})
 
 
+@pytest.mark.parametrize("dtype", REDUCED)
+@pytest.mark.parametrize("fn", ["tanh", "sigmoid"])
+@pytest.mark.parametrize("n", [31, 1001])
+def test_fused_backward_rows_round_as_torch(dtype, fn, n):
+    """tanh's and sigmoid's gradients (torch's fused tanh_backward, sigmoid_backward) and their
+    own gradients, bit for bit: a backward without create_graph (formulas on arrays) rounds as
+    the recorded ops do (float32, rounded once; sigmoid_backward's float16 loop in float16)."""
+    def program(lib):
+        x = _data(lib, dtype, (n,)).requires_grad_()
+        g = _data(lib, dtype, (n,), seed=1)
+        y = getattr(x, fn)()
+        first, = lib.autograd.grad(y, x, g, retain_graph=True)
+        recorded, = lib.autograd.grad(y, x, g, create_graph=True)
+        second, = lib.autograd.grad(recorded, x, g)
+        return [first, recorded, second]
+    exact(program)
+
+
 BREADTH = {
     "randn": lambda lib, x: lib.randn(3, dtype=lib.bfloat16),
     "rand": lambda lib, x: lib.rand(3, dtype=lib.bfloat16),

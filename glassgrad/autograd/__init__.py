@@ -219,13 +219,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, grad_outputs, is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
+    batched = state.vmap is not None and any(o._batched for o in outputs)
+    roots = None if batched else _roots(outputs)    # (outputs checked first, as torch's engine)
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if state.vmap is not None and any(o._batched for o in outputs):
+    if batched:
         result = state.vmap.grad(outputs, inputs, grads, retain_graph, create_graph)
     else:
-        result = _grad(outputs, inputs, grads, retain_graph, create_graph, is_grads_batched)
+        result = _grad(roots, inputs, grads, retain_graph, create_graph, is_grads_batched)
     for i, g in enumerate(result):
         if g is None:
             if materialize_grads:
@@ -237,9 +239,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _grad(outputs, inputs, grads, retain_graph, create_graph, is_grads_batched):
+def _grad(roots, inputs, grads, retain_graph, create_graph, is_grads_batched):
     targets = [gradient_edge(t) for t in inputs]
-    roots = _roots(outputs)
     token = _checkpoint_state.enter(False)
     try:
         if is_grads_batched:

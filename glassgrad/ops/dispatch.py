@@ -21,11 +21,12 @@ _float32 = xp.dtype(xp.float32)
 _DTYPE = dtypes.dtype
 
 
-def computing(dtype):
-    """The NumPy dtype an op whose result is ``dtype`` computes in: float16 and bfloat16 in
-    float32, rounded once at the end (torch's CPU kernels' opmath type; a Python number operand
-    keeps its full value, as ATen's original_scalar_value), others their own."""
-    return _float32 if dtype.np in reduced_floats else dtype.np
+def computing(dtype, opmath=reduced_floats):
+    """The NumPy dtype an op whose result is ``dtype`` computes in: float16 and bfloat16 (those
+    of them in the row's ``opmath``) in float32, rounded once at the end (torch's CPU kernels'
+    opmath type; a Python number operand keeps its full value, as ATen's
+    original_scalar_value), others their own."""
+    return _float32 if dtype.np in opmath else dtype.np
 
 
 def narrowing(op, want, npd):
@@ -82,7 +83,7 @@ class DtypeCache:
         want = rule(values, attrs) if callable(rule) else dtypes.result_type(*values)
         if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
-        npd = computing(want) if self.op.opmath and rule != "bool" else want.np
+        npd = computing(want, self.op.opmath) if rule != "bool" else want.np
         if self.op.fname is not None and not self.op.opmath_scalars:
             npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
         hit = self.table[key] = (npd, dtypes.bool if rule == "bool" else want,

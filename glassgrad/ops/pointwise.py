@@ -308,12 +308,14 @@ _tanh_backward = defop(
     "TanhBackwardBackward0", lambda xp, grad_output, output: grad_output * (1 - output * output),
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _tanh_backward.call(grad, output),
-        "output": lambda grad, grad_output, output: grad * (-2 * output * grad_output)})
+        "output": lambda grad, grad_output, output: grad * (-2 * output * grad_output)},
+    arrays=True)
 _sigmoid_backward = defop(
     "SigmoidBackwardBackward0", lambda xp, grad_output, output: grad_output * (1 - output) * output,
     ("grad_output", "output"), grads={
         "grad_output": lambda grad, output: _sigmoid_backward.call(grad, output),
-        "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)})
+        "output": lambda grad, grad_output, output: grad * grad_output * (-2 * output + 1)},
+    arrays=True, opmath=("bfloat16",))    # (torch's float16 loop computes in float16)
 _math("tanh", "tanh",
       lambda grad, result: _tanh_backward.call(grad, result), arrays=True,
       variants=_FMII + ("functional",),

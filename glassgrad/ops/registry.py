@@ -34,8 +34,8 @@ from .._autograd import explain_hook
 from .._autograd.node import Node, move_retains_grad
 from .._autograd.saved import RawSavedTensor, SavedTensor, freed
 from .._creation import tensor, zeros
-from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, xp, \
-    xp_of as _xp_of
+from ..backend import namespace_of as _namespace_of, data_ptr, may_share_memory, ndarray, \
+    reduced_floats, xp, xp_of as _xp_of
 from .dispatch import DtypeCache, computing, narrowing
 from ._paths import (NOT_SAVED as _NOT_SAVED, SAVE_ALL_INPUTS as _SAVE_ALL_INPUTS,
                      SAVE_ARGS_SIZES as _SAVE_ARGS_SIZES, SAVE_ARGS_TYPES as _SAVE_ARGS_TYPES,
@@ -47,6 +47,7 @@ from .views import DEFAULT, SELF_OVERLAP_MESSAGE, CopySlices, view_geometry, vie
 _FREED = object()
 _FREED_ONE = (_FREED,)
 _FROM_NP = dtypes._FROM_NP
+_ARRAY_TYPES = (ndarray, xp.generic)     # what array-mode formulas hand OpDef.call
 TABLE = []          # every OpDef, in definition order (docs/ops.md is generated from it)
 
 
@@ -257,6 +258,9 @@ class OpDef:
     # float16/bfloat16 rows whose ATen kernel reads a Python number operand in float32
     # unrounded (mul, div: original_scalar_value), see dispatch.narrowing
     opmath_scalars = False
+    # float16/bfloat16 operands computed in float32 (``opmath`` and the kernel's own type
+    # rule, see DtypeCache.decide); set with the first kernel (see call)
+    in_float32 = False
     # attrs such a row's kernel rounds to the float16/bfloat16 dtype first (add's alpha,
     # pow's exponent): the forward sees them rounded, the formulas as given
     narrow_attrs = ()
@@ -410,7 +414,7 @@ class OpDef:
                 *(values if self.promote is None else [values[i] for i in self.promote]))
         if rule == "float" and not want.is_floating_point and not want.is_complex:
             want = dtypes.get_default_dtype()
-        npd = computing(want) if self.opmath and rule != "bool" else want.np
+        npd = computing(want, self.opmath) if rule != "bool" else want.np
         if self.fname is not None and not self.opmath_scalars:
             npd = want.np   # one NumPy ufunc: its own half loop rounds once, as torch's
         narrow = narrowing(self, want, npd)
@@ -427,6 +431,9 @@ class OpDef:
     def kernel(self, arrays):
         """The forward bound to the namespace of ``arrays`` (see _xp_of), kept in
         ``kernels`` by the first array's type when that type alone decides it."""
+        # (decided here, before ``call`` can find a kernel: the class attrs are set by now)
+        self.in_float32 = bool(self.opmath) and self.dtype_rule != "bool" and (
+            self.fname is None or self.opmath_scalars)
         ns = _xp_of(arrays)
         kernel = partial(self.forward, ns) if self.fname is None else getattr(ns, self.fname)
         if arrays and _namespace_of(arrays[0]) is not None:     # (a NumPy scalar's too)
@@ -436,13 +443,19 @@ class OpDef:
     def call(self, /, *values, **attrs):
         """The row as a backward formula calls it, in either of the engine's modes: on NumPy
         arrays or scalars (OpNode.apply_arrays: grad mode off) its forward alone, on tensors
-        the op."""
-        kernel = self.kernels.get(type(values[0]))
-        if kernel is not None:
-            return kernel(*values, **attrs)
-        if isinstance(values[0], Tensor):
-            return self(*values, **attrs)
-        return self.kernel(values)(*values, **attrs)
+        the op. float16 and bfloat16 arrays of a row that computes them in float32 (opmath)
+        go through the op, so that both modes round alike."""
+        v = values[0]
+        kernel = self.kernels.get(type(v))
+        if kernel is None:
+            if isinstance(v, Tensor):
+                return self(*values, **attrs)
+            kernel = self.kernel(values)
+        if self.in_float32 and getattr(v, "dtype", None) in self.opmath:
+            out = self(*[Tensor._make(xp.asarray(a)) if isinstance(a, _ARRAY_TYPES) else a
+                         for a in values], **attrs)
+            return [t._data for t in out] if isinstance(out, (tuple, list)) else out._data
+        return kernel(*values, **attrs)
 
     # -- graph -------------------------------------------------------------------------------
     def _edges_first(self, values):
@@ -473,8 +486,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     off: they use operators and call rows through OpDef.call, never Tensor-only methods.
     fast_attr: a callable dtype depends only on the operands' dtypes and this attr's type (a
     Python number) or value (a dtype, or None): decisions are then cached like the named
-    rules'. jvp: the row's own
-    forward-mode rule, for a row whose tangent forward_ad cannot derive from it:
+    rules'. jvp: the row's own forward-mode rule, for a row whose tangent forward_ad cannot
+    derive from it:
     jvp(tangents, *inputs, result, **attrs) -> the result's tangent (tangents: one per
     differentiable input, None where it has none). explain: the derivative in the forward's
     terms, for explanations of a saved tensor (names in braces are the row's inputs, attrs and
@@ -487,7 +500,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     is kept (pointwise ops follow their inputs', as torch's TensorIterator does).
     opmath: float16 and bfloat16 operands reach the forward in float32 and the result is
     rounded once (torch's pointwise kernels); False: in their own dtype (reductions, which
-    choose their accumulators themselves). wirtinger: the formulas are real derivatives
+    choose their accumulators themselves); a tuple of dtype names: only those in float32 (a
+    kernel whose float16 loop computes in float16, as sigmoid_backward's). wirtinger: the formulas are real derivatives
     (grad * f'(x)), which the machinery turns into torch's convention for complex gradients
     (see OpNode.apply); False: the formulas are torch's own for complex numbers (conj, abs,
     angle, view_as_real, ...)."""
@@ -501,7 +515,9 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
         op = OpDef(name, forward, inputs, grads, dtype, view, promote, outputs, diff_outputs,
                    arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads,
                    wirtinger=wirtinger)
-    op.opmath = opmath
+    # the NumPy dtypes the forward sees as float32
+    op.opmath = reduced_floats if opmath is True else tuple(
+        getattr(dtypes, n).np for n in opmath or ())
     return op
 
 
