@@ -451,11 +451,17 @@ class OpDef:
             if isinstance(v, Tensor):
                 return self(*values, **attrs)
             kernel = self.kernel(values)
-        if self.in_float32 and getattr(v, "dtype", None) in self.opmath:
-            out = self(*[Tensor._make(xp.asarray(a)) if isinstance(a, _ARRAY_TYPES) else a
-                         for a in values], **attrs)
-            return [t._data for t in out] if isinstance(out, (tuple, list)) else out._data
+            if self.in_float32 and getattr(v, "dtype", None) in self.opmath:
+                return self._through_op(values, attrs)
+        elif self.in_float32 and v.dtype in self.opmath:    # (a kernel's type has a dtype)
+            return self._through_op(values, attrs)
         return kernel(*values, **attrs)
+
+    def _through_op(self, values, attrs):
+        """call() on arrays as the op computes them (on tensors; grad mode is off)."""
+        out = self(*[Tensor._make(xp.asarray(a)) if isinstance(a, _ARRAY_TYPES) else a
+                     for a in values], **attrs)
+        return [t._data for t in out] if isinstance(out, (tuple, list)) else out._data
 
     # -- graph -------------------------------------------------------------------------------
     def _edges_first(self, values):
@@ -516,8 +522,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
                    arrays, fast_attr, jvp, explain, undefined_grads=undefined_grads,
                    wirtinger=wirtinger)
     # the NumPy dtypes the forward sees as float32
-    op.opmath = reduced_floats if opmath is True else tuple(
-        getattr(dtypes, n).np for n in opmath or ())
+    op.opmath = frozenset(reduced_floats if opmath is True else
+                          [getattr(dtypes, n).np for n in opmath or ()])
     return op
 
 
