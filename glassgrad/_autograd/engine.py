@@ -257,6 +257,8 @@ def queue_callback(callback):
 
 class GraphTask:
     """One backward pass: dependency counts, input buffers, the ready queue, the captures."""
+    __slots__ = ("deps", "keep_graph", "needed", "captures", "captured", "arrays", "slow",
+                 "buffers", "heap", "tick", "node", "callbacks")
 
     def __init__(self, roots, root_grads, keep_graph, create_graph, targets, accumulate):
         # (a node may hold several roots)
