@@ -24,6 +24,7 @@ forward's (grad_output, input, weight) and returns no gradient (None) for an inp
 does not depend on: what requires grad after ``create_graph=True`` is what PyTorch says.
 """
 import builtins
+import functools
 import math
 import warnings
 
@@ -551,18 +552,40 @@ def _first_max(views, values):
     return code
 
 
+@functools.lru_cache(maxsize=256)
+def _max_pool_plan(size, kernel_size, stride, padding, dilation, ceil_mode):
+    """What a max pooling of planes of ``size`` (h, w) reads and where its index points, the
+    same for every call with these arguments (kept, read-only): the geometry, the padding,
+    each kernel offset's region of the padded planes, offset (0, 0)'s input position per
+    output, each offset's distance from it, and where padding is, the first position inside
+    the input per output (else None)."""
+    geometry = _pool_geometry(size, kernel_size, stride, padding, dilation, ceil_mode)
+    w = size[-1]
+    offsets = list(_pool_offsets(geometry))
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw
+    table = xp.array([row * w + col for _, row, col in offsets])
+    first = (_first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
+             if ph or pw or ceil_mode else None)
+    for a in (start, table, first):
+        if a is not None:
+            a.flags.writeable = False
+    return (geometry, _pool_pads(size, geometry), tuple(region for region, _, _ in offsets),
+            start, table, first)
+
+
 def _max_pool_values(self, kernel_size, stride, padding, dilation, ceil_mode):
     """The maximum over the kernel offsets, each a strided view of the input padded with the
-    lowest value (no window copies; NaN propagates); and what the index needs: the
-    geometry, the lowest value, the input's width, the views and their offsets."""
-    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
+    lowest value (no window copies; NaN propagates); and what the index needs: the plan,
+    the lowest value and the views."""
+    plan = _max_pool_plan(self.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode)
     lowest = -xp.inf if _kind(self.dtype) == "f" else xp.iinfo(self.dtype).min
-    padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
-    offsets = [(padded[region], row * w + col) for region, row, col in _pool_offsets(geometry)]
-    values = offsets[0][0].copy()
-    for view, _ in offsets[1:]:
+    padded = _padded(self, plan[1], lowest)
+    views = [padded[region] for region in plan[2]]
+    values = views[0].copy()
+    for view in views[1:]:
         xp.maximum(values, view, out=values)
-    return values, (geometry, lowest, w, offsets)
+    return values, (plan, lowest, views)
 
 
 def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
@@ -570,18 +593,14 @@ def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mod
     holding the maximum, the last NaN where there is one, the first position inside the input
     where only padding-valued positions exist. The pick is a code per output (which offset),
     turned into input positions by one lookup."""
-    values, (geometry, lowest, w, offsets) = _max_pool_values(
+    values, ((_, _, _, start, table, first), lowest, views) = _max_pool_values(
         self, kernel_size, stride, padding, dilation, ceil_mode)
-    views = [view for view, _ in offsets]
     code = _first_max(views, values)
     if _kind(self.dtype) == "f" and xp.isnan(values).any():
         for k, view in enumerate(views):
             code[xp.isnan(view)] = k
-    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
-    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw     # offset (0, 0)'s
-    indices = xp.add(start, xp.array([at for _, at in offsets]).take(code))
-    if ph or pw or ceil_mode:
-        first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
+    indices = xp.add(start, table.take(code))
+    if first is not None:
         indices = xp.where(values == lowest, first, indices)
     return values, indices
 
