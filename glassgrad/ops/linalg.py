@@ -146,6 +146,11 @@ def _no_out_dtype(name, out_dtype):
     "mm(Tensor self, Tensor mat2)",))
 def mm(input, mat2, out_dtype=None):
     _no_out_dtype("mm", out_dtype)
+    if not (input._batched or mat2._batched):   # the usual case, read off the arrays
+        a, b = input._data, mat2._data
+        if (a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype
+                and a.dtype.kind != "b"):
+            return _mm(input, mat2)
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
