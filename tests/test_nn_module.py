@@ -559,6 +559,39 @@ def test_forward_hooks(name):
     same(HOOKS[name])
 
 
+def _call_impl_replaced(t):
+    """Module.__call__ goes through ``_call_impl`` (its fast path inline in glassgrad): a
+    subclass's or a patched class's ``_call_impl`` is still what a call runs, and a hook put
+    straight into a module's hook dict is still seen."""
+    nn = t.nn
+    log = []
+
+    class Logged(nn.Linear):
+        def _call_impl(self, *args, **kwargs):
+            log.append("sub")
+            return super()._call_impl(*args, **kwargs)
+
+    m = Logged(2, 3)
+    m.weight.data.fill_(0.5)
+    m.bias.data.fill_(0.25)
+    out = [m(t.ones(1, 2))]
+    original = nn.Module._call_impl
+    nn.Module._call_impl = lambda self, *args, **kwargs: (log.append(type(self).__name__),
+                                                          original(self, *args, **kwargs))[1]
+    try:
+        out.append(nn.Sequential(nn.Identity(), nn.ReLU())(t.tensor([-1.0, 2.0])))
+    finally:
+        nn.Module._call_impl = original
+    r = nn.ReLU()
+    r._forward_hooks[12345] = lambda mod, args, result: result * 2
+    out.append(r(t.tensor([-1.0, 2.0])))
+    return out, log
+
+
+def test_call_impl_replaced_and_hook_dicts_written_directly():
+    same(_call_impl_replaced)
+
+
 # -- full backward hooks -----------------------------------------------------------------------
 def _grads(gs):
     return [None if g is None else g for g in gs]

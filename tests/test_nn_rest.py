@@ -270,3 +270,24 @@ def test_linear_bool_and_dtype_errors():
                 out.append(str(e))
         return out
     assert len(program(torch)) == 2 and program(torch) == program(gg)
+
+
+def test_linear_refuses_non_tensors_as_torch():
+    """torch's argument parser: the first non-Tensor argument (bias may be None), its type as
+    CPython's tp_name (numpy.ndarray, numpy.float64)."""
+    def program(t):
+        w, b, x = t.ones(3, 4), t.ones(3), t.ones(2, 4)
+        out = []
+        for args in ((np.ones((2, 4), np.float32), w, b), (x, w, 3.0), ([1.0], w, b),
+                     (x, 2, None), (x, w, np.float64(1.0)), (x, w, True), (x, None, b),
+                     (x, "w", 1)):
+            try:
+                t.nn.functional.linear(*args)
+                out.append("ok")
+            except TypeError as e:
+                out.append(str(e))
+        out.append(t.nn.functional.linear(x, w, None))
+        return out
+    expected = program(torch)
+    assert expected.count("ok") == 0 and len(expected) == 9
+    assert_same(norm(expected), norm(program(gg)))

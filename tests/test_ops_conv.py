@@ -296,3 +296,52 @@ def test_errors(f):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_error(f)
+
+
+# -- max_pool2d where no node is recorded: the maximum alone ---------------------------------
+POOL_INPUTS = {
+    "nan": (_nan_grid, (2,), {}),
+    "nan_overlap_padded": (_nan_grid, (3, 1, 1), {}),
+    "ties_zero_sign": (lambda t: t.tensor([[[0., -0.], [-0., 0.]]]), (2,), {}),
+    "neg_inf_padding": (lambda t: t.full((1, 1, 3, 3), float("-inf")), (3, 2, 1), {}),
+    "ties_ceil": (_ties, ((3, 2), (2, 1), 1), {"ceil_mode": True}),
+    "int_dilated": (lambda t: t.arange(50).view(2, 5, 5) % 7, (2,), {"padding": 1,
+                                                                     "dilation": 2}),
+    "float16": (lambda t: _ties(t).half() - 2, (3, 1, 1), {}),
+}
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "nothing_requires_grad", "inference_mode"])
+@pytest.mark.parametrize("case", POOL_INPUTS)
+def test_max_pool2d_values_alone(case, mode):
+    """F.max_pool2d and torch.max_pool2d without indices where no node is recorded: torch's
+    values, dtype, strides; bit for bit the values the row (with its indices) gives."""
+    make, args, kwargs = POOL_INPUTS[case]
+
+    def program(t):
+        x = make(t)
+        ctx = {"no_grad": t.no_grad, "inference_mode": t.inference_mode,
+               "nothing_requires_grad": t.enable_grad}[mode]
+        with ctx():
+            outs = [t.nn.functional.max_pool2d(x, *args, **kwargs),
+                    t.max_pool2d(x, *args, **kwargs)]
+            with_indices = t.nn.functional.max_pool2d(x, *args, return_indices=True, **kwargs)
+        return outs, with_indices[0]
+    (ref, _), (got, row) = program(torch), program(gg)
+    for r, g in zip(ref, got):
+        assert g.grad_fn is None and g.stride() == r.stride()
+        assert g.is_inference() == r.is_inference()
+        assert_same(r, g)
+        assert g.numpy().tobytes() == row.numpy().tobytes()
+
+
+def test_max_pool2d_values_alone_not_under_an_interceptor():
+    """Under vmap (and forward AD) the row runs as before."""
+    def program(t):
+        x = _ties(t)
+        out = t.func.vmap(lambda v: t.nn.functional.max_pool2d(v, 2))(x)
+        primal, tangent = t.func.jvp(lambda v: t.nn.functional.max_pool2d(v, 2), (x,),
+                                     (t.ones_like(x),))
+        return out, primal, tangent
+    for r, g in zip(program(torch), program(gg)):
+        assert_same(r, g)

@@ -9,7 +9,7 @@ import torch
 
 import glassgrad as gg
 from opinfo import F, bools, ints, sample, special
-from optable import assert_same, check_error, compare_values
+from optable import assert_same, check_error, compare_values, outcome
 
 
 # (the op-table cases, the dtype sweeps, special values and third derivatives are in
@@ -290,3 +290,49 @@ def test_fused_multiply_add_rounds_once_like_torch(scale):
         c = rng.integers(-2 ** 10, 2 ** 10, n) * 2.0 ** -60 + rng.choice([0.0, -1.0, 1.0], n)
     t, g = (lib.addcmul(lib.tensor(c), lib.tensor(a), lib.tensor(b)).numpy() for lib in (torch, gg))
     np.testing.assert_array_equal(g.view("<u8"), t.view("<u8"))
+
+
+# -- in-place ops written straight into self (an elementwise ufunc's out=) ------------------
+def _inplace_cases(t):
+    a = t.arange(20.).view(4, 5) * 0.37 - 3     # (IEEE operations: the same in both)
+    b = t.arange(20.).view(4, 5) / 7 + 2
+    return {
+        "same_shape": lambda: a.clone().mul_(b),
+        "self_as_other": lambda: (lambda c: c.mul_(c))(a.clone()),
+        "broadcast_row": lambda: a.clone().div_(b[0]),
+        "zero_dim": lambda: a.clone().mul_(t.tensor(3.0)),
+        "python_float": lambda: a.clone().div_(3.0),
+        "python_int": lambda: a.clone().mul_(3),
+        "python_bool": lambda: a.clone().mul_(True),
+        "transposed_self": lambda: (lambda c: (c.t().mul_(b.t()), c)[1])(a.clone()),
+        "other_dtype": lambda: a.clone().mul_(b.double()),
+        "float16": lambda: a.half().mul_(b.half()),
+        "int": lambda: (t.arange(20).view(4, 5) - 7).mul_(t.arange(5)),
+        "int_by_float_refused": lambda: t.arange(20).view(4, 5).mul_(1.5),
+        "shape_refused": lambda: a.clone().mul_(b.view(4, 1, 5)),
+        "self_overlap_refused": lambda: t.ones(5).expand(4, 5).mul_(b),
+        "partial_overlap_refused": lambda: (lambda c: c[1:].mul_(c[:-1]))(t.arange(6.)),
+        "inference": lambda: _in_inference_mode(t, lambda: t.ones(4, 5).mul_(b)),
+    }
+
+
+def _in_inference_mode(t, f):
+    with t.inference_mode():
+        out = f()
+    return out, out.is_inference()
+
+
+@pytest.mark.parametrize("case", list(_inplace_cases(torch)))
+def test_inplace_ufunc_into_self(case):
+    """mul_ and div_ (rows whose forward is one NumPy ufunc) write into self with out= where
+    the result's dtype and shape are self's: torch's values (exact), dtypes, refusals."""
+    ref, ref_err = outcome(_inplace_cases(torch)[case])
+    got, got_err = outcome(_inplace_cases(gg)[case])
+    assert got_err == ref_err
+    if isinstance(ref, tuple):
+        assert ref[1] == got[1]
+        ref, got = ref[0], got[0]
+    if ref is not None:
+        assert got.dtype.__repr__().replace("glassgrad", "torch") == repr(ref.dtype)
+        assert np.array_equal(got.numpy(), ref.numpy(), equal_nan=True) if ref.dtype != \
+            torch.float16 else np.array_equal(got.float().numpy(), ref.float().numpy())

@@ -24,15 +24,17 @@ forward's (grad_output, input, weight) and returns no gradient (None) for an inp
 does not depend on: what requires grad after ``create_graph=True`` is what PyTorch says.
 """
 import builtins
+import functools
 import math
 import warnings
 
 from .._creation import zeros_like
-from .._tensor import _wrap_dim
+from .._autograd.grad_mode import state
+from .._tensor import Tensor, _wrap_dim
 from ..backend import kind as _kind, xp
 from ..backend.kernels.im2col import (_col2im, _columns, _flat_columns, _flat_geometry,
                                       _fold_flat, _origins, _padded, _spread)
-from . import public, publish
+from . import public, publish, reduce as _reduce
 from .pointwise import _same_dtype
 from .registry import _C10_NAMES, _SCALAR_NAMES, defop
 
@@ -550,29 +552,55 @@ def _first_max(views, values):
     return code
 
 
-def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
-    """The maximum over the kernel offsets, each a strided view (no window copies), then the
-    index PyTorch picks: the first position holding the maximum, the last NaN where there is
-    one, the first position inside the input where only padding-valued positions exist. The
-    pick is a code per output (which offset), turned into input positions by one lookup."""
-    geometry = _pool_geometry(self.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    floating = _kind(self.dtype) == "f"
-    lowest = -xp.inf if floating else xp.iinfo(self.dtype).min
-    padded, w = _padded(self, _pool_pads(self.shape, geometry), lowest), self.shape[-1]
-    offsets = [(padded[region], row * w + col) for region, row, col in _pool_offsets(geometry)]
-    views = [view for view, _ in offsets]
+@functools.lru_cache(maxsize=256)
+def _max_pool_plan(size, kernel_size, stride, padding, dilation, ceil_mode):
+    """What a max pooling of planes of ``size`` (h, w) reads and where its index points, the
+    same for every call with these arguments (kept, read-only): the geometry, the padding,
+    each kernel offset's region of the padded planes, offset (0, 0)'s input position per
+    output, each offset's distance from it, and where padding is, the first position inside
+    the input per output (else None)."""
+    geometry = _pool_geometry(size, kernel_size, stride, padding, dilation, ceil_mode)
+    w = size[-1]
+    offsets = list(_pool_offsets(geometry))
+    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
+    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw
+    table = xp.array([row * w + col for _, row, col in offsets])
+    first = (_first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
+             if ph or pw or ceil_mode else None)
+    for a in (start, table, first):
+        if a is not None:
+            a.flags.writeable = False
+    return (geometry, _pool_pads(size, geometry), tuple(region for region, _, _ in offsets),
+            start, table, first)
+
+
+def _max_pool_values(self, kernel_size, stride, padding, dilation, ceil_mode):
+    """The maximum over the kernel offsets, each a strided view of the input padded with the
+    lowest value (no window copies; NaN propagates); and what the index needs: the plan,
+    the lowest value and the views."""
+    plan = _max_pool_plan(self.shape[-2:], kernel_size, stride, padding, dilation, ceil_mode)
+    lowest = -xp.inf if _kind(self.dtype) == "f" else xp.iinfo(self.dtype).min
+    padded = _padded(self, plan[1], lowest)
+    views = [padded[region] for region in plan[2]]
     values = views[0].copy()
     for view in views[1:]:
-        xp.maximum(values, view, out=values)       # NaN propagates
+        xp.maximum(values, view, out=values)
+    return values, (plan, lowest, views)
+
+
+def _max_pool_forward(xp, self, kernel_size, stride, padding, dilation, ceil_mode):
+    """The maximum (_max_pool_values), then the index PyTorch picks: the first position
+    holding the maximum, the last NaN where there is one, the first position inside the input
+    where only padding-valued positions exist. The pick is a code per output (which offset),
+    turned into input positions by one lookup."""
+    values, ((_, _, _, start, table, first), lowest, views) = _max_pool_values(
+        self, kernel_size, stride, padding, dilation, ceil_mode)
     code = _first_max(views, values)
-    if floating and xp.isnan(values).any():
+    if _kind(self.dtype) == "f" and xp.isnan(values).any():
         for k, view in enumerate(views):
             code[xp.isnan(view)] = k
-    (_, sh, ph, dh, oh), (_, sw, pw, dw, ow) = geometry
-    start = (xp.arange(oh) * sh)[:, None] * w + xp.arange(ow) * sw     # offset (0, 0)'s
-    indices = xp.add(start, xp.array([at for _, at in offsets]).take(code))
-    if ph or pw or ceil_mode:
-        first = _first_inside(oh, sh, ph, dh)[:, None] * w + _first_inside(ow, sw, pw, dw)
+    indices = xp.add(start, table.take(code))
+    if first is not None:
         indices = xp.where(values == lowest, first, indices)
     return values, indices
 
@@ -713,9 +741,8 @@ def _check_pool(input, geometry_args, ceil_mode):
                            f"too small")
 
 
-@public("functional")
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=False):
+def _max_pool_args(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """max_pool2d's arguments checked as ATen checks them, as the row's attrs."""
     op = "max_pool2d"
     kernel_size = _pool_param(op, "kernel_size", kernel_size)
     stride = _pool_param(op, "stride", () if stride is None else stride)
@@ -723,15 +750,35 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     if input.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool(input, (kernel_size, stride or kernel_size, padding, dilation), ceil_mode)
-    return _max_pool(input, kernel_size=kernel_size, stride=stride, padding=padding,
-                     dilation=dilation, ceil_mode=ceil_mode)
+    return {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+            "dilation": dilation, "ceil_mode": ceil_mode}
+
+
+def _max_pool_values_only(input, attrs):
+    """max_pool2d's maximum alone, where the call records no node and no interceptor (forward
+    AD, vmap, compile's capture) sees it: then its indices, which only the node uses, could
+    never be seen (the same values as the row's). None where the row must run."""
+    if state.handler is None and not (state.grad and input.requires_grad):
+        return Tensor._make(_max_pool_values(input._data, **attrs)[0])
+    return None
+
+
+@public("functional")
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_pool(input, **_max_pool_args(input, kernel_size, stride, padding, dilation,
+                                             ceil_mode))
 
 
 @public("functional", name="max_pool2d")
 def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1,
                            ceil_mode=False, return_indices=False):
-    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
-                                           ceil_mode)
+    attrs = _max_pool_args(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if not return_indices:
+        out = _max_pool_values_only(input, attrs)
+        if out is not None:
+            return out
+    out, indices = _max_pool(input, **attrs)
     return (out, indices) if return_indices else out
 
 
@@ -739,7 +786,7 @@ def _functional_max_pool2d(input, kernel_size, stride=None, padding=0, dilation=
     "max_pool2d(Tensor input, IntArrayRef[2] kernel_size, IntArrayRef[2] stride=None, "
     "IntArrayRef[2] padding=0, IntArrayRef[2] dilation=1, bool ceil_mode=False)",))
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
-    return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return _functional_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 _AVG = ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
@@ -927,8 +974,8 @@ def adaptive_avg_pool2d(input, output_size):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
     size = _adaptive_size(output_size, input, 2)
-    if size == (1, 1):     # ATen takes the mean
-        return input.mean((-1, -2), keepdim=True)
+    if size == (1, 1):     # ATen takes the mean (its C++ call: no argument layer)
+        return _reduce.mean(input, (-1, -2), keepdim=True)
     return _adaptive_avg_pool(input, output_size=size)
 
 

@@ -43,12 +43,18 @@ def _in_float(forward):
         name = None
 
     def run(xp, *arrays, **attrs):
-        d = arrays[0].dtype
-        if d not in reduced_floats:
+        if arrays[0].dtype not in reduced_floats:
             return (getattr(xp, name)(*arrays, **attrs) if name is not None else
                     forward(xp, *arrays, **attrs))
-        return xp.asarray(forward(xp, *(a.astype(xp.float32) for a in arrays), **attrs)).astype(d)
+        return _widened(forward, xp, arrays, attrs)
     return run
+
+
+def _widened(forward, xp, arrays, attrs):
+    """forward on float16/bfloat16 ``arrays`` computed in float32, rounded once to their
+    dtype (see _in_float)."""
+    return xp.asarray(forward(xp, *(a.astype(xp.float32) for a in arrays), **attrs)).astype(
+        arrays[0].dtype)
 
 
 # arrays=True: the formulas run on NumPy arrays too (grad mode off: see OpDef.call)
@@ -140,6 +146,11 @@ def _no_out_dtype(name, out_dtype):
     "mm(Tensor self, Tensor mat2)",))
 def mm(input, mat2, out_dtype=None):
     _no_out_dtype("mm", out_dtype)
+    if not (input._batched or mat2._batched):   # the usual case, read off the arrays
+        a, b = input._data, mat2._data
+        if (a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype
+                and a.dtype.kind != "b"):
+            return _mm(input, mat2)
     if input.dim() != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
@@ -288,9 +299,22 @@ _vdot = defop("VdotBackward0", _in_float("vdot"), ("self", "other"),
               dtype="same", wirtinger=False,     # (torch's complex formulas: conj(self) . other)
               grads={"self": lambda grad, other: grad.conj() * other,
                      "other": lambda grad, self: grad * self})
+
+
+def _add_product(xp, self, a, b, beta, alpha):
+    """addmm's, addmv's and baddbmm's forward: beta * self + alpha * (a @ b) as _add_scaled
+    gives it, in float32 for float16/bfloat16 operands (see _in_float); one Python frame
+    from the op call to the NumPy calls in the usual case."""
+    if self.dtype in reduced_floats:
+        return _widened(_add_product, xp, (self, a, b), {"beta": beta, "alpha": alpha})
+    out = xp.matmul(a, b)
+    if alpha != 1:
+        out = out * alpha
+    return out if beta == 0 else out + (self if beta == 1 else self * beta)
+
+
 _addmm = defop(
-    "AddmmBackward0", _in_float(lambda xp, self, mat1, mat2, beta, alpha:
-    _add_scaled(self, xp.matmul(mat1, mat2), beta, alpha)), ("self", "mat1", "mat2"),
+    "AddmmBackward0", _add_product, ("self", "mat1", "mat2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat1": lambda grad, mat2, mat1_sym_sizes, alpha: _maybe_scale(grad.mm(mat2.t()),
@@ -298,14 +322,12 @@ _addmm = defop(
            "mat2": lambda grad, mat1, mat2_sym_sizes, alpha: _maybe_scale(mat1.t().mm(grad),
                                                                            alpha)})
 _addmv = defop(
-    "AddmvBackward0", _in_float(lambda xp, self, mat, vec, beta, alpha:
-    _add_scaled(self, xp.matmul(mat, vec), beta, alpha)), ("self", "mat", "vec"), dtype="same",
+    "AddmvBackward0", _add_product, ("self", "mat", "vec"), dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "mat": lambda grad, vec, alpha: _maybe_scale(grad.unsqueeze(1) * vec, alpha),
            "vec": lambda grad, mat, alpha: _maybe_scale(mat.t().mv(grad), alpha)})
 _baddbmm = defop(
-    "BaddbmmBackward0", _in_float(lambda xp, self, batch1, batch2, beta, alpha:
-    _add_scaled(self, xp.matmul(batch1, batch2), beta, alpha)), ("self", "batch1", "batch2"),
+    "BaddbmmBackward0", _add_product, ("self", "batch1", "batch2"),
     dtype="same",
     grads={"self": lambda grad, beta: _maybe_scale(grad, beta),
            "batch1": lambda grad, batch2, alpha: _maybe_scale(grad.bmm(batch2.transpose(1, 2)),

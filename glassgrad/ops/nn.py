@@ -11,6 +11,7 @@ import warnings
 from .. import dtypes
 from .._formats import contiguous_format
 from .._creation import empty, empty_like, ones_like, zeros, zeros_like
+from .._args import type_name as _type_name
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import no_grad, state
 from ..backend import reduced_floats, xp
@@ -371,9 +372,9 @@ def _transposed(weight, input, bias):
     no node will be recorded and no interceptor (forward AD, vmap, compile's capture) sees the
     op calls, a plain tensor over the transposed array: the t() op's view, node and version
     counter could never be seen, and the product is the same NumPy call on the same array."""
-    if weight.dim() > 2:
-        return weight.t()
-    if weight.dim() == 2 and state.handler is None and not (state.grad and (
+    if weight.dim() != 2:
+        return weight.t() if weight.dim() > 2 else _t(weight)
+    if state.handler is None and not (state.grad and (
             weight.requires_grad or input.requires_grad or
             bias is not None and bias.requires_grad)):
         return Tensor._make(weight._data.T)
@@ -384,10 +385,14 @@ def _transposed(weight, input, bias):
 def linear(input, weight, bias=None):
     """ATen's linear: addmm for 2-D input (or flattened contiguous input) with a vector-like
     bias, else matmul and an in-place add of the bias."""
-    if input.dim() == 0 or weight.dim() == 0:
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor) and
+            (bias is None or isinstance(bias, Tensor))):
+        _linear_types(input, weight, bias)
+    n = input.dim()
+    if n == 0 or weight.dim() == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
-                           f"{input.dim()}D and {weight.dim()}D")
-    if bias is not None and input.dim() == 2:
+                           f"{n}D and {weight.dim()}D")
+    if bias is not None and n == 2:
         return _addmm_checked(bias, input, _transposed(weight, input, bias))
     vector_like = bias is not None and (bias.dim() == 1 or
                                         builtins.sum(s != 1 for s in bias.shape) == 1)
@@ -398,6 +403,16 @@ def linear(input, weight, bias=None):
         return out.view(*lead, out.shape[1])
     out = matmul(input, _transposed(weight, input, bias))
     return out if bias is None else out.add_(bias)
+
+
+def _linear_types(input, weight, bias):
+    """PyTorch's argument parser's refusal of a non-tensor argument to linear."""
+    for pos, (name, v, optional) in enumerate((("input", input, False),
+                                               ("weight", weight, False),
+                                               ("bias", bias, True)), 1):
+        if not (isinstance(v, Tensor) or optional and v is None):
+            raise TypeError(f"linear(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{_type_name(v)}")
 
 
 # -- one_hot ---------------------------------------------------------------------------------

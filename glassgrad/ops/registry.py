@@ -667,18 +667,7 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         saved_self = clone(self)
     if state.on_mutate is not None:     # allow_mutation_on_saved_tensors
         state.on_mutate(self)
-    out = (op.kernels.get(type(arrays[0])) or op.kernel(arrays))(*arrays, **attrs)
-    if self._data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
-            out).dtype.kind != "c":     # a real result of a complex input (abs)
-        raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
-                           "tensors.")
-    out_shape = out.shape if type(out) is ndarray else xp.shape(out)
-    if out_shape != self._data.shape:   # self's shape first: PyTorch names it tensor a
-        shape = broadcast_shapes(self._data.shape, out_shape)
-        if shape != self._data.shape:
-            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the "
-                               f"broadcast shape {list(shape)}")
-    xp.copyto(self._data, out, casting="unsafe")
+    _write(op, self._data, arrays, attrs, want)
     bump(self, op.name, _site_above(1))     # (the caller is glassgrad's: the walk starts above)
     if needs:
         old = self._grad_fn, self._output_nr
@@ -690,6 +679,48 @@ def apply_inplace(op, self, values, attrs, overlap="all"):
         elif self._hook_state is not None:
             move_retains_grad(self, *old)
     return self
+
+
+def _write(op, data, arrays, attrs, want):
+    """apply_inplace's write of the op's result into self's array ``data``: an elementwise
+    ufunc's straight into it where _writes_into allows, else the result computed, checked
+    as PyTorch checks it (a complex op's real result, the shape) and copied in."""
+    kernel = op.kernels.get(type(arrays[0])) or op.kernel(arrays)
+    if type(kernel) is xp.ufunc and not attrs and _writes_into(data, arrays, want):
+        kernel(*arrays, out=data)       # (the same loop as out of place: no copy after)
+        return
+    out = kernel(*arrays, **attrs)
+    if data.dtype.kind == "c" and op.dtype_rule == "same" and xp.asarray(
+            out).dtype.kind != "c":     # a real result of a complex input (abs)
+        raise RuntimeError(f"In-place {op.public or op.name} is not supported for complex "
+                           "tensors.")
+    out_shape = out.shape if type(out) is ndarray else xp.shape(out)
+    if out_shape != data.shape:   # self's shape first: PyTorch names it tensor a
+        shape = broadcast_shapes(data.shape, out_shape)
+        if shape != data.shape:
+            raise RuntimeError(f"output with shape {list(data.shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+    xp.copyto(data, out, casting="unsafe")
+
+
+def _writes_into(out, arrays, want):
+    """Whether an elementwise ufunc's result on ``arrays`` can be written straight into
+    ``out`` (self's array) with the very values the out-of-place call and the copy into self
+    give: the result dtype is self's, every array operand has self's dtype (so the ufunc
+    runs the same loop) and self's shape (or none), the others are Python numbers (weak:
+    they do not change the loop), and self is writable. Overlap was refused before (an input
+    overlapping self in part); NumPy reads an input that is self before it writes."""
+    d = out.dtype
+    if want is None or want.np is not d or not out.flags.writeable:
+        return False
+    shape = out.shape
+    for a in arrays:
+        if type(a) is ndarray:
+            if a.dtype is not d or (a.shape != shape and a.ndim):
+                return False
+        elif type(a) not in (int, float, bool):
+            return False
+    return True
 
 
 def _check_common_fits(op, self, values):

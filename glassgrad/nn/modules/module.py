@@ -256,9 +256,10 @@ class Module:
 
     def __getattr__(self, name):
         d = self.__dict__
-        params = d.get("_parameters")      # first: forward reads its parameters most
-        if params is not None and name in params:
-            return params[name]
+        try:
+            return d["_parameters"][name]      # first: forward reads its parameters most
+        except KeyError:
+            pass
         for table in ("_buffers", "_modules"):
             if table in d and name in d[table]:
                 return d[table][name]
@@ -657,9 +658,23 @@ class Module:
                               f"{e}", stacklevel=2)
 
     def _wrapped_call_impl(self, *args, **kwargs):
+        """``module(...)``: after ``self.compile()`` the compiled call, else _call_impl; the
+        usual call (no hook of any kind, _call_impl not replaced) runs _call_impl's fast path
+        here, a frame less for every module call and for the provenance walks of the ops it
+        records."""
         if self._compiled_call_impl is not None:    # after self.compile()
             return self._compiled_call_impl(*args, **kwargs)
-        return self._call_impl(*args, **kwargs)
+        if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_hooks
+                or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks or type(self)._call_impl is not _CALL_IMPL):
+            return self._call_impl(*args, **kwargs)
+        outer = _calls.top
+        _calls.top = (_ref(self), type(self), outer)
+        try:
+            return self.forward(*args, **kwargs)
+        finally:
+            _calls.top = outer
 
     def compile(self, *args, **kwargs):
         """Compile this module's calls in place (glassgrad.compile's arguments; returns None)."""
@@ -903,6 +918,9 @@ class Module:
     def _replicate_for_data_parallel(self):
         raise NotImplementedError("nn.Module._replicate_for_data_parallel: glassgrad has no "
                                   "multi-device execution")
+
+
+_CALL_IMPL = Module._call_impl     # (Module.__call__ runs it inline unless a class replaces it)
 
 
 def _call_with_module(hook, module, *args):
