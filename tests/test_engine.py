@@ -110,6 +110,45 @@ def test_second_backward_without_retain_graph(make):
     same(program)
 
 
+TWO_TENSOR_OPS = ["x * w", "x + w", "x - w", "x / w", "torch.atan2(x, w)", "x ** w",
+                  "torch.maximum(x, w)", "x * w * w"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "complex64"])
+@pytest.mark.parametrize("shapes", [((), ()), ((3,), (3,)), ((3,), ()), ((2, 3), (3,))])
+@pytest.mark.parametrize("make", TWO_TENSOR_OPS)
+def test_two_tensor_ops_gradients_fit_their_inputs(make, shapes, dtype):
+    """Ops of two tensors that require grad, chained so that each node's inputs are a node and
+    a leaf: the gradients reach both with their shapes and dtypes (a node of two same-kind
+    operands skips the engine's validation; broadcast or mixed-dtype ones must not)."""
+    if dtype == "complex64" and ("maximum" in make or "atan2" in make):
+        pytest.skip("not defined for complex tensors")
+
+    def program(lib):
+        dt = getattr(lib, dtype)
+        x0 = lib.full(shapes[0], 0.75, dtype=dt, requires_grad=True)
+        w = lib.full(shapes[1], 1.25, dtype=dt, requires_grad=True)
+        x = x0
+        for _ in range(3):
+            x = eval(make, {"torch": lib, "x": x, "w": w})
+        x.sum().abs().backward()
+        return x, x0.grad, w.grad
+    same(program)
+
+
+@pytest.mark.parametrize("wdtype", ["float64", "float16"])
+def test_two_tensor_op_with_a_zero_dim_operand_of_another_dtype(wdtype):
+    """x (float32, 3 elements) * w (0-d, another dtype): the result is float32; w's gradient
+    is cast to w's dtype and summed to its shape."""
+    def program(lib):
+        x = lib.full((3,), 0.75, requires_grad=True)
+        w = lib.full((), 1.25, dtype=getattr(lib, wdtype), requires_grad=True)
+        y = (x * w) * w
+        y.sum().backward()
+        return y, x.grad, w.grad
+    same(program)
+
+
 # -- saved tensors ---------------------------------------------------------------------------
 SAVED = {
     "mul_both": ("x * w", ("_saved_self", "_saved_other")),

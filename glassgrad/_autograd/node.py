@@ -29,6 +29,21 @@ sequence = itertools.count()    # nodes' sequence numbers (ops/_paths.py writes 
 _accumulating = threading.Lock()
 
 
+META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, shared
+
+
+def meta_of(d):
+    """The input metadata of a node with one output array ``d`` (an op's node, a leaf's
+    AccumulateGrad), shared between nodes: the exact-node test of ops/_paths.py compares it by
+    identity."""
+    meta = META.get((d.shape, d.dtype))
+    if meta is None:
+        meta = ((d.shape, _FROM_NP[d.dtype]),)
+        if len(META) < 4096:
+            META[(d.shape, d.dtype)] = meta
+    return meta
+
+
 def short_name(node):
     """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0, 'Pow1' for
     PowBackward1 (only a trailing Backward0 goes whole)."""
@@ -129,8 +144,7 @@ class AccumulateGrad(Node):
     _exact = True       # no outputs to validate
 
     def __init__(self, variable, hook_state):
-        d = variable._data
-        Node.__init__(self, (), ((d.shape, _FROM_NP[d.dtype]),))
+        Node.__init__(self, (), meta_of(variable._data))
         self.variable = variable
         self._sequence_nr = _INF    # PyTorch runs accumulators as soon as they are ready
         self._plain = not (hook_state.backward_hooks or hook_state.post_accumulate_grad_hooks)

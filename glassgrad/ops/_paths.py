@@ -15,7 +15,7 @@ differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
 from .._autograd.anomaly import record as record_anomaly
-from .._autograd.node import grad_accumulator, sequence as node_sequence
+from .._autograd.node import META, grad_accumulator, meta_of, sequence as node_sequence
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
 from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
@@ -30,7 +30,6 @@ from .views import view_meta
 NOT_SAVED = object()
 NO_EDGE = (None, 0)
 PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
-META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, shared
 ONE_NEEDED = (True,)
 # the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
 DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
@@ -109,7 +108,7 @@ def _forward_lines(op):
              if op.narrow_attrs else "attrs")
     # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
     array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
-    prepare = ["        arrays, want = op.prepare(values, attrs)"]
+    prepare = default = ["        arrays, want = op.prepare(values, attrs)"]
     cache = op._dtype_cache
     if cache is not None and cache.attr is None:
         # one tensor: the cached decision for its dtype (DtypeCache.prepare's first case)
@@ -117,8 +116,20 @@ def _forward_lines(op):
                    "            a = v._data",
                    "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
                    "            npd = hit[0]",
-                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]",
-                   "        else:", "    " + prepare[0]]
+                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]"]
+        if len(op.inputs) > 1 and not op.variadic:
+            # two tensors of one dtype and one shape: the first tensor's decision for both
+            # (DtypeCache.prepare's third case, without its broadcast check)
+            prepare += [
+                "        elif (len(values) == 2 and type(v := values[0]) in TENSOR_TYPES and "
+                "type(w := values[1]) in TENSOR_TYPES",
+                "                and (a := v._data).dtype is (b := w._data).dtype and "
+                "a.shape == b.shape):",
+                "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
+                "            npd = hit[0]",
+                "            arrays, want = ([a, b] if a.dtype is npd else "
+                "[a.astype(npd), b.astype(npd)]), hit[1]"]
+        prepare += ["        else:", "    " + default[0]]
     if op.dtype_rule == "same" and not op.variadic:
         # no promotion: each tensor's array, anything else as it is (slow_prepare's rule),
         # spelt out for the row's inputs
@@ -127,7 +138,7 @@ def _forward_lines(op):
                    "            arrays, want = [" + ", ".join(
                        f"v._data if type(v := values[{i}]) in TENSOR_TYPES else v"
                        for i in range(n)) + "], None",
-                   "        else:", "    " + prepare[0]]
+                   "        else:", "    " + default[0]]
     return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
             "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
             "        return state.handler.handle_call(op, values, attrs)",
@@ -182,15 +193,6 @@ def edge(v):
     fn = v._grad_fn if v._view is None else v.grad_fn
     return ((fn, v._output_nr) if fn is not None else
             (grad_accumulator(v), 0) if v._requires_grad else NO_EDGE)
-
-
-def meta_of(d):
-    """The input metadata of a node with one output array ``d``, shared between nodes (the
-    engine's exact-node test compares it by identity)."""
-    meta = ((d.shape, _FROM_NP[d.dtype]),)
-    if len(META) < 4096:
-        META[(d.shape, d.dtype)] = meta
-    return meta
 
 
 def saves(users, edges):
@@ -279,10 +281,14 @@ def _attach_lines(op, inline):
         # _validate could never change or refuse it (the attrs no formula sees cannot matter)
         plain = "".join(f" and type(attrs.get({n!r})) in PLAIN" for n in op._formula_attrs)
         fresh = "" if inline else " and saved_self is None"
+        # a row of two differentiable inputs: the second may be a tensor of the same kind
+        # (an edge with the same shared metadata: x * w, a + b of one shape and dtype)
+        second = ("(type(values[1]) in PLAIN or edges[1][0] is not None and "
+                  "edges[1][0]._input_metadata is meta)" if op._pair else
+                  "type(values[1]) in PLAIN")
         lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta"
                   f"{fresh}",
-                  "            and (len(values) == 1 or len(values) == 2 and "
-                  f"type(values[1]) in PLAIN){plain}):",
+                  f"            and (len(values) == 1 or len(values) == 2 and {second}){plain}):",
                   "        cls = exact_cls"]
     if op._wirtinger_cls is not None:
         test = ("meta[0][1].is_complex" if one else
