@@ -136,6 +136,21 @@ def test_two_tensor_ops_gradients_fit_their_inputs(make, shapes, dtype):
     same(program)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_gradients_keep_a_reduced_dtype_through_chains_of_number_ops(dtype):
+    """Each node's gradient reaches its input in the input's dtype, also where the formula
+    multiplies by a Python number (bfloat16 * 0.5 is float32 in NumPy's ml_dtypes)."""
+    def program(lib):
+        x = lib.full((4,), 0.75, dtype=getattr(lib, dtype), requires_grad=True)
+        y = x * 1.5
+        y.retain_grad()
+        h = (y * 0.5).sigmoid()
+        h.retain_grad()
+        (h * 2.0 + 1).sum().backward()
+        return x.grad, y.grad, h.grad
+    same(program)
+
+
 @pytest.mark.parametrize("wdtype", ["float64", "float16"])
 def test_two_tensor_op_with_a_zero_dim_operand_of_another_dtype(wdtype):
     """x (float32, 3 elements) * w (0-d, another dtype): the result is float32; w's gradient
@@ -238,6 +253,42 @@ def test_modified_leaf_message(shape, dtype):
         with lib.no_grad():
             x.mul_(2)
         return x._version, catch(y.sum().backward), x.grad
+    same(program)
+
+
+# a result that no one wrote, viewed or detached before it was saved (glassgrad makes its
+# version counter on first use), then written in place in each way that reaches its counter
+WRITES_AFTER_SAVING = {
+    "in place": lambda y: y.add_(1),
+    "through a view": lambda y: y.view(-1)[0].mul_(2),
+    "through detach": lambda y: y.detach().zero_(),
+    "through .data": lambda y: y.data.mul_(2),
+    "twice": lambda y: (y.add_(1), y.mul_(3)),
+    "copy_ into it": lambda y: y.copy_(y.detach() * 2),
+    "not written": lambda y: y + 1,
+}
+
+
+@pytest.mark.parametrize("saver", ["y * y", "y.sin()", "y * w", "y.exp() * y"])
+@pytest.mark.parametrize("write", WRITES_AFTER_SAVING)
+def test_saved_result_written_after_saving(write, saver):
+    def program(lib):
+        x, w = leaf(lib, X), leaf(lib, W)
+        y = x * 2
+        z = eval(saver)
+        WRITES_AFTER_SAVING[write](y)
+        return y._version, catch(z.sum().backward), x.grad, w.grad
+    same(program)
+
+
+def test_fresh_results_versions():
+    def program(lib):
+        x = leaf(lib, X)
+        y, c = x.exp(), lib.ones(3) * 2
+        out = [y._version, c._version, y.view(3)._version, c[1:]._version]
+        c[1:].add_(1)
+        out += [c._version, c.detach()._version, (c + 0)._version]
+        return out
     same(program)
 
 

@@ -35,11 +35,13 @@ META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, sh
 def meta_of(d):
     """The input metadata of a node with one output array ``d`` (an op's node, a leaf's
     AccumulateGrad), shared between nodes: the exact-node test of ops/_paths.py compares it by
-    identity."""
+    identity. Shared only for NumPy's own dtypes: with ml_dtypes' bfloat16 a Python number is
+    not weak (bfloat16 array * 0.5 is float32), so a bfloat16 node's gradients are always
+    validated (cast back)."""
     meta = META.get((d.shape, d.dtype))
     if meta is None:
         meta = ((d.shape, _FROM_NP[d.dtype]),)
-        if len(META) < 4096:
+        if len(META) < 4096 and d.dtype.isbuiltin == 1:
             META[(d.shape, d.dtype)] = meta
     return meta
 

@@ -18,7 +18,7 @@ from .._autograd.anomaly import record as record_anomaly
 from .._autograd.node import META, grad_accumulator, meta_of, sequence as node_sequence
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
-from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
+from .._tensor import _CONJ, _NEG, Tensor, carry_bits
 from .. import dtypes
 from ..backend import array_out as array_out_of, ndarray, xp
 from .dispatch import narrowed
@@ -80,14 +80,12 @@ def _wrap_lines(op, out):
              "    r._grad = r._base = r._hook_state = r._grad_fn = r._view = None",
              "    r._output_nr = 0",
              "    r._requires_grad = False"]
-    if not op.view:
-        return lines + ["    r._version_counter = vc = new(VersionCounter)",
-                        "    vc.version = 0",
-                        "    r._inference = state._inference"]
+    if not op.view:     # (its version counter is made on first use)
+        return lines + ["    r._vc = None", "    r._inference = state._inference"]
     # a view is of its source's kind: of a normal tensor (in inference mode too) a view with
     # its base; of an inference tensor an inference tensor without one (torch's)
     return lines + [
-        "    r._version_counter = src._version_counter",
+        "    r._vc = src._version_counter",
         "    r._inference = src._inference",
         "    if CONJ or NEG:     # torch's conjugate and negative bits follow views",
         "        carry_bits(src, r)",
@@ -323,7 +321,7 @@ def path_functions(op):
              "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
              "NOT_SAVED": NOT_SAVED, "SavedTensor": SavedTensor, "Tensor": Tensor,
              "site_above": site_above, "state": state, "new": object.__new__,
-             "VersionCounter": VersionCounter, "view_meta": view_meta,
+             "view_meta": view_meta,
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "ndarray": ndarray, "asarray": xp.asarray,
