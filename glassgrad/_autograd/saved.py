@@ -42,12 +42,13 @@ class SavedTensor:
     def __init__(self, tensor, is_output, output_nr=0):
         self.output_nr = output_nr
         self.view_fn = None
+        counter = tensor._vc
         if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
             self.tensor, self.data = None, tensor._data
-            counter = tensor._version_counter
+            if counter is None:     # (Tensor._version_counter, without its call)
+                counter = tensor._vc = VersionCounter()
         else:
             self.tensor, self.data = tensor, None
-            counter = tensor._vc
         self._counter = counter
         self.version = 0 if counter is None else counter.version
         if tensor._inference:
