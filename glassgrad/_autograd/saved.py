@@ -8,6 +8,7 @@ from . import explain_hook
 from .grad_mode import no_grad, state
 from .node import grad_accumulator, short_name
 
+_new = object.__new__
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -45,8 +46,9 @@ class SavedTensor:
         counter = tensor._vc
         if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
             self.tensor, self.data = None, tensor._data
-            if counter is None:     # (Tensor._version_counter, without its call)
-                counter = tensor._vc = VersionCounter()
+            if counter is None:     # (Tensor._version_counter, without its calls)
+                counter = tensor._vc = _new(VersionCounter)
+                counter.version = 0
         else:
             self.tensor, self.data = tensor, None
         self._counter = counter

@@ -119,8 +119,8 @@ def _forward_lines(op):
             # two tensors of one dtype and one shape: the first tensor's decision for both
             # (DtypeCache.prepare's third case, without its broadcast check)
             prepare += [
-                "        elif (len(values) == 2 and type(v := values[0]) in TENSOR_TYPES and "
-                "type(w := values[1]) in TENSOR_TYPES",
+                "        elif (len(values) == 2 and type(w := values[1]) in TENSOR_TYPES and "
+                "type(v := values[0]) in TENSOR_TYPES",
                 "                and (a := v._data).dtype is (b := w._data).dtype and "
                 "a.shape == b.shape):",
                 "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
