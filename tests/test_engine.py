@@ -1030,6 +1030,52 @@ def test_accumulate_grad_is_shared_and_points_at_the_leaf():
     same(program)
 
 
+NEXT_FUNCTIONS = {
+    "one edge": lambda lib, x, w, c: x.sin(),
+    "tensor and number": lambda lib, x, w, c: x * 0.5,
+    "two edges": lambda lib, x, w, c: x * w,
+    "one of two needs grad": lambda lib, x, w, c: c * x,
+    "three edges": lambda lib, x, w, c: lib.addcmul(x, w, x * 2),
+    "variadic": lambda lib, x, w, c: lib.cat([x, c, w * 1]),
+    "leaf accumulator": lambda lib, x, w, c: (x * 1).grad_fn.next_functions[0][0],
+}
+
+
+@pytest.mark.parametrize("name", NEXT_FUNCTIONS)
+def test_next_functions_values_and_identity(name):
+    """next_functions as torch gives it: (node, input_nr) pairs, a new tuple (and new pairs)
+    on each access, the same nodes."""
+    def program(lib):
+        x, w, c = leaf(lib, X), leaf(lib, W), lib.tensor(W)
+        y = NEXT_FUNCTIONS[name](lib, x, w, c)
+        node = y if not isinstance(y, (torch.Tensor, gg.Tensor)) else y.grad_fn
+        a, b = node.next_functions, node.next_functions
+        pairs = [(None if n is None else n.name(), nr) for n, nr in a]
+        return (pairs, type(a).__name__, a is b, a == b,
+                [p is q for p, q in zip(a, b)], [p[0] is q[0] for p, q in zip(a, b)],
+                [type(p).__name__ for p in a])
+    same(program)
+
+
+def test_next_functions_of_a_custom_function_node():
+    def program(lib):
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b):
+                return a * 2 + b
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, g
+
+        x, w = leaf(lib, X), leaf(lib, W)
+        y = Twice.apply(x.sin(), w)
+        y.sum().backward()
+        return ([(n.name(), nr) for n, nr in y.grad_fn.next_functions],
+                y.grad_fn.next_functions is y.grad_fn.next_functions, x.grad, w.grad)
+    same(program)
+
+
 def test_node_repr():
     def program(lib):
         x = leaf(lib, X)

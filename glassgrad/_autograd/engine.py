@@ -27,7 +27,7 @@ def _graph(roots):
     seen = set(stack)
     push = stack.append
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt in stack.pop()._next[::2]:     # (Node._next: the edges flat)
             if nxt is None:
                 continue
             if nxt in deps:
@@ -46,14 +46,14 @@ def _reaching(roots, deps, targets):
     while stack:     # Kahn's topological order, children after parents
         node = stack.pop()
         order.append(node)
-        for nxt, _ in node.next_functions:
+        for nxt in node._next[::2]:
             if nxt is not None:
                 remaining[nxt] -= 1
                 if remaining[nxt] == 0:
                     stack.append(nxt)
     reach = set()
     for node in reversed(order):
-        for n, _ in node.next_functions:
+        for n in node._next[::2]:
             if n is not None and (n in targets or n in reach):
                 reach.add(node)
                 break
@@ -63,11 +63,12 @@ def _reaching(roots, deps, targets):
 def _validate(node, grads):
     """Check the count of ``grads`` and bring each to the shape and dtype its input had.
     A gradient is a Tensor, or in array mode (see run_backward) a NumPy array or scalar."""
-    edges = node.next_functions
-    if len(grads) != len(edges):
+    edges = node._next
+    if 2 * len(grads) != len(edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(edges)}, got {len(grads)})")
-    for (nxt, nr), g in zip(edges, grads):
+                           f"(expected {len(edges) // 2}, got {len(grads)})")
+    it = iter(edges)
+    for nxt, nr, g in zip(it, it, grads):   # (pairs of the flat edges)
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
@@ -86,7 +87,8 @@ def _conform(node, grads):
     """_validate's repairs: sum a broadcast gradient down to its input's shape, cast it to the
     input's dtype, or raise PyTorch's error for a shape that cannot be reduced."""
     out = list(grads)
-    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, out)):
+    edges = node._next
+    for i, (nxt, nr, g) in enumerate(zip(edges[::2], edges[1::2], out)):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
@@ -322,11 +324,11 @@ class GraphTask:
                 if out is None:     # a node no target needs
                     node = None
                     continue
-                edges = node.next_functions
+                edges = node._next
                 # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the
                 # next node runs now, without a buffer
-                if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
-                    nxt, nr = edges[0]
+                if not heap and (len(edges) == 2 or len(edges) == 4 and edges[2] is None):
+                    nxt, nr = edges[0], edges[1]
                     if (nxt is not None and out[0] is not None and deps[nxt] == 1
                             and nxt not in buffers):
                         deps[nxt] = 0
@@ -378,12 +380,13 @@ class GraphTask:
                 tr.capture(node, i, nr, grads[nr])
 
     def route(self, edges, out):
-        """Add ``out`` into the input buffers of the next functions ``edges``; returns the only
-        node this made ready when nothing else is queued (it runs next), else queues the ready
-        ones by sequence number and returns None."""
+        """Add ``out`` into the input buffers of the next functions ``edges`` (Node._next);
+        returns the only node this made ready when nothing else is queued (it runs next), else
+        queues the ready ones by sequence number and returns None."""
         deps, buffers = self.deps, self.buffers
         ready = None
-        for (nxt, nr), g in zip(edges, out):
+        it = iter(edges)
+        for nxt, nr, g in zip(it, it, out):    # (pairs of the flat edges)
             if nxt is None:
                 continue
             if g is not None:

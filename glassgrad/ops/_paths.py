@@ -198,7 +198,7 @@ def saves(users, edges):
     (should_compute_output): an op with one differentiable input, or an input several formulas
     use, saves it always; otherwise only when its one formula's gradient edge is valid (not
     for an input that requires grad without an edge, a view made under no_grad)."""
-    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
+    return len(edges) == 2 or len(users) != 1 or edges[2 * users[0]] is not None
 
 
 def _saved_expr(op, n, kind, i, users, inplace):
@@ -213,7 +213,7 @@ def _saved_expr(op, n, kind, i, users, inplace):
             v = f"(values[{i}] if saved_self is None else saved_self)"
         save = f"(SavedTensor(v, False) if isinstance(v := {v}, Tensor) else v)"
         if len(users) == 1 and len(op.diff) > 1:
-            return f"NOT_SAVED if edges[{users[0]}][0] is None else {save}"
+            return f"NOT_SAVED if edges[{2 * users[0]}] is None else {save}"
         return save
     if kind == SAVE_OUTPUT:     # (the row's call names its one result r)
         out = f"results[{i}]" if inplace or op.multi else "r"
@@ -225,14 +225,15 @@ def _saved_expr(op, n, kind, i, users, inplace):
 
 
 def _edges_expr(op):
-    """The node's next_functions: each needed input's gradient edge (``needs`` as needs()
-    gives it)."""
+    """The node's edges, flat as Node._next holds them: each needed input's gradient edge
+    (``needs`` as needs() gives it)."""
     if op._single_diff is not None:
-        return f"(edge(values[{op._single_diff}]),)"
+        return f"edge(values[{op._single_diff}])"
     if not op.variadic and op.diff:     # one edge per differentiable input, spelt out
-        return "(" + "".join(f"edge(values[{i}]) if needs[{k}] else NO_EDGE, "
-                             for k, i in enumerate(op.diff)) + ")"
-    return "tuple([edge(v) if need else NO_EDGE for v, need in zip(values, needs)])"
+        return " + ".join(f"(edge(values[{i}]) if needs[{k}] else NO_EDGE)"
+                          for k, i in enumerate(op.diff))
+    return ("tuple([x for v, need in zip(values, needs) "
+            "for x in (edge(v) if need else NO_EDGE)])")
 
 
 def edges_source(op):
@@ -244,7 +245,7 @@ def _node_lines():
     """Lines that make ``node``, a ``cls`` with ``edges`` and ``meta``: Node.__init__ written
     out (no call of the class)."""
     return ["    node = new(cls)",
-            "    node.next_functions = edges",
+            "    node._next = edges",
             "    node._input_metadata = meta",
             "    node._sequence_nr = next(SEQUENCE)",
             "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None",
@@ -281,10 +282,10 @@ def _attach_lines(op, inline):
         fresh = "" if inline else " and saved_self is None"
         # a row of two differentiable inputs: the second may be a tensor of the same kind
         # (an edge with the same shared metadata: x * w, a + b of one shape and dtype)
-        second = ("(type(values[1]) in PLAIN or edges[1][0] is not None and "
-                  "edges[1][0]._input_metadata is meta)" if op._pair else
+        second = ("(type(values[1]) in PLAIN or edges[2] is not None and "
+                  "edges[2]._input_metadata is meta)" if op._pair else
                   "type(values[1]) in PLAIN")
-        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta"
+        lines += ["    if (edges[0] is not None and edges[0]._input_metadata is meta"
                   f"{fresh}",
                   f"            and (len(values) == 1 or len(values) == 2 and {second}){plain}):",
                   "        cls = exact_cls"]
