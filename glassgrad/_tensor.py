@@ -17,7 +17,8 @@ from .backend import bfloat16 as _np_bfloat16, data_ptr, ndarray, xp
 
 class VersionCounter:
     """Shared by a tensor, its views and its detach()es; bumped by every in-place op.
-    ``history`` (set on the first recorded bump): the last in-place ops, see provenance.py."""
+    ``history`` (set on the first recorded bump): the last in-place ops, see provenance.py.
+    A tensor makes its counter on first use (Tensor._version_counter)."""
     __slots__ = ("version", "history")
 
     def __init__(self):
@@ -146,7 +147,8 @@ def no_arguments(name, args, kwargs):
 
 
 class Tensor:
-    __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base",
+    # _vc: the version counter, None until first used (Tensor._version_counter)
+    __slots__ = ("_data", "_grad", "_grad_fn", "_output_nr", "_vc", "_base",
                  "_requires_grad", "_inference", "_hook_state", "_view", "_fw", "__weakref__")
     __hash__ = object.__hash__
     __array_priority__ = 1000     # NumPy scalars defer to our reflected dunders, as torch's
@@ -176,10 +178,24 @@ class Tensor:
         t._grad = t._base = t._hook_state = t._view = None
         t._grad_fn = grad_fn
         t._output_nr = 0
-        t._version_counter = _VersionCounter() if counter is None else counter
+        t._vc = counter
         t._requires_grad = requires_grad
         t._inference = state._inference
         return t
+
+    @property
+    def _version_counter(self):
+        """The VersionCounter this tensor shares with its views and detach()es, made on first
+        use: most results are never written in place, viewed or saved by an op that checks
+        them, and a counter not made is an object the cyclic collector need not track."""
+        vc = self._vc
+        if vc is None:
+            vc = self._vc = _VersionCounter()
+        return vc
+
+    @_version_counter.setter
+    def _version_counter(self, counter):
+        self._vc = counter
 
     # -- metadata ----------------------------------------------------------------------------
     @property

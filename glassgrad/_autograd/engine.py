@@ -27,7 +27,7 @@ def _graph(roots):
     seen = set(stack)
     push = stack.append
     while stack:
-        for nxt, _ in stack.pop().next_functions:
+        for nxt in stack.pop()._next[::2]:     # (Node._next: the edges flat)
             if nxt is None:
                 continue
             if nxt in deps:
@@ -48,10 +48,10 @@ def _graph_reaching(roots, targets):
         if root in deps:    # (reached from an earlier root: walked then)
             continue
         deps[root] = 0      # (a later root's walk that reaches it counts the edge, once)
-        stack = [(root, iter(root.next_functions))]
+        stack = [(root, iter(root._next[::2]))]
         while stack:
             node, edges = stack[-1]
-            for nxt, _ in edges:
+            for nxt in edges:
                 if nxt is None:
                     continue
                 if nxt in deps:     # finished (a graph has no cycles): its answer is known
@@ -60,7 +60,7 @@ def _graph_reaching(roots, targets):
                         reach.add(node)
                     continue
                 deps[nxt] = 1
-                stack.append((nxt, iter(nxt.next_functions)))
+                stack.append((nxt, iter(nxt._next[::2])))
                 break
             else:   # every edge of node seen: node is finished, tell the node above it
                 stack.pop()
@@ -72,11 +72,12 @@ def _graph_reaching(roots, targets):
 def _validate(node, grads):
     """Check the count of ``grads`` and bring each to the shape and dtype its input had.
     A gradient is a Tensor, or in array mode (see run_backward) a NumPy array or scalar."""
-    edges = node.next_functions
-    if len(grads) != len(edges):
+    edges = node._next
+    if 2 * len(grads) != len(edges):
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                           f"(expected {len(edges)}, got {len(grads)})")
-    for (nxt, nr), g in zip(edges, grads):
+                           f"(expected {len(edges) // 2}, got {len(grads)})")
+    it = iter(edges)
+    for nxt, nr, g in zip(it, it, grads):   # (pairs of the flat edges)
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
@@ -95,7 +96,8 @@ def _conform(node, grads):
     """_validate's repairs: sum a broadcast gradient down to its input's shape, cast it to the
     input's dtype, or raise PyTorch's error for a shape that cannot be reduced."""
     out = list(grads)
-    for i, ((nxt, nr), g) in enumerate(zip(node.next_functions, out)):
+    edges = node._next
+    for i, (nxt, nr, g) in enumerate(zip(edges[::2], edges[1::2], out)):
         if g is None or nxt is None:
             continue
         shape, dtype = nxt._input_metadata[nr]
@@ -338,11 +340,11 @@ class GraphTask:
                 grads = None    # only the node held them: an AccumulateGrad may have taken one
                 if release:
                     node.release()
-                edges = node.next_functions
+                edges = node._next
                 # a chain link (one edge, or a second one to nothing, as for ``x + 0.5``): the
                 # next node runs now, without a buffer
-                if not heap and (len(edges) == 1 or len(edges) == 2 and edges[1][0] is None):
-                    nxt, nr = edges[0]
+                if not heap and (len(edges) == 2 or len(edges) == 4 and edges[2] is None):
+                    nxt, nr = edges[0], edges[1]
                     if (nxt is not None and out[0] is not None and deps[nxt] == 1
                             and nxt not in buffers):
                         deps[nxt] = 0
@@ -394,12 +396,13 @@ class GraphTask:
                 tr.capture(node, i, nr, grads[nr])
 
     def route(self, edges, out):
-        """Add ``out`` into the input buffers of the next functions ``edges``; returns the only
-        node this made ready when nothing else is queued (it runs next), else queues the ready
-        ones by sequence number and returns None."""
+        """Add ``out`` into the input buffers of the next functions ``edges`` (Node._next);
+        returns the only node this made ready when nothing else is queued (it runs next), else
+        queues the ready ones by sequence number and returns None."""
         deps, buffers = self.deps, self.buffers
         ready = None
-        for (nxt, nr), g in zip(edges, out):
+        it = iter(edges)
+        for nxt, nr, g in zip(it, it, out):    # (pairs of the flat edges)
             if nxt is None:
                 continue
             if g is not None:

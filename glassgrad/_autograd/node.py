@@ -29,6 +29,28 @@ sequence = itertools.count()    # nodes' sequence numbers (ops/_paths.py writes 
 _accumulating = threading.Lock()
 
 
+META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, shared
+
+
+def meta_of(d):
+    """The input metadata of a node with one output array ``d`` (an op's node, a leaf's
+    AccumulateGrad), shared between nodes: the exact-node test of ops/_paths.py compares it by
+    identity. Shared only for NumPy's own dtypes: with ml_dtypes' bfloat16 a Python number is
+    not weak (bfloat16 array * 0.5 is float32), so a bfloat16 node's gradients are always
+    validated (cast back)."""
+    meta = META.get((d.shape, d.dtype))
+    if meta is None:
+        meta = ((d.shape, _FROM_NP[d.dtype]),)
+        if len(META) < 4096 and d.dtype.isbuiltin == 1:
+            META[(d.shape, d.dtype)] = meta
+    return meta
+
+
+def flat_edges(edges):
+    """Node._next of the edges ((node, input_nr), ...)."""
+    return tuple(edges[0]) if len(edges) == 1 else tuple([x for e in edges for x in e])
+
+
 def short_name(node):
     """The node name PyTorch's saved-tensor message uses: 'Add' for AddBackward0, 'Pow1' for
     PowBackward1 (only a trailing Backward0 goes whole)."""
@@ -41,13 +63,16 @@ class Node:
     # _plain: no hooks of its own (the four hook slots None) and, for a leaf's AccumulateGrad,
     # none on the leaf: the engine applies it without its hook path. Whoever adds a hook clears
     # it (it stays clear when hooks are removed: the hook path then finds none)
-    __slots__ = ("next_functions", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
+    # _next: the edges flat, (node0, input_nr0, node1, input_nr1, ...): one tuple per node, not
+    # one per edge and one around them (fewer objects for the cyclic collector to track);
+    # next_functions builds PyTorch's nested tuples from it on each access, as PyTorch does
+    __slots__ = ("_next", "_sequence_nr", "_pre_hooks", "_hooks", "_tensor_pre_hooks",
                  "_retain_grad_hooks", "_plain", "_input_metadata", "_metadata", "_source",
                  "__weakref__")
     _exact = False      # True: the gradients it returns need no _validate (OpDef.attach)
 
     def __init__(self, next_functions=(), input_metadata=()):
-        self.next_functions = next_functions
+        self._next = flat_edges(next_functions)
         self._input_metadata = input_metadata    # (shape, dtype) of each forward output
         self._sequence_nr = next(sequence)
         self._pre_hooks = self._hooks = self._tensor_pre_hooks = None
@@ -58,6 +83,23 @@ class Node:
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """((node, input_nr), ...): where each input's gradient goes, a new tuple on each
+        access (as PyTorch's)."""
+        e = self._next
+        n = len(e)
+        if n == 2:
+            return ((e[0], e[1]),)
+        if n == 4:
+            return ((e[0], e[1]), (e[2], e[3]))
+        it = iter(e)
+        return tuple(zip(it, it))
+
+    @next_functions.setter
+    def next_functions(self, edges):    # (compiler/_codegen.py sets a replayed node's)
+        self._next = flat_edges(edges)
 
     @property
     def requires_grad(self):
@@ -129,8 +171,7 @@ class AccumulateGrad(Node):
     _exact = True       # no outputs to validate
 
     def __init__(self, variable, hook_state):
-        d = variable._data
-        Node.__init__(self, (), ((d.shape, _FROM_NP[d.dtype]),))
+        Node.__init__(self, (), meta_of(variable._data))
         self.variable = variable
         self._sequence_nr = _INF    # PyTorch runs accumulators as soon as they are ready
         self._plain = not (hook_state.backward_hooks or hook_state.post_accumulate_grad_hooks)
@@ -236,7 +277,7 @@ def reachable_leaves(roots):
         if isinstance(node, AccumulateGrad):
             yield node.variable
             continue
-        for nxt, _ in node.next_functions:
+        for nxt in node._next[::2]:
             if nxt is not None and nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)

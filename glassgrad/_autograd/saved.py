@@ -8,6 +8,7 @@ from . import explain_hook
 from .grad_mode import no_grad, state
 from .node import grad_accumulator, short_name
 
+_new = object.__new__
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
@@ -33,17 +34,25 @@ class SavedTensor:
     checked (``counter`` is a private one that never moves), as in PyTorch."""
     # view_fn: for an output of an in-place op on a view, a weak reference to the view's
     # grad_fn after the op (PyTorch's weak_grad_fn_ for is_inplace_on_view): the error names it
-    __slots__ = ("tensor", "data", "counter", "version", "output_nr", "hooks", "meta", "view_fn")
+    # _counter: None for a kept input whose tensor had made no version counter yet (never
+    # written: version 0); its counter is then the tensor's own, read when checked (PyTorch
+    # checks the saved variable's current version too), and none is made to save it
+    __slots__ = ("tensor", "data", "_counter", "version", "output_nr", "hooks", "meta",
+                 "view_fn")
 
     def __init__(self, tensor, is_output, output_nr=0):
-        self.counter = tensor._version_counter
-        self.version = self.counter.version
         self.output_nr = output_nr
         self.view_fn = None
+        counter = tensor._vc
         if is_output:   # keep data only: the tensor's grad_fn is the saving node (no cycle)
             self.tensor, self.data = None, tensor._data
+            if counter is None:     # (Tensor._version_counter, without its calls)
+                counter = tensor._vc = _new(VersionCounter)
+                counter.version = 0
         else:
             self.tensor, self.data = tensor, None
+        self._counter = counter
+        self.version = 0 if counter is None else counter.version
         if tensor._inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
@@ -69,7 +78,7 @@ class SavedTensor:
                 "in-place operations on the input to a pack hook.")
         self.hooks, self.meta = (unpack_hook, packed), meta
         self.tensor = self.data = None
-        self.counter, self.version = VersionCounter(), 0
+        self._counter, self.version = VersionCounter(), 0
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack now with these hooks (RawSavedTensor.register_hooks checks the call)."""
@@ -83,20 +92,36 @@ class SavedTensor:
         else:               # like PyTorch, the pack hook sees a detached alias
             self._pack(pack_hook, unpack_hook, t.detach(), _graph_meta(t, False))
 
+    @property
+    def counter(self):
+        """The version counter checked on unpack."""
+        c = self._counter
+        return c if c is not None else self.tensor._version_counter
+
+    @counter.setter
+    def counter(self, counter):
+        self._counter = counter
+
     def unpack(self, node):
         if self.hooks is not None:
             return self._unpack_hooked(node)
-        if self.counter.version != self.version:
+        c = self._counter
+        if c is None:
+            c = self.tensor._vc     # (None: the tensor made no counter, it was never written)
+        if c is not None and c.version != self.version:
             raise self._modified(node)
         if self.tensor is not None:
             return self.tensor
-        t = Tensor._make(self.data, True, node, self.counter)
+        t = Tensor._make(self.data, True, node, self._counter)
         t._output_nr = self.output_nr
         return t
 
     def unpack_data(self, node):
         """unpack()'s array, without wrapping it (formulas that run on arrays)."""
-        if self.counter.version != self.version:
+        c = self._counter
+        if c is None:
+            c = self.tensor._vc
+        if c is not None and c.version != self.version:
             raise self._modified(node)
         if self.data is not None:
             return self.data

@@ -15,10 +15,10 @@ differ only in which of their lines they get.
 """
 from .._autograd.grad_mode import state
 from .._autograd.anomaly import record as record_anomaly
-from .._autograd.node import grad_accumulator, sequence as node_sequence
+from .._autograd.node import META, grad_accumulator, meta_of, sequence as node_sequence
 from .._autograd.provenance import site_above
 from .._autograd.saved import SavedTensor
-from .._tensor import _CONJ, _NEG, Tensor, VersionCounter, carry_bits
+from .._tensor import _CONJ, _NEG, Tensor, carry_bits
 from .. import dtypes
 from ..backend import array_out as array_out_of, ndarray, xp
 from .dispatch import narrowed
@@ -30,7 +30,6 @@ from .views import view_meta
 NOT_SAVED = object()
 NO_EDGE = (None, 0)
 PLAIN = {int, float, bool, type(None), str, tuple}     # attrs that cannot change a dtype
-META = {}       # (shape, NumPy dtype) -> a one-output node's input metadata, shared
 ONE_NEEDED = (True,)
 # the NumPy dtypes of differentiable results: floating (bfloat16 included) and complex
 DIFFERENTIABLE = frozenset(d.np for d in dtypes.ALL if d.is_floating_point or d.is_complex)
@@ -81,14 +80,12 @@ def _wrap_lines(op, out):
              "    r._grad = r._base = r._hook_state = r._grad_fn = r._view = None",
              "    r._output_nr = 0",
              "    r._requires_grad = False"]
-    if not op.view:
-        return lines + ["    r._version_counter = vc = new(VersionCounter)",
-                        "    vc.version = 0",
-                        "    r._inference = state._inference"]
+    if not op.view:     # (its version counter is made on first use)
+        return lines + ["    r._vc = None", "    r._inference = state._inference"]
     # a view is of its source's kind: of a normal tensor (in inference mode too) a view with
     # its base; of an inference tensor an inference tensor without one (torch's)
     return lines + [
-        "    r._version_counter = src._version_counter",
+        "    r._vc = src._version_counter",
         "    r._inference = src._inference",
         "    if CONJ or NEG:     # torch's conjugate and negative bits follow views",
         "        carry_bits(src, r)",
@@ -109,7 +106,7 @@ def _forward_lines(op):
              if op.narrow_attrs else "attrs")
     # a ufunc's 0-d result comes as a 0-d array, not a NumPy scalar to convert
     array_out = ", out=..." if op.fname is not None and array_out_of(op.fname) else ""
-    prepare = ["        arrays, want = op.prepare(values, attrs)"]
+    prepare = default = ["        arrays, want = op.prepare(values, attrs)"]
     cache = op._dtype_cache
     if cache is not None and cache.attr is None:
         # one tensor: the cached decision for its dtype (DtypeCache.prepare's first case)
@@ -117,8 +114,20 @@ def _forward_lines(op):
                    "            a = v._data",
                    "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
                    "            npd = hit[0]",
-                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]",
-                   "        else:", "    " + prepare[0]]
+                   "            arrays, want = [a if a.dtype is npd else a.astype(npd)], hit[1]"]
+        if len(op.inputs) > 1 and not op.variadic:
+            # two tensors of one dtype and one shape: the first tensor's decision for both
+            # (DtypeCache.prepare's third case, without its broadcast check)
+            prepare += [
+                "        elif (len(values) == 2 and type(w := values[1]) in TENSOR_TYPES and "
+                "type(v := values[0]) in TENSOR_TYPES",
+                "                and (a := v._data).dtype is (b := w._data).dtype and "
+                "a.shape == b.shape):",
+                "            hit = cache.table.get(a.dtype) or cache.decide(a.dtype, values, attrs)",
+                "            npd = hit[0]",
+                "            arrays, want = ([a, b] if a.dtype is npd else "
+                "[a.astype(npd), b.astype(npd)]), hit[1]"]
+        prepare += ["        else:", "    " + default[0]]
     if op.dtype_rule == "same" and not op.variadic:
         # no promotion: each tensor's array, anything else as it is (slow_prepare's rule),
         # spelt out for the row's inputs
@@ -127,7 +136,7 @@ def _forward_lines(op):
                    "            arrays, want = [" + ", ".join(
                        f"v._data if type(v := values[{i}]) in TENSOR_TYPES else v"
                        for i in range(n)) + "], None",
-                   "        else:", "    " + prepare[0]]
+                   "        else:", "    " + default[0]]
     return ["def __call__(op, /, *values, **attrs):     # '/': an attr may be called 'self'",
             "    if state.handler is not None:   # a forward AD level (tangents) or a vmap",
             "        return state.handler.handle_call(op, values, attrs)",
@@ -184,21 +193,12 @@ def edge(v):
             (grad_accumulator(v), 0) if v._requires_grad else NO_EDGE)
 
 
-def meta_of(d):
-    """The input metadata of a node with one output array ``d``, shared between nodes (the
-    engine's exact-node test compares it by identity)."""
-    meta = ((d.shape, _FROM_NP[d.dtype]),)
-    if len(META) < 4096:
-        META[(d.shape, d.dtype)] = meta
-    return meta
-
-
 def saves(users, edges):
     """Is an input that the formulas ``users`` use saved? PyTorch's guard
     (should_compute_output): an op with one differentiable input, or an input several formulas
     use, saves it always; otherwise only when its one formula's gradient edge is valid (not
     for an input that requires grad without an edge, a view made under no_grad)."""
-    return len(edges) == 1 or len(users) != 1 or edges[users[0]][0] is not None
+    return len(edges) == 2 or len(users) != 1 or edges[2 * users[0]] is not None
 
 
 def _saved_expr(op, n, kind, i, users, inplace):
@@ -213,7 +213,7 @@ def _saved_expr(op, n, kind, i, users, inplace):
             v = f"(values[{i}] if saved_self is None else saved_self)"
         save = f"(SavedTensor(v, False) if isinstance(v := {v}, Tensor) else v)"
         if len(users) == 1 and len(op.diff) > 1:
-            return f"NOT_SAVED if edges[{users[0]}][0] is None else {save}"
+            return f"NOT_SAVED if edges[{2 * users[0]}] is None else {save}"
         return save
     if kind == SAVE_OUTPUT:     # (the row's call names its one result r)
         out = f"results[{i}]" if inplace or op.multi else "r"
@@ -225,14 +225,15 @@ def _saved_expr(op, n, kind, i, users, inplace):
 
 
 def _edges_expr(op):
-    """The node's next_functions: each needed input's gradient edge (``needs`` as needs()
-    gives it)."""
+    """The node's edges, flat as Node._next holds them: each needed input's gradient edge
+    (``needs`` as needs() gives it)."""
     if op._single_diff is not None:
-        return f"(edge(values[{op._single_diff}]),)"
+        return f"edge(values[{op._single_diff}])"
     if not op.variadic and op.diff:     # one edge per differentiable input, spelt out
-        return "(" + "".join(f"edge(values[{i}]) if needs[{k}] else NO_EDGE, "
-                             for k, i in enumerate(op.diff)) + ")"
-    return "tuple([edge(v) if need else NO_EDGE for v, need in zip(values, needs)])"
+        return " + ".join(f"(edge(values[{i}]) if needs[{k}] else NO_EDGE)"
+                          for k, i in enumerate(op.diff))
+    return ("tuple([x for v, need in zip(values, needs) "
+            "for x in (edge(v) if need else NO_EDGE)])")
 
 
 def edges_source(op):
@@ -244,7 +245,7 @@ def _node_lines():
     """Lines that make ``node``, a ``cls`` with ``edges`` and ``meta``: Node.__init__ written
     out (no call of the class)."""
     return ["    node = new(cls)",
-            "    node.next_functions = edges",
+            "    node._next = edges",
             "    node._input_metadata = meta",
             "    node._sequence_nr = next(SEQUENCE)",
             "    node._pre_hooks = node._hooks = node._tensor_pre_hooks = None",
@@ -279,10 +280,14 @@ def _attach_lines(op, inline):
         # _validate could never change or refuse it (the attrs no formula sees cannot matter)
         plain = "".join(f" and type(attrs.get({n!r})) in PLAIN" for n in op._formula_attrs)
         fresh = "" if inline else " and saved_self is None"
-        lines += ["    if (edges[0][0] is not None and edges[0][0]._input_metadata is meta"
+        # a row of two differentiable inputs: the second may be a tensor of the same kind
+        # (an edge with the same shared metadata: x * w, a + b of one shape and dtype)
+        second = ("(type(values[1]) in PLAIN or edges[2] is not None and "
+                  "edges[2]._input_metadata is meta)" if op._pair else
+                  "type(values[1]) in PLAIN")
+        lines += ["    if (edges[0] is not None and edges[0]._input_metadata is meta"
                   f"{fresh}",
-                  "            and (len(values) == 1 or len(values) == 2 and "
-                  f"type(values[1]) in PLAIN){plain}):",
+                  f"            and (len(values) == 1 or len(values) == 2 and {second}){plain}):",
                   "        cls = exact_cls"]
     if op._wirtinger_cls is not None:
         test = ("meta[0][1].is_complex" if one else
@@ -317,7 +322,7 @@ def path_functions(op):
              "META": META, "meta_of": meta_of, "FROM_NP": _FROM_NP, "PLAIN": PLAIN,
              "NOT_SAVED": NOT_SAVED, "SavedTensor": SavedTensor, "Tensor": Tensor,
              "site_above": site_above, "state": state, "new": object.__new__,
-             "VersionCounter": VersionCounter, "view_meta": view_meta,
+             "view_meta": view_meta,
              "CONJ": _CONJ, "NEG": _NEG, "carry_bits": carry_bits,
              "DIFFERENTIABLE": DIFFERENTIABLE, "ONE_NEEDED": ONE_NEEDED,
              "TENSOR_TYPES": dtypes.TENSOR_TYPES, "ndarray": ndarray, "asarray": xp.asarray,
