@@ -939,6 +939,9 @@ def concatenate(tensors, dim=0):
 
 def _cat_checked(tensors, dim, name):
     tensors = _tensor_list(tensors, name)
+    for i, t in enumerate(tensors):
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = next((t for t in tensors if t.shape != (0,)), tensors[0])
     dim = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(tensors):
