@@ -13,7 +13,7 @@ from ._generator import engine
 from .backend import backend_for, kind as _kind, ndarray, xp
 from .backend import from_dlpack as backend_from_dlpack, to_dlpack as backend_to_dlpack
 from .backend.kernels import random as sample
-from ._runtime import fills_uninitialized, warn_once
+from ._runtime import fills_uninitialized, warn, warn_once
 
 def _new(data, dtype, requires_grad):
     """A leaf tensor from an array (cast to ``dtype`` when given)."""
@@ -152,6 +152,10 @@ def _factory(*signatures):
 def tensor(data, *, dtype=None, device=None, pin_memory=False, requires_grad=False):
     _device.check(device, "tensor", op=None)
     _device.check_pin(pin_memory)
+    if isinstance(data, Tensor):
+        warn("To copy construct from a tensor, it is recommended to use "
+             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
+             "rather than torch.tensor(sourceTensor).")
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)

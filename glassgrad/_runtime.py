@@ -3,6 +3,7 @@ limits it); glassgrad runs no inter-op pool, so its size is only remembered. The
 precision is kept (glassgrad always computes float32 matmuls in float32)."""
 import builtins
 import os
+import sys
 import warnings
 
 from .backend import NUMPY
@@ -135,13 +136,31 @@ fill_uninitialized_memory = [True]
 
 
 _WARNED = set()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# glassgrad's folders whose code is Python in torch too (its modules, optimizers, utilities):
+# torch's C++ warnings point at the Python frame that called into C++, which can be one of these
+_PYTHON_LAYERS = tuple(_PACKAGE + os.path.join(*d.split("/")) + os.sep for d in (
+    "nn/modules", "nn/utils", "optim", "utils", "distributions"))
 
 
-def warn_once(key, text, stacklevel=3):
-    """TORCH_WARN_ONCE: once per process (each time while torch.set_warn_always(True))."""
+def warn(text, category=UserWarning):
+    """TORCH_WARN: the warning reported where torch reports the warnings its C++ core raises,
+    at the nearest Python frame that calls into the core (the user's line, or a module's
+    forward), however many frames of glassgrad's core, the argument binders' included, lie
+    between."""
+    frame, level = sys._getframe(1), 2     # stacklevel 2: warn's caller
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE) \
+            and not frame.f_code.co_filename.startswith(_PYTHON_LAYERS):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, category, stacklevel=level)
+
+
+def warn_once(key, text):
+    """TORCH_WARN_ONCE: once per process (each time while torch.set_warn_always(True)), at the
+    user's line."""
     if key not in _WARNED or _warn_always[0]:
         _WARNED.add(key)
-        warnings.warn(text, UserWarning, stacklevel=stacklevel)
+        warn(text)
 
 
 def set_warn_always(b, /):

@@ -76,19 +76,22 @@ def test_saved_attributes(program):
 
 
 def test_same_padding_warns_for_even_kernels():
-    """torch warns once per process (TORCH_WARN_ONCE), so its text comes from a fresh one."""
-    program = ("import warnings, torch; warnings.simplefilter('always')\n"
-               "with warnings.catch_warnings(record=True) as w:\n"
-               "    torch.nn.functional.conv2d(torch.ones(1, 1, 4, 4), torch.ones(1, 1, 2, 2), "
-               "padding='same')\n"
-               "print(str(w[0].message).split(' (Triggered')[0])")
-    ref = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        F(gg).conv2d(gg.ones(1, 1, 4, 4), gg.ones(1, 1, 2, 2), padding="same")
-        F(gg).conv2d(gg.ones(1, 1, 4, 4), gg.ones(1, 1, 3, 3), padding="same")
-    assert [str(m.message) for m in caught if m.category is UserWarning] == [ref]
+    """torch warns once per process (TORCH_WARN_ONCE): a fresh process of each warns once for
+    two calls; set_warn_always(True) warns for each."""
+    def program(lib):
+        return (f"import warnings, {lib}; warnings.simplefilter('always')\n"
+                "with warnings.catch_warnings(record=True) as w:\n"
+                f"    for always in (False, True):\n"
+                f"        {lib}.set_warn_always(always)\n"
+                f"        for _ in range(2):\n"
+                f"            {lib}.nn.functional.conv2d({lib}.ones(1, 1, 4, 4), "
+                f"{lib}.ones(1, 1, 2, 2), padding='same')\n"
+                f"        {lib}.nn.functional.conv2d({lib}.ones(1, 1, 4, 4), "
+                f"{lib}.ones(1, 1, 3, 3), padding='same')\n"
+                "print([(w.category.__name__, str(w.message)) for w in w])")
+    ref, got = (subprocess.run([sys.executable, "-c", program(lib)], capture_output=True,
+                               text=True, check=True).stdout for lib in ("torch", "glassgrad"))
+    assert got == ref and ref.count("Using padding='same'") == 3
 
 
 def test_namespaces():

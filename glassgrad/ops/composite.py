@@ -8,9 +8,8 @@ import builtins
 import functools
 import itertools
 import math
-import warnings
 
-from .. import dtypes
+from .. import _runtime, dtypes
 from .._autograd.grad_mode import no_grad, state
 from .._autograd.node import Node, gradient_edge
 from .._autograd.provenance import site
@@ -872,10 +871,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         norm = wsum - _pw.mul_scalar((w * aweights).sum(), other=correction) / wsum
     if builtins.bool(norm <= 0):
-        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+        _runtime.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations. (Triggered internally at "
-                      "/__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)",
-                      UserWarning, stacklevel=3)
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)")
         norm.zero_()
     if n == 1 and (fweights is None) != (aweights is None):
         x.zero_()       # (torch writes the zeros into the input itself)
@@ -1213,10 +1211,9 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     "bool? requires_grad=False)",))
 def range_(start, end, step=1, *, dtype=None, layout=None, device=None,
            pin_memory=False, requires_grad=False):
-    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+    _runtime.warn("torch.range is deprecated and will be removed in a future release because "
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
-                  "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+                  "torch.arange, which produces values in [start, end).")
     want = dtype or dtypes.get_default_dtype()
     n = builtins.int(math.floor((end - start) / step)) + 1
     out = _wrap((start + xp.arange(builtins.max(n, 0), dtype=xp.float64) * step).astype(want.np))

@@ -26,8 +26,8 @@ does not depend on: what requires grad after ``create_graph=True`` is what PyTor
 import builtins
 import functools
 import math
-import warnings
 
+from .. import _runtime
 from .._creation import zeros_like
 from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap_dim
@@ -366,8 +366,10 @@ def _same_padding(input, weight, stride, dilation):
         lo.append(total // 2)
         extra.append(total - 2 * (total // 2))
     if builtins.any(extra):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created", stacklevel=4)
+        _runtime.warn_once("conv same", "Using padding='same' with even kernel lengths and odd "
+                           "dilation may require a zero-padded copy of the input be created "
+                           "(Triggered internally at "
+                           "/__w/pytorch/pytorch/aten/src/ATen/native/Convolution.cpp:1101.)")
         from .nn import pad
         input = pad(input, [p for e in reversed(extra) for p in (0, e)])
     return input, tuple(lo)

@@ -455,7 +455,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 def _stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False,
           onesided=None, return_complex=None, align_to_window=None):
     if window is None:
-        warn_once("stft window", _NO_WINDOW, stacklevel=4)
+        warn_once("stft window", _NO_WINDOW)
     hop = n_fft >> 2 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length
     complex_out = return_complex if return_complex is not None else (
@@ -465,7 +465,7 @@ def _stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized
             raise RuntimeError("stft requires the return_complex parameter be given for real "
                                "inputs, and will further require that return_complex=True in "
                                "a future PyTorch release.")
-        warn_once("stft real", _REAL_STFT, stacklevel=4)
+        warn_once("stft real", _REAL_STFT)
     head = _stft_repr(self, n_fft, hop, win, window, normalized, onesided, return_complex,
                       align_to_window)
     if not (self.dtype.is_floating_point or self.dtype.is_complex):
@@ -530,7 +530,7 @@ _NO_INVERSE_WINDOW = (
     "A window was not provided. A rectangular window will be applied.Please provide the same "
     "window used by stft to make the inversion lossless.To suppress this warning and use a "
     "rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`. "
-    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1007.)")
+    "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1035.)")
 
 
 @public("function", signatures=(
@@ -581,7 +581,8 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if end > expected:
         warn_once("istft length", "The length of signal is shorter than the length parameter. "
                   "Result is being padded with zeros in the tail. Please check your center and "
-                  "hop_length settings.")
+                  "hop_length settings. (Triggered internally at "
+                  "/__w/pytorch/pytorch/aten/src/ATen/native/SpectralOps.cpp:1199.)")
         y = constant_pad_nd(y, (0, end - expected), 0)
     return y
 

@@ -11,7 +11,7 @@ from .. import dtypes
 from .._creation import full, ones, tensor, zeros
 from .._tensor import Tensor, _wrap_dim
 from .._autograd.grad_mode import state
-from .._runtime import alert_not_deterministic, warn_once
+from .._runtime import alert_not_deterministic, warn, warn_once
 from ..backend import backend_of, finfo as _finfo, kind as _kind, xp
 from . import shape as _shape
 from . import _formula
@@ -99,8 +99,9 @@ def _key(shape, indices):
             dim += 1
         elif m:
             if t.dtype.name == "uint8":
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a "
-                              "dtype torch.bool instead.", UserWarning, stacklevel=4)
+                warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                     "torch.bool instead. (Triggered internally at "
+                     "/__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)")
             for j, n in enumerate(t.shape):
                 if n != shape[dim + j]:
                     raise IndexError(f"The shape of the mask {list(t.shape)} at index {j} does "
@@ -483,10 +484,10 @@ def _scatter(input, dim, index, src, reduce, inplace):
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if isinstance(src, Tensor):
-            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated "
-                          "and will be removed in a future PyTorch release. Use "
-                          "torch.scatter_reduce instead for more reduction options.",
-                          UserWarning, stacklevel=3)
+            warn("The reduce argument of torch.scatter with Tensor src is deprecated and will "
+                 "be removed in a future PyTorch release. Use torch.scatter_reduce instead for "
+                 "more reduction options. (Triggered internally at "
+                 "/__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:225.)")
         src = src if isinstance(src, Tensor) else _make(xp.asarray(src, input.dtype.np))
         return run(_scatter_reduce_arg, (input, index, src), {"dim": dim, "reduce": reduce})
     if isinstance(src, Tensor):
@@ -1070,7 +1071,7 @@ _index_reduce = defop(
 def _index_reduce_args(input, dim, index, source, reduce, include_self):
     warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time. "
               "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-              "TensorAdvancedIndexing.cpp:1523.)", stacklevel=4)
+              "TensorAdvancedIndexing.cpp:1523.)")
     if reduce not in _REDUCE_UFUNCS:
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")

@@ -8,7 +8,7 @@ Tensors themselves are always ``Tensor``."""
 import builtins
 import warnings
 
-from .. import _device, dtypes
+from .. import _device, _runtime, dtypes
 from .._args import class_name, type_name
 from .._creation import _flat, _size, empty, empty_strided, full, ones, tensor, zeros
 from .._tensor import _CPP_NAMES, Size, Tensor
@@ -223,11 +223,11 @@ def _new_size(size):
     "bool requires_grad=False)",))
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
+        _runtime.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-        data = data.detach()
+                      "tensor.new_tensor(sourceTensor).")
+        data = data.detach()._data
     return tensor(data, dtype=dtype or self.dtype, device=_device.CPU if device is None else
                   device, requires_grad=requires_grad)
 

@@ -14,9 +14,8 @@ eigenvectors are geev's (NumPy's LAPACK); torch's MKL may return a real matrix's
 negated (a column of the same unit vector), which no LAPACK convention fixes.
 """
 import math
-import warnings
 
-from .. import dtypes
+from .. import _runtime, dtypes
 from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap_dim
 from .._creation import ones, zeros
@@ -812,21 +811,15 @@ def _linalg_cross(input, other, *, dim=-1):
     "cross(Tensor input, Tensor other, int64_t? dim=None, *, Tensor out=None)",))
 def cross(input, other, dim=None):
     if dim is None:     # deprecated default: the input's first dim of size 3
-        if "cross" not in _WARNED:      # (once per process, as TORCH_WARN_ONCE)
-            _WARNED.add("cross")
-            warnings.warn(
-                "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
-                "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
-                "dim will change to agree with that of linalg.cross in a future release. "
-                "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)",
-                UserWarning, stacklevel=2)
+        _runtime.warn_once(
+            "cross", "Using torch.cross without specifying the dim arg is deprecated.\nPlease "
+            "either pass the dim explicitly or simply use torch.linalg.cross.\nThe default value "
+            "of dim will change to agree with that of linalg.cross in a future release. "
+            "(Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)")
         dim = next((d for d, s in enumerate(input.shape) if s == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
     return _linalg_cross(input, other, dim=dim)
-
-
-_WARNED = set()
 
 
 # -- glassgrad.linalg: factorizations and solvers ---------------------------------------------

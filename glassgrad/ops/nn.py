@@ -66,9 +66,11 @@ _log_softmax = defop("LogSoftmaxBackward0", lambda xp, self, dim: _softmax_forwa
                                                            dim)})
 
 
-def _implicit_dim(name, ndim):
+def _implicit_dim(name, ndim, stacklevel):
+    """torch's _get_softmax_dim: ``stacklevel`` counts from here, as the functional's
+    ``_stacklevel`` argument does (3: its caller's line)."""
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
-                  f"include dim=X as an argument.", stacklevel=4)
+                  f"include dim=X as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -98,14 +100,14 @@ def log_softmax(input, dim, dtype=None):
 @public("functional", name="softmax")
 def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("softmax", input.dim())
+        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
     return softmax(input, dim, dtype)
 
 
 @public("functional", name="log_softmax")
 def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("log_softmax", input.dim())
+        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
     return log_softmax(input, dim, dtype)
 
 
@@ -158,7 +160,7 @@ def _functional_dropout(input, p=0.5, training=True, inplace=False):
 @public("functional")
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
-        dim = _implicit_dim("softmin", input.dim())
+        dim = _implicit_dim("softmin", input.dim(), _stacklevel)
     return softmax(-input, dim, dtype)
 
 

@@ -5,7 +5,7 @@ import functools
 import math
 import warnings
 
-from .. import dtypes
+from .. import _runtime, dtypes
 from .._creation import ones, zeros as _zeros, zeros_like
 from .._autograd.engine import expandable, sum_dims, sum_to_array
 from .._tensor import Tensor, _wrap_dim, _wrap_dims
@@ -830,9 +830,10 @@ def _var_args(name, input, dim, unbiased, keepdim, correction):
     dims = None if dim is None else _dims(dim, input.dim())
     factor = _numel(input.shape, dims)
     if factor - (1 if correction is None else correction) <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                      f"than the reduction factor (input numel divided by output numel).",
-                      UserWarning, stacklevel=3)
+        _runtime.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel). "
+                      "(Triggered internally at "
+                      "/__w/pytorch/pytorch/aten/src/ATen/native/ReduceOps.cpp:1861.)")
     return {"dim": dims, "correction": correction, "keepdim": keepdim}
 
 

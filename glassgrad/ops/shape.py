@@ -4,7 +4,7 @@ import itertools
 import math
 import warnings
 
-from .. import _device, dtypes
+from .. import _device, _runtime, dtypes
 from .._formats import contiguous_format, preserve_format
 from .._args import Parser as _Parser, bind as _bind, type_name as _type_name
 from .._creation import uninitialized, zeros
@@ -939,6 +939,9 @@ def concatenate(tensors, dim=0):
 
 def _cat_checked(tensors, dim, name):
     tensors = _tensor_list(tensors, name)
+    for i, t in enumerate(tensors):
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = next((t for t in tensors if t.shape != (0,)), tensors[0])
     dim = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(tensors):
@@ -1549,7 +1552,24 @@ def meshgrid(*tensors, indexing=None):
 public("method", name="view_as", method_signatures=("view_as(Tensor self, Tensor other)",))(lambda self, other: view(self, other.shape))
 public("method", name="reshape_as", method_signatures=(
     "reshape_as(Tensor self, Tensor other)",))(lambda self, other: reshape(self, other.shape))
-public("method", name="T")(property(lambda self: permute(self, tuple(reversed(range(self.dim()))))))
+def _numpy_T(self):
+    """Tensor.T: the dims reversed; deprecated (warned once) on other than 2-D tensors."""
+    n = self.dim()
+    if n == 0:
+        _runtime.warn_once("T 0-d", "Tensor.T is deprecated on 0-D tensors. This function is the "
+                           "identity in these cases. (Triggered internally at "
+                           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)")
+    elif n != 2:
+        _runtime.warn_once("T", "The use of `x.T` on tensors of dimension other than 2 to reverse "
+                           "their shape is deprecated and it will throw an error in a future "
+                           "release. Consider `x.mT` to transpose batches of matrices or "
+                           "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                           "dimensions of a tensor. (Triggered internally at "
+                           "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)")
+    return permute(self, tuple(reversed(range(n))))
+
+
+public("method", name="T")(property(_numpy_T))
 public("method", name="mT")(property(lambda self: transpose(self, -2, -1)))
 
 

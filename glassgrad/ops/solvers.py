@@ -466,7 +466,7 @@ def cholesky(input, upper=False):
                "upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\nThis "
                "transform will produce equivalent results for all valid (symmetric positive "
                "definite) inputs. (Triggered internally at "
-               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1778.)")
+               "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:1765.)")
     if input.dim() < 2:
         _check("cholesky", input, square=False)
     _not_implemented("cholesky_cpu", input)
