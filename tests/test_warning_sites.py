@@ -45,10 +45,16 @@ CASES = {
 IN_LIBRARY = {
     "softmax_module": (lambda t: t.nn.Softmax()(t.ones(2, 3)), "module.py"),
     "log_softmax_module": (lambda t: t.nn.LogSoftmax()(t.ones(2, 3)), "module.py"),
+    "softmax_module_with_a_hook": (lambda t: _hooked(t.nn.Softmax())(t.ones(2, 3)), "module.py"),
     # a C++ warning under a module's forward: at the forward's line, in conv.py
     "Conv1d_same_even_kernel": (lambda t: t.nn.Conv1d(1, 1, 2, padding="same")(t.ones(1, 1, 5)),
                                 "conv.py"),
 }
+
+
+def _hooked(module):
+    module.register_forward_hook(lambda *args: None)
+    return module
 
 
 def _records(lib, case):

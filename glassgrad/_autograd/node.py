@@ -98,8 +98,9 @@ class Node:
         return tuple(zip(it, it))
 
     @next_functions.setter
-    def next_functions(self, edges):    # (compiler/_codegen.py sets a replayed node's)
-        self._next = flat_edges(edges)
+    def next_functions(self, value):
+        raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects is not "
+                             "writable")
 
     @property
     def requires_grad(self):

@@ -20,6 +20,7 @@ alone (most likely the step's arrays push the interpreter's data out of the cach
 these pay more than their own time. Each checks its operands at run time and otherwise calls
 the row's code; tests/test_compile_step.py compares each with the row bit for bit."""
 from .._autograd.engine import _validate, expandable, sum_to_array
+from .._autograd.node import flat_edges
 from .._autograd.saved import SavedTensor
 from .._tensor import Tensor
 from ..backend import ndarray, reduced_floats, xp
@@ -413,6 +414,7 @@ _CHEAPER_KERNELS = {"UnsqueezeBackward0": _unsqueeze_view,
 def _generic(recipe, cls, edges, meta, op):
     """Any other row: its OpNode on the saved values, run as the engine runs it (apply_arrays
     for rows on arrays, apply on tensors otherwise), its gradients fitted by engine._validate."""
+    edges = flat_edges(edges)
     def saved(SV, e):
         if type(e) is list:
             return tuple(saved(SV, x) for x in e)
@@ -423,7 +425,7 @@ def _generic(recipe, cls, edges, meta, op):
 
     def run(node, SV, gs):
         n = _new(cls)
-        n.next_functions, n._input_metadata = edges, meta
+        n._next, n._input_metadata = edges, meta
         n._saved = tuple(saved(SV, e) for e in recipe)
         if op.arrays:
             out = n._formulas(gs)

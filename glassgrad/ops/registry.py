@@ -97,7 +97,7 @@ class OpNode(Node):
             formula, names = op.formulas[0]
             out = list(formula(grad, *[self._value(n) for n in names]))
             return [g if edge is not None else None
-                    for g, (edge, _) in zip(out, self.next_functions)]
+                    for g, edge in zip(out, self._next[::2])]
         return self._formulas((grad,), False)
 
     def _formulas(self, grads, arrays=True):
@@ -115,7 +115,7 @@ class OpNode(Node):
                 v = v.unpack_data(self) if arrays else v.unpack(self)
             elif v is _FREED:
                 raise freed(self)
-            if self.next_functions[0][0] is None:
+            if self._next[0] is None:
                 return [None]
             if other is None:
                 return [formula(grad, v)]
@@ -129,7 +129,7 @@ class OpNode(Node):
                 elif v is _FREED:
                     raise freed(self)
         out = []
-        for (formula, index), (edge, _) in zip(op.formula_index, self.next_functions):
+        for (formula, index), edge in zip(op.formula_index, self._next[::2]):
             if edge is None:     # this input needs no gradient
                 out.append(None)
             elif len(index) == 1:   # (the common arities without building a list)

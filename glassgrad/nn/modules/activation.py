@@ -249,7 +249,9 @@ class _Dim(Module):
             self.dim = None
 
     def forward(self, input):
-        return type(self)._fn(input, self.dim, _stacklevel=5)
+        # torch's 5 names its _wrapped_call_impl; here the module call is a frame shorter
+        # (Module.__call__ runs forward itself), so 4 names module.py's call line likewise
+        return type(self)._fn(input, self.dim, _stacklevel=4)
 
     def extra_repr(self):
         return f"dim={self.dim}"
