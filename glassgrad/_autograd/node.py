@@ -99,8 +99,8 @@ class Node:
 
     @next_functions.setter
     def next_functions(self, value):
-        raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects is not "
-                             "writable")
+        raise AttributeError(f"attribute 'next_functions' of '{type(self).__name__}' objects "
+                             "is not writable")
 
     @property
     def requires_grad(self):
