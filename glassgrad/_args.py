@@ -617,17 +617,33 @@ def _slot(signature, position, keyword):
     return next((p for p in signature.params if keyword in p.names), None)
 
 
+def _may_fit(signature, nargs, kwargs):
+    """Whether some call with ``nargs`` positional values and these keywords can fit
+    ``signature`` (the count, the names and the required parameters; not the values)."""
+    if nargs > signature.max_pos and not signature.varargs:
+        return False
+    rest = signature.params[nargs:]
+    if any(not any(n in p.names for p in rest) for n in kwargs):
+        return False
+    return all(p.optional or any(n in kwargs for n in p.names) for p in rest)
+
+
 def _plan(parser, args, kwargs):
     """(((implementation name, position or keyword, converter or None), ...), the overload's
     defaults that differ from the implementation's) for calls shaped as this one (parsed: it
     fits), or None where the shape does not decide the parse."""
     given = [(i, None, v) for i, v in enumerate(args)] + [(None, k, v) for k, v in kwargs.items()]
-    for s in parser.signatures:
+    sigs = parser.signatures
+    match = next(s for s in sigs if s.parse(args, kwargs, False) is not None)
+    # the first overload that fits wins: a tensor in a value-dependent slot of the match, or of
+    # an overload before it that calls of this shape could fit, leaves the parse to the values
+    for s in sigs[:sigs.index(match) + 1]:
+        if s is not match and not _may_fit(s, len(args), kwargs):
+            continue
         for i, k, v in given:
             p = _slot(s, i, k)
             if p is not None and type(v) in _TENSORS and p.kind in _VALUE_DEPENDENT:
                 return None
-    match = next(s for s in parser.signatures if s.parse(args, kwargs, False) is not None)
     if match.varargs and len(args) > 1 or match.varargs and args and type(args[0]) is int \
             and _fast_types(match.params[0]) is None:       # view(2, 3): the ints are the list
         if kwargs or _int_tuple(args) is None:
@@ -640,7 +656,7 @@ def _plan(parser, args, kwargs):
             return None
         if type(v) in (_fast_types(p) or ()):
             convert = None
-        elif p.kind in ("IntArrayRef", "SymIntArrayRef") and type(v) in (tuple, list) \
+        elif p.kind in ("IntArrayRef", "SymIntArrayRef") and type(v) in (tuple, list, Size) \
                 and _int_tuple(v) is not None:
             convert = _int_tuple
         else:

@@ -343,6 +343,17 @@ PLANNED = [
     ("x.expand((4, 2, 3))", "x.expand((4, 2, 5))"), ("x.sum(axis=0)", "x.sum(axis=3)"),
     ("L.add(x, x, alpha=2)", "L.add(x, x, alpha=-1)"),
     ("L.mul(x, 2)", "L.mul(x, L.tensor(2))"), ("x.max(1)", "x.max(L.tensor(1))"),
+    # an overload before the match that no call of this shape fits (add's deprecated one
+    # takes alpha second, other third) leaves the plan to the match
+    ("x.detach().add_(x.detach(), alpha=2)", "x.detach().add_(L.tensor(3.), alpha=2)"),
+    ("x.add(x, alpha=2)", "x.add(L.tensor([[1.], [2.]]), alpha=L.tensor(2))"),
+    ("L.sub(x, x, alpha=2)", "L.sub(x, L.ones(3, dtype=L.int64), alpha=2.5)"),
+    ("x.add(x)", "x.add(L.tensor(2.))"), ("x.detach().add_(2, 3)", "x.detach().add_(2, 'a')"),
+    # ... but one before the match that calls of this shape fit decides by the values: a 0-d
+    # tensor is pow's Number base
+    ("L.pow(L.ones(2, 3), x)", "L.pow(L.tensor(2.), x)"),
+    # a torch.Size (a tuple subclass) as an int list
+    ("x.reshape(x.shape)", "x.reshape(L.Size([3, 2]))"), ("x.view(x.size())", "x.view(L.Size([5]))"),
 ]
 
 

@@ -70,5 +70,6 @@ def fma(a, b, c, dtype):
         if dtype == xp.float64:
             out = _fma64(a, b, c)
         else:
-            out = (a.astype(xp.float64) * b.astype(xp.float64) + c.astype(xp.float64)).astype(dtype)
+            # (the product is exact in float64, c joins it there)
+            out = xp.add(xp.multiply(a, b, dtype=xp.float64), c).astype(dtype)
     return out
