@@ -154,8 +154,9 @@ def tensor(data, *, dtype=None, device=None, pin_memory=False, requires_grad=Fal
     _device.check_pin(pin_memory)
     if isinstance(data, Tensor):
         warn("To copy construct from a tensor, it is recommended to use "
-             "sourceTensor.detach().clone() or sourceTensor.detach().clone().requires_grad_(True), "
-             "rather than torch.tensor(sourceTensor).")
+             "sourceTensor.detach().clone() or "
+             "sourceTensor.detach().clone().requires_grad_(True), rather than "
+             "torch.tensor(sourceTensor).")
     arr = _from_data(data, dtype)
     arr = arr.copy() if dtype is None or arr.dtype == dtype.np else arr.astype(dtype.np)
     return _new(arr, None, requires_grad)

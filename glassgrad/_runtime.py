@@ -156,8 +156,7 @@ def warn(text, category=UserWarning):
 
 
 def warn_once(key, text):
-    """TORCH_WARN_ONCE: once per process (each time while torch.set_warn_always(True)), at the
-    user's line."""
+    """TORCH_WARN_ONCE: warn() once per process (each time while torch.set_warn_always(True))."""
     if key not in _WARNED or _warn_always[0]:
         _WARNED.add(key)
         warn(text)
