@@ -301,15 +301,11 @@ _vdot = defop("VdotBackward0", _in_float("vdot"), ("self", "other"),
 
 
 def _add_product(xp, self, a, b, beta, alpha):
-    """addmm's, addmv's and baddbmm's forward: beta * self + alpha * (a @ b) as _add_scaled
-    gives it, in float32 for float16/bfloat16 operands (see _in_float); one Python frame
-    from the op call to the NumPy calls in the usual case."""
+    """addmm's, addmv's and baddbmm's forward: beta * self + alpha * (a @ b) (_add_scaled),
+    in float32 for float16/bfloat16 operands (see _in_float)."""
     if self.dtype in reduced_floats:
         return _widened(_add_product, xp, (self, a, b), {"beta": beta, "alpha": alpha})
-    out = xp.matmul(a, b)
-    if alpha != 1:
-        out = out * alpha
-    return out if beta == 0 else out + (self if beta == 1 else self * beta)
+    return _add_scaled(self, xp.matmul(a, b), beta, alpha)
 
 
 _addmm = defop(

@@ -509,8 +509,8 @@ def defop(name, forward, inputs=("self",), grads=None, dtype="promote", view=Fal
     choose their accumulators themselves); a tuple of dtype names: only those in float32 (a
     kernel whose float16 loop computes in float16, as sigmoid_backward's). wirtinger: the
     formulas are real derivatives (grad * f'(x)), which the machinery turns into torch's
-    convention for complex gradients (see OpNode.apply); False: the formulas are torch's own for complex numbers (conj, abs,
-    angle, view_as_real, ...)."""
+    convention for complex gradients (see OpNode.apply); False: the formulas are torch's own
+    for complex numbers (conj, abs, angle, view_as_real, ...)."""
     if row_major:
         forward = _row_major_forward(forward)
     if variants:

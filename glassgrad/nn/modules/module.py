@@ -661,7 +661,7 @@ class Module:
         """``module(...)``: after ``self.compile()`` the compiled call, else _call_impl; the
         usual call (no hook of any kind, _call_impl not replaced) runs _call_impl's fast path
         here, a frame less for every module call and for the provenance walks of the ops it
-        records."""
+        records. (Its hook test is _call_impl's: a new kind of hook goes into both.)"""
         if self._compiled_call_impl is not None:    # after self.compile()
             return self._compiled_call_impl(*args, **kwargs)
         if (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
